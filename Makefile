@@ -1,0 +1,105 @@
+# Fulcrum: build, run, test and benchmark.
+#   make run      boot CPUS cores (default 4), run the demo, stay at the console
+#   make demo     the same, but power off after the demo
+#   make debug    boot halted with the gdb stub on :1234
+#   make test     host unit tests + in-QEMU suites on 2, 4 and 8 cores
+#   make bench    deterministic benchmarks -> build/bench/results.json
+#   make bench-check  bounds on the benchmark medians
+
+CPUS ?= 4
+BUILD := build
+CROSS ?= aarch64-linux-gnu-
+CC := $(CROSS)gcc
+HOSTCC ?= gcc
+PYTHON ?= python3
+SETUP := $(BUILD)/.setup-done
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+	-fno-stack-protector -fno-pie -no-pie -mcpu=cortex-a53 \
+	-mgeneral-regs-only -mno-outline-atomics -mcmodel=small \
+	-fno-omit-frame-pointer -Iarch/aarch64/include -Iinclude -Ikernel -MMD -MP
+KLDFLAGS := -nostdlib -static -no-pie -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
+	-T arch/aarch64/kernel.ld
+KSRCS := $(wildcard kernel/*.c kernel/tests/*.c arch/aarch64/*.c) \
+	$(wildcard arch/aarch64/*.S)
+KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
+KERNEL := $(BUILD)/kernel.elf
+
+HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
+	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -Ikernel -Itests/host
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
+HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c
+
+QEMU := qemu-system-aarch64
+QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
+	-nographic -no-reboot -kernel $(KERNEL)
+TEST_SUITES ?= smp2:2:test=all smp4:4:test=all smp8:8:test=all
+TEST_TIMEOUT ?= 300
+
+.PHONY: all kernel host-tests run demo debug test bench bench-check setup clean
+
+all: kernel host-tests
+
+$(SETUP): scripts/setup.sh
+	@mkdir -p $(BUILD)
+	@./scripts/setup.sh
+	@touch $@
+
+setup:
+	@./scripts/setup.sh
+
+kernel: $(SETUP) $(KERNEL)
+
+$(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
+
+$(BUILD)/k/%.c.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+$(BUILD)/k/%.S.o: %.S | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+host-tests: $(HOST_TESTS)
+
+$(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(HCFLAGS) -o $@ $< $(HOST_LIB)
+
+run: kernel
+	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."
+	$(QEMU) $(QEMU_FLAGS) -append ""
+
+demo: kernel
+	$(QEMU) $(QEMU_FLAGS) -append "demo"
+
+debug: kernel
+	@echo "QEMU halted, gdb stub on :1234. In another terminal:"
+	@echo "  gdb-multiarch -ex 'target remote :1234' $(KERNEL)"
+	$(QEMU) $(QEMU_FLAGS) -append "" -s -S
+
+test: kernel host-tests
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		$(addprefix --host-bin ,$(HOST_TESTS)) \
+		$(addprefix --suite ,$(TEST_SUITES)) \
+		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
+
+bench: kernel
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2
+
+bench-check:
+	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
+		--meta tools/bench_meta.json
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KOBJS:.o=.d)

@@ -1,0 +1,74 @@
+/* AArch64 bring-up hooks: per-core init, timer, IPIs, context setup. */
+#include "../../kernel/arch.h"
+#include "gic.h"
+#include "trap.h"
+#include <arch/memlayout.h>
+
+void arch_thread_trampoline(void);
+
+void arch_init(void)
+{
+	gic_init();
+}
+
+/** Per core, IRQs masked: vectors, GIC interface, PMU cycle counter,
+ *  timer stopped until the scheduler arms it. */
+void arch_init_cpu(unsigned cpu)
+{
+	(void)cpu;
+	write_sysreg(vbar_el1, (uint64_t)vectors);
+	__asm__ volatile("isb");
+	gic_init_cpu();
+	write_sysreg(pmcr_el0, 1 | 2 | 4); /* enable, reset counters */
+	write_sysreg(pmcntenset_el0, 1ull << 31);
+	write_sysreg(pmccfiltr_el0, 0);
+	arch_timer_stop();
+}
+
+void arch_send_ipi(uint32_t mask, enum ipi_kind kind)
+{
+	gic_send_sgi(mask, kind);
+}
+
+void arch_timer_arm(uint64_t ticks)
+{
+	write_sysreg(cntp_tval_el0, ticks);
+	write_sysreg(cntp_ctl_el0, 1);
+}
+
+void arch_timer_stop(void)
+{
+	write_sysreg(cntp_ctl_el0, 0);
+}
+
+void arch_context_init(struct arch_context *ctx, uintptr_t stack_top,
+		       void (*fn)(void *), void *arg)
+{
+	*ctx = (struct arch_context){0};
+	ctx->x19_x28[0] = (uint64_t)fn;
+	ctx->x19_x28[1] = (uint64_t)arg;
+	ctx->lr = (uint64_t)arch_thread_trampoline;
+	ctx->sp = stack_top & ~15ull;
+}
+
+/** Benchmarks only: switch this core between the normal and the
+ *  instrumented vector table (see vectors.S). */
+void arch_bench_vectors(bool on)
+{
+	write_sysreg(vbar_el1, (uint64_t)(on ? vectors_bench : vectors));
+	__asm__ volatile("isb");
+}
+
+const void *arch_boot_dtb(void)
+{
+	return (const void *)(DTB_PA + KVA_OFFSET);
+}
+
+extern char _kernel_end[];
+
+void arch_free_ram(uint64_t ram_base, uint64_t ram_size, uintptr_t *start,
+		   uintptr_t *end)
+{
+	*start = ((uintptr_t)_kernel_end + 4095) & ~4095ul;
+	*end = (uintptr_t)(ram_base + ram_size + KVA_OFFSET);
+}

@@ -1,0 +1,13 @@
+#ifndef ARCH_AARCH64_GIC_H
+#define ARCH_AARCH64_GIC_H
+#include <stdint.h>
+
+#define TIMER_PPI 30 /* CNTP, non-secure physical timer */
+
+void gic_init(void);
+void gic_init_cpu(void);
+void gic_enable_spi(unsigned intid);
+void gic_send_sgi(uint32_t mask, unsigned sgi);
+uint32_t gic_ack(void);
+void gic_eoi(uint32_t iar);
+#endif

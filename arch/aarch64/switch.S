@@ -1,0 +1,32 @@
+/* Thread context switch: callee-saved registers, fp, lr and sp only; the
+ * rest of a preempted thread's state is in its trap frame on its stack. */
+
+	.text
+	.global arch_context_switch
+/* void *arch_context_switch(from x0, to x1, pass x2) */
+arch_context_switch:
+	stp	x19, x20, [x0, #0]
+	stp	x21, x22, [x0, #16]
+	stp	x23, x24, [x0, #32]
+	stp	x25, x26, [x0, #48]
+	stp	x27, x28, [x0, #64]
+	stp	x29, x30, [x0, #80]
+	mov	x9, sp
+	str	x9, [x0, #96]
+	ldp	x19, x20, [x1, #0]
+	ldp	x21, x22, [x1, #16]
+	ldp	x23, x24, [x1, #32]
+	ldp	x25, x26, [x1, #48]
+	ldp	x27, x28, [x1, #64]
+	ldp	x29, x30, [x1, #80]
+	ldr	x9, [x1, #96]
+	mov	sp, x9
+	mov	x0, x2
+	ret
+
+	.global arch_thread_trampoline
+/* First run of a thread: x0 = prev (from the switch), x19 = fn, x20 = arg */
+arch_thread_trampoline:
+	mov	x1, x19
+	mov	x2, x20
+	b	thread_start

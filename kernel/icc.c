@@ -1,0 +1,183 @@
+/*
+ * Inter-core mailbox protocol: request pools, posting, batched IPIs,
+ * draining and dispatch. The protocol and its memory ordering are
+ * described in docs/design.md, "ICC protocol".
+ */
+#include "icc.h"
+#include "kernel.h"
+#include "percpu.h"
+#include "sched.h"
+#include "thread.h"
+
+struct icc_req *icc_req_alloc(enum icc_kind kind)
+{
+	struct cpu *c = this_cpu();
+	for (unsigned i = 0; i < ICC_POOL_SIZE; i++) {
+		unsigned k = (c->pool_next + i) % ICC_POOL_SIZE;
+		struct icc_req *r = &c->pool[k];
+		if (atomic_load_explicit(&r->state, memory_order_acquire) ==
+		    REQ_FREE) {
+			atomic_store_explicit(&r->state, REQ_OWNED,
+					      memory_order_relaxed);
+			c->pool_next = k + 1;
+			r->kind = (uint8_t)kind;
+			r->flags = 0;
+			r->hops = 0;
+			r->pool_cpu = (uint8_t)c->id;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+void icc_req_free(struct icc_req *r)
+{
+	atomic_store_explicit(&r->state, REQ_FREE, memory_order_release);
+}
+
+/** Push without counting it as a new request (posts and forwards). */
+static void icc_push(unsigned cpu, struct icc_req *r)
+{
+	struct cpu *self = this_cpu();
+	if (mbox_push(&cpus[cpu].mbox, &r->node))
+		self->ipi_owed |= 1u << cpu;
+}
+
+void icc_post(unsigned cpu, struct icc_req *r)
+{
+	struct cpu *self = this_cpu();
+	self->stats.icc_posted[r->kind]++;
+	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
+	icc_push(cpu, r);
+}
+
+void icc_flush(void)
+{
+	struct cpu *c = this_cpu();
+	if (c->ipi_owed) {
+		arch_send_ipi(c->ipi_owed, IPI_ICC);
+		c->ipi_owed = 0;
+		c->stats.ipi_out++;
+	}
+}
+
+void icc_complete(struct icc_req *r, int result)
+{
+	struct cpu *c = this_cpu();
+	c->stats.icc_handled[r->kind]++;
+	if (r->pool_cpu == 0xff)
+		return; /* embedded record: nobody waits on it */
+	r->result = result;
+	r->ran_on = c->id;
+	atomic_store_explicit(&r->state,
+			      (r->flags & ICC_F_AUTOFREE) ? REQ_FREE : REQ_DONE,
+			      memory_order_release);
+}
+
+/** A request about thread @r->tid reached this core. If the thread has
+ *  moved on, pass the request to its owner; returns the thread if this
+ *  core owns it, else NULL (the request was forwarded or completed). */
+static struct thread *icc_owned_target(struct icc_req *r)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = thread_lookup(r->tid);
+	if (!t) {
+		icc_complete(r, -FUL_ENOTHREAD);
+		return NULL;
+	}
+	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	if (owner != c->id) {
+		r->hops++;
+		c->stats.icc_forwarded++;
+		icc_push(owner, r);
+		return NULL;
+	}
+	return t;
+}
+
+void icc_handle(struct icc_req *r)
+{
+	struct owner o = owner_irq();
+	struct thread *t;
+
+	switch (r->kind) {
+	case ICC_TASK_IN:
+		thread_accept(o, container_of(r, struct thread, mig_req));
+		icc_complete(r, 0);
+		break;
+	case ICC_TASK_OUT:
+		if ((t = icc_owned_target(r)))
+			icc_complete(r, thread_migrate_local(o, t, r->dest));
+		break;
+	case ICC_TASK_KILL:
+		if ((t = icc_owned_target(r)))
+			icc_complete(r, thread_kill_local(o, t));
+		break;
+	case ICC_CALL_FUNC:
+		r->fn(r->arg);
+		icc_complete(r, 0);
+		break;
+	case ICC_TASK_IPC:
+		thread_wake_handle(o, container_of(r, struct thread, wake_req));
+		break;
+	default:
+		panic("icc: bad request kind %u", r->kind);
+	}
+}
+
+void icc_drain(void)
+{
+	struct mbox_node *n = mbox_take_all(&this_cpu()->mbox);
+	while (n) {
+		struct mbox_node *next = n->next; /* handlers may re-push n */
+		icc_handle(container_of(n, struct icc_req, node));
+		n = next;
+	}
+}
+
+int icc_wait(struct icc_req *r, uint64_t timeout_ms)
+{
+	uint64_t deadline = arch_counter() + ms_to_ticks(timeout_ms);
+	while (atomic_load_explicit(&r->state, memory_order_acquire) !=
+	       REQ_DONE) {
+		if (arch_counter() > deadline)
+			return -FUL_ETIMEOUT;
+		arch_cpu_relax();
+	}
+	return r->result;
+}
+
+int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
+{
+	if (!cpu_is_online(cpu))
+		return -FUL_EINVAL;
+	uint64_t flags = arch_irq_save();
+	struct icc_req *r = icc_req_alloc(ICC_CALL_FUNC);
+	if (!r) {
+		arch_irq_restore(flags);
+		return -FUL_EAGAIN;
+	}
+	r->fn = fn;
+	r->arg = arg;
+	if (cpu == this_cpu()->id) {
+		fn(arg);
+		icc_req_free(r);
+		arch_irq_restore(flags);
+		return 0;
+	}
+	icc_post(cpu, r);
+	icc_flush();
+	arch_irq_restore(flags);
+	int res = icc_wait(r, 10000);
+	if (res != -FUL_ETIMEOUT)
+		icc_req_free(r);
+	return res;
+}
+
+void icc_signal(unsigned cpu, int ipi_kind)
+{
+	uint64_t flags = arch_irq_save();
+	this_cpu()->stats.ipi_out++;
+	arch_send_ipi(1u << cpu, (enum ipi_kind)ipi_kind);
+	arch_irq_restore(flags);
+}

@@ -1,0 +1,141 @@
+/*
+ * Boot: core 0 reads the device tree, sets up memory, threads and its
+ * own per-CPU state, starts the other cores through PSCI, then runs the
+ * init thread (tests, benchmarks, demo or console) and becomes idle.
+ */
+#include "console.h"
+#include "fdt.h"
+#include "kernel.h"
+#include "ktest.h"
+#include "page.h"
+#include "sched.h"
+
+struct cpu cpus[MAX_CPUS];
+_Atomic uint32_t cpus_online_mask;
+struct machine machine;
+
+void bench_run(const char *which);
+void demo_run(void);
+
+_Static_assert(offsetof(struct cpu, bench_delta) == 8,
+	       "CPU_BENCH_DELTA in vectors.S");
+
+uint64_t ms_to_ticks(uint64_t ms)
+{
+	return ms * arch_counter_freq() / 1000;
+}
+
+uint64_t ticks_to_us(uint64_t ticks)
+{
+	return ticks * 1000000 / arch_counter_freq();
+}
+
+bool bootarg(const char *key, char *out, size_t n)
+{
+	size_t klen = strlen(key);
+	for (const char *p = machine.bootargs; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *end = p;
+		while (*end && *end != ' ')
+			end++;
+		if ((size_t)(end - p) >= klen && !strncmp(p, key, klen) &&
+		    (p[klen] == '=' || p + klen == end)) {
+			const char *v = p[klen] == '=' ? p + klen + 1 : end;
+			size_t len = (size_t)(end - v);
+			if (len >= n)
+				len = n - 1;
+			memcpy(out, v, len);
+			out[len] = 0;
+			return true;
+		}
+		p = end;
+	}
+	return false;
+}
+
+/** Per-core bring-up, IRQs masked: per-CPU state, idle thread, arch. */
+static void cpu_init_this(unsigned id)
+{
+	struct cpu *c = &cpus[id];
+	c->self = c;
+	c->id = id;
+	arch_set_this_cpu(c);
+	sched_init_cpu(c);
+	c->idle = thread_init_idle(id);
+	c->current = c->idle;
+	arch_init_cpu(id);
+	c->online = true;
+	atomic_fetch_or(&cpus_online_mask, 1u << id);
+}
+
+static void start_secondaries(void)
+{
+	for (unsigned i = 1; i < machine.ncpus; i++) {
+		if (arch_cpu_start(i, machine.cpu_hwid[i]) != 0)
+			panic("PSCI CPU_ON failed for cpu%u", i);
+		uint64_t deadline = arch_counter() + ms_to_ticks(5000);
+		while (!cpu_is_online(i)) {
+			if (arch_counter() > deadline)
+				panic("cpu%u did not come online", i);
+			arch_cpu_relax();
+		}
+	}
+}
+
+static void init_main(void *arg)
+{
+	(void)arg;
+	char v[64];
+	if (bootarg("test", v, sizeof(v))) {
+		ktest_run_all(v);
+		arch_poweroff();
+	}
+	if (bootarg("bench", v, sizeof(v))) {
+		bench_run(v);
+		arch_poweroff();
+	}
+	demo_run();
+	if (bootarg("demo", v, sizeof(v)))
+		arch_poweroff();
+	console_run();
+}
+
+void kmain(void)
+{
+	struct fdt_info fi;
+	if (fdt_parse(arch_boot_dtb(), 1 << 20, &fi) != 0)
+		fi = (struct fdt_info){.ram_base = 0x40000000,
+				       .ram_size = 128 << 20, .ncpus = 1};
+	machine.ram_base = fi.ram_base;
+	machine.ram_size = fi.ram_size;
+	machine.ncpus = fi.ncpus ? fi.ncpus : 1;
+	memcpy(machine.cpu_hwid, fi.cpu_hwid, sizeof(fi.cpu_hwid));
+	memcpy(machine.bootargs, fi.bootargs, sizeof(fi.bootargs));
+
+	arch_init();
+	cpu_init_this(0);
+	uintptr_t start, end;
+	arch_free_ram(machine.ram_base, machine.ram_size, &start, &end);
+	page_init(start, end - start);
+	thread_init();
+	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
+		machine.ram_size >> 20, machine.bootargs);
+	start_secondaries();
+	kprintf("cores online:");
+	for (unsigned i = 0; i < machine.ncpus; i++)
+		if (cpu_is_online(i))
+			kprintf(" cpu%u", i);
+	kprintf("\n");
+	struct thread_attr a = {.name = "init", .prio = 128, .slice_ms = 10,
+				.cpu = 0};
+	if (thread_create(&a, init_main, NULL) < 0)
+		panic("cannot create init thread");
+	sched_idle_loop();
+}
+
+void kmain_secondary(unsigned cpu)
+{
+	cpu_init_this(cpu);
+	sched_idle_loop();
+}

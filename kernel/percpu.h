@@ -1,0 +1,93 @@
+/*
+ * Per-CPU state: one struct cpu per core, reached with this_cpu().
+ *
+ * Guards: [O] owner core only, IRQs masked (other cores may read for
+ * statistics, racily); [A] atomic, any core; [I] set at bring-up.
+ * No field of another core's struct cpu is ever written except through
+ * the [A] fields: the mailbox (push), the pool records' state (free) and
+ * the statistics counters marked [A].
+ */
+#ifndef KERNEL_PERCPU_H
+#define KERNEL_PERCPU_H
+
+#include "arch.h"
+#include "icc.h"
+#include "mbox.h"
+#include "runqueue.h"
+
+struct thread;
+
+struct cpu_stats {
+	uint64_t switches;                 /* [O] */
+	uint64_t ticks;                    /* [O] */
+	uint64_t busy, idle;               /* [O] counter ticks */
+	uint64_t ipi_in[4];                /* [O] by SGI 8..11 */
+	uint64_t ipi_out;                  /* [O] GIC SGI writes */
+	uint64_t icc_posted[ICC_NKINDS];   /* [O] by this core as sender */
+	uint64_t icc_handled[ICC_NKINDS];  /* [O] by this core as target */
+	uint64_t icc_forwarded;            /* [O] */
+	uint64_t migrations_in, migrations_out; /* [O] */
+	uint64_t overlap;                  /* [O] switch-ins of a thread live elsewhere */
+	uint64_t nonidle_while_parked;     /* [O] switch-ins to a thread while parked */
+};
+
+struct cpu {
+	struct cpu *self;          /* [I] offset 0 */
+	uint64_t bench_delta;      /* [O] offset 8, written by vectors_bench */
+	unsigned id;               /* [I] */
+	bool online;               /* [I] set once the core runs its idle loop */
+	bool need_resched;         /* [O] switch at the next kernel exit */
+	_Atomic bool parked;       /* [O] IPI_RUN_IDLE received, not yet woken */
+	bool tick_on;              /* [O] tick timer armed */
+	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
+	struct thread *current;    /* [O] */
+	struct thread *idle;       /* [I] */
+	uint64_t last_switch;      /* [O] counter value at the last switch */
+	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
+	uint32_t pool_next;        /* [O] next pool slot to try */
+	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
+	struct cpu_stats stats;
+	struct runqueue rq;        /* [O] */
+	struct mbox mbox __attribute__((aligned(CACHELINE))); /* [A] */
+	struct icc_req pool[ICC_POOL_SIZE] __attribute__((aligned(CACHELINE)));
+	/* pool: allocated by the owner ([O]); any core frees ([A] state) */
+} __attribute__((aligned(CACHELINE)));
+
+extern struct cpu cpus[MAX_CPUS];
+extern _Atomic uint32_t cpus_online_mask;
+
+static inline struct cpu *this_cpu(void)
+{
+	return arch_this_cpu();
+}
+
+/*
+ * Lock token: proof that the holder runs on core `cpu` with IRQs masked,
+ * the one context allowed to touch that core's run queue and the
+ * scheduling state of the threads it owns. Obtain it with owner_enter()
+ * (thread context) or owner_irq() (already masked). schedule() consumes
+ * it: after a switch the caller may resume on another core.
+ */
+struct owner {
+	struct cpu *cpu;
+};
+
+static inline struct owner owner_enter(uint64_t *flags)
+{
+	*flags = arch_irq_save();
+	return (struct owner){this_cpu()};
+}
+
+static inline struct owner owner_irq(void)
+{
+	return (struct owner){this_cpu()};
+}
+
+static inline bool cpu_is_online(unsigned cpu)
+{
+	return cpu < MAX_CPUS &&
+	       (atomic_load_explicit(&cpus_online_mask, memory_order_acquire) >>
+		cpu & 1);
+}
+
+#endif

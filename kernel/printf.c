@@ -1,0 +1,148 @@
+/*
+ * Console output. kprintf formats a whole line into a local buffer and
+ * writes it under the console lock, so lines from different cores never
+ * interleave. Supports %d %i %u %x %X %p %s %c %% with l/ll/z, width and
+ * zero padding.
+ */
+#include "kernel.h"
+#include "spinlock.h"
+
+static spinlock_t console_lock = SPINLOCK_INIT;
+bool console_panicking;
+
+struct out {
+	char *buf;
+	size_t n, len;
+};
+
+static void out_c(struct out *o, char c)
+{
+	if (o->len + 1 < o->n)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void out_num(struct out *o, uint64_t v, unsigned base, bool neg,
+		    int width, char pad, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24];
+	int i = 0;
+	do {
+		tmp[i++] = digits[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		tmp[i++] = '-';
+	for (int w = i; w < width; w++)
+		out_c(o, pad);
+	while (i)
+		out_c(o, tmp[--i]);
+}
+
+/** Fetch an integer argument of length @lng (0 int, 1 long, 2 long long). */
+#define ARG_U(ap, lng) \
+	((lng) ? va_arg(ap, uint64_t) : (uint64_t)va_arg(ap, unsigned))
+#define ARG_S(ap, lng) \
+	((lng) ? va_arg(ap, int64_t) : (int64_t)va_arg(ap, int))
+
+int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	struct out o = {buf, n, 0};
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			out_c(&o, *fmt);
+			continue;
+		}
+		fmt++;
+		char pad = ' ';
+		int width = 0, lng = 0;
+		if (*fmt == '0')
+			pad = '0';
+		while (*fmt >= '0' && *fmt <= '9')
+			width = width * 10 + (*fmt++ - '0');
+		while (*fmt == 'l' || *fmt == 'z') {
+			lng++;
+			fmt++;
+		}
+		switch (*fmt) {
+		case 'd':
+		case 'i': {
+			int64_t v = ARG_S(ap, lng);
+			out_num(&o, v < 0 ? -(uint64_t)v : (uint64_t)v, 10,
+				v < 0, width, pad, false);
+			break;
+		}
+		case 'u':
+			out_num(&o, ARG_U(ap, lng), 10, false, width, pad, false);
+			break;
+		case 'x':
+		case 'X':
+			out_num(&o, ARG_U(ap, lng), 16, false, width, pad,
+				*fmt == 'X');
+			break;
+		case 'p':
+			out_c(&o, '0');
+			out_c(&o, 'x');
+			out_num(&o, (uint64_t)va_arg(ap, void *), 16, false, 0,
+				' ', false);
+			break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			int len = 0;
+			for (const char *q = s ? s : "(null)"; *q; q++, len++)
+				out_c(&o, *q);
+			for (; len < width; len++)
+				out_c(&o, ' ');
+			break;
+		}
+		case 'c':
+			out_c(&o, (char)va_arg(ap, int));
+			break;
+		case '%':
+			out_c(&o, '%');
+			break;
+		default:
+			out_c(&o, '?');
+		}
+	}
+	if (n)
+		buf[o.len < n ? o.len : n - 1] = 0;
+	return (int)o.len;
+}
+
+int ksnprintf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int len = kvsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return len;
+}
+
+/** Write @s under the console lock (bypassed once panicking). */
+void console_write(const char *s)
+{
+	uint64_t flags = arch_irq_save();
+	if (!console_panicking)
+		spin_lock_raw(&console_lock);
+	for (; *s; s++) {
+		if (*s == '\n')
+			arch_console_putc('\r');
+		arch_console_putc(*s);
+	}
+	if (!console_panicking)
+		spin_unlock_raw(&console_lock);
+	arch_irq_restore(flags);
+}
+
+int kprintf(const char *fmt, ...)
+{
+	char buf[320];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_write(buf);
+	return len;
+}

@@ -1,0 +1,269 @@
+/*
+ * Per-core scheduling. Each core schedules only the threads it owns; a
+ * thread reaches another core's run queue only through that core's
+ * mailbox (TASK_IN), so no code ever holds two run queues.
+ */
+#include "sched.h"
+#include "kernel.h"
+
+static inline struct thread *rq_thread(struct rq_link *l)
+{
+	return container_of(l, struct thread, rq_link);
+}
+
+void sched_init_cpu(struct cpu *c)
+{
+	rq_init(&c->rq);
+	c->sleepers.next = c->sleepers.prev = &c->sleepers;
+	c->tick_interval = arch_counter_freq() / SCHED_HZ;
+	c->last_switch = arch_counter();
+}
+
+/** Does @t outrank what o.cpu runs now? */
+static bool sched_should_preempt(struct cpu *c, struct thread *t)
+{
+	if (atomic_load_explicit(&c->parked, memory_order_relaxed))
+		return false;
+	return c->current == c->idle || t->prio > c->current->prio;
+}
+
+void sched_make_ready(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	atomic_store_explicit(&t->state, T_READY, memory_order_relaxed);
+	rq_push_tail(&c->rq, &t->rq_link, t->prio);
+	if (sched_should_preempt(c, t))
+		c->need_resched = true;
+}
+
+void sched_unqueue(struct owner o, struct thread *t)
+{
+	rq_remove(&o.cpu->rq, &t->rq_link, t->prio);
+}
+
+/** Put the preempted current thread back: the head keeps its turn if it
+ *  still has slice left, the tail starts a fresh slice otherwise. */
+static void sched_requeue_current(struct cpu *c, struct thread *prev)
+{
+	atomic_store_explicit(&prev->state, T_READY, memory_order_relaxed);
+	if (prev->slice_left == 0 || prev->yielding) {
+		prev->slice_left = prev->slice_ticks;
+		prev->yielding = false;
+		rq_push_tail(&c->rq, &prev->rq_link, prev->prio);
+	} else {
+		rq_push_head(&c->rq, &prev->rq_link, prev->prio);
+	}
+}
+
+static struct thread *sched_pick(struct cpu *c)
+{
+	unsigned prio;
+	if (atomic_load_explicit(&c->parked, memory_order_relaxed))
+		return c->idle;
+	struct rq_link *l = rq_pop(&c->rq, &prio);
+	return l ? rq_thread(l) : c->idle;
+}
+
+/** Charge the time since the last switch to @prev and its core. */
+static void sched_account(struct cpu *c, struct thread *prev)
+{
+	uint64_t now = arch_counter();
+	uint64_t delta = now - c->last_switch;
+	c->last_switch = now;
+	prev->runtime += delta;
+	if (prev == c->idle)
+		c->stats.idle += delta;
+	else
+		c->stats.busy += delta;
+}
+
+static inline struct thread *sleep_thread(struct rq_link *l)
+{
+	return container_of(l, struct thread, sleep_link);
+}
+
+/**
+ * Tickless idle: the periodic tick runs only while a real thread runs;
+ * an idle core arms the timer for its first sleeper, or not at all.
+ */
+static void sched_update_tick(struct cpu *c, struct thread *next)
+{
+	if (next != c->idle) {
+		if (!c->tick_on)
+			arch_timer_arm(c->tick_interval);
+		c->tick_on = true;
+		return;
+	}
+	c->tick_on = false;
+	if (c->sleepers.next == &c->sleepers) {
+		arch_timer_stop();
+		return;
+	}
+	uint64_t now = arch_counter();
+	uint64_t due = sleep_thread(c->sleepers.next)->sleep_until;
+	arch_timer_arm(due > now ? due - now : 1);
+}
+
+void sched_unsleep(struct owner o, struct thread *t)
+{
+	(void)o;
+	if (!t->sleeping)
+		return;
+	t->sleep_link.prev->next = t->sleep_link.next;
+	t->sleep_link.next->prev = t->sleep_link.prev;
+	t->sleeping = false;
+}
+
+void sched_wake_blocked(struct owner o, struct thread *t)
+{
+	sched_unsleep(o, t);
+	sched_make_ready(o, t);
+}
+
+void sched_sleep_until(struct owner o, uint64_t deadline)
+{
+	struct cpu *c = o.cpu;
+	struct thread *t = c->current;
+	struct rq_link *pos = c->sleepers.next;
+	while (pos != &c->sleepers && sleep_thread(pos)->sleep_until <= deadline)
+		pos = pos->next;
+	t->sleep_until = deadline;
+	t->sleep_link.next = pos;
+	t->sleep_link.prev = pos->prev;
+	pos->prev->next = &t->sleep_link;
+	pos->prev = &t->sleep_link;
+	t->sleeping = true;
+	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
+	schedule(o);
+}
+
+/** Wake every sleeper whose deadline has passed. */
+static void sched_wake_sleepers(struct cpu *c)
+{
+	uint64_t now = arch_counter();
+	while (c->sleepers.next != &c->sleepers) {
+		struct thread *t = sleep_thread(c->sleepers.next);
+		if (t->sleep_until > now)
+			break;
+		sched_wake_blocked(owner_irq(), t);
+	}
+}
+
+void schedule(struct owner o)
+{
+	struct cpu *c = o.cpu;
+	struct thread *prev = c->current;
+
+	c->need_resched = false;
+	if (prev != c->idle &&
+	    atomic_load_explicit(&prev->state, memory_order_relaxed) ==
+		    T_RUNNING)
+		sched_requeue_current(c, prev);
+	struct thread *next = sched_pick(c);
+	if (next == prev) {
+		atomic_store_explicit(&prev->state, T_RUNNING,
+				      memory_order_relaxed);
+		return;
+	}
+	sched_account(c, prev);
+	sched_update_tick(c, next);
+	if (next != c->idle) {
+		atomic_store_explicit(&next->state, T_RUNNING,
+				      memory_order_relaxed);
+		if (atomic_load_explicit(&c->parked, memory_order_relaxed))
+			c->stats.nonidle_while_parked++;
+	}
+	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
+		c->stats.overlap++;
+	next->last_cpu = (uint16_t)c->id;
+	c->current = next;
+	c->stats.switches++;
+	prev = arch_context_switch(&prev->ctx, &next->ctx, prev);
+	sched_finish_switch(prev);
+}
+
+void sched_finish_switch(struct thread *prev)
+{
+	/* The registers of prev are saved: another core may now run it. */
+	atomic_store_explicit(&prev->on_cpu, 0, memory_order_release);
+	uint32_t st = atomic_load_explicit(&prev->state, memory_order_relaxed);
+	if (st == T_MIGRATING)
+		icc_post(atomic_load_explicit(&prev->cpu, memory_order_relaxed),
+			 &prev->mig_req);
+	else if (st == T_DEAD)
+		thread_release(prev);
+	icc_flush();
+}
+
+void sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *cur = c->current;
+
+	c->stats.ticks++;
+	c->tick_on = false; /* the timer fired: re-arm below */
+	sched_wake_sleepers(c);
+	sched_update_tick(c, cur);
+	if (cur == c->idle)
+		return;
+	if (cur->slice_left > 0)
+		cur->slice_left--;
+	if (cur->slice_left == 0) {
+		if (rq_top_prio(&c->rq) >= (int)cur->prio)
+			c->need_resched = true;
+		else
+			cur->slice_left = cur->slice_ticks;
+	}
+}
+
+void irq_exit(void)
+{
+	struct cpu *c = this_cpu();
+	if (c->need_resched)
+		schedule(owner_irq());
+	icc_flush();
+}
+
+void sched_preempt_point(void)
+{
+	uint64_t flags = arch_irq_save();
+	if (this_cpu()->need_resched)
+		schedule(owner_irq());
+	arch_irq_restore(flags);
+}
+
+void sched_idle_loop(void)
+{
+	for (;;) {
+		arch_irq_disable();
+		struct cpu *c = this_cpu();
+		bool parked = atomic_load_explicit(&c->parked,
+						   memory_order_relaxed);
+		if (c->need_resched || (!parked && c->rq.nr))
+			schedule(owner_irq());
+		else
+			arch_wait_for_interrupt();
+		arch_irq_enable();
+	}
+}
+
+void ipi_receive(enum ipi_kind kind)
+{
+	struct cpu *c = this_cpu();
+	c->stats.ipi_in[(kind - IPI_RUN_IDLE) & 3]++;
+	switch (kind) {
+	case IPI_RUN_IDLE:
+		atomic_store_explicit(&c->parked, true, memory_order_relaxed);
+		c->need_resched = c->current != c->idle;
+		break;
+	case IPI_RE_SCHEDULE:
+		atomic_store_explicit(&c->parked, false, memory_order_relaxed);
+		c->need_resched = true;
+		break;
+	case IPI_ICC:
+		icc_drain();
+		break;
+	case IPI_STOP:
+		arch_halt_cpu();
+	}
+}

@@ -1,0 +1,36 @@
+/* Per-core scheduler: O(1) priority pick, round robin by time slice,
+ * tick preemption, tickless idle, parking (IPI_RUN_IDLE). */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include "percpu.h"
+#include "thread.h"
+
+#define SCHED_HZ 1000 /* scheduler tick, per second */
+
+void sched_init_cpu(struct cpu *c);
+/** Make @t (owned by o.cpu, not on any queue) READY on o.cpu's run
+ *  queue, requesting preemption if it outranks the current thread. */
+void sched_make_ready(struct owner o, struct thread *t);
+/** Make a BLOCKED thread owned by o.cpu READY (leaving the sleepers
+ *  list if it was sleeping). */
+void sched_wake_blocked(struct owner o, struct thread *t);
+/** Put the current thread on o.cpu's sleepers list until @deadline and
+ *  block it. Consumes @o. */
+void sched_sleep_until(struct owner o, uint64_t deadline);
+/** Take a BLOCKED thread off o.cpu's sleepers list, if it is on it. */
+void sched_unsleep(struct owner o, struct thread *t);
+/** Take a READY thread off o.cpu's run queue. */
+void sched_unqueue(struct owner o, struct thread *t);
+/** Switch to the best thread of o.cpu. Consumes @o: on return the caller
+ *  may be on another core. IRQs masked. */
+void schedule(struct owner o);
+/** Second half of a switch, in the new thread's context: release the
+ *  previous thread (post its TASK_IN if migrating, free it if dead). */
+void sched_finish_switch(struct thread *prev);
+/** Thread context: switch now if a switch was requested. */
+void sched_preempt_point(void);
+/** This core's idle loop. Never returns. */
+void sched_idle_loop(void) __attribute__((noreturn));
+
+#endif

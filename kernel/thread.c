@@ -1,0 +1,219 @@
+/*
+ * Thread objects: slots, creation, the owner-core state machine behind
+ * migration and kill, and park/unpark (the cross-core wake path).
+ *
+ * Ownership: t->cpu names the one core allowed to change t's scheduling
+ * state. It changes only in thread_migrate_local(), run by the owner,
+ * which stores the destination (release) before handing the thread over
+ * with a TASK_IN record; the destination owns it from that store on, even
+ * while the record is in flight (state T_MIGRATING). A request that
+ * reaches a core no longer owning the thread is forwarded to t->cpu; one
+ * that reaches the new owner before the TASK_IN record is deferred in
+ * kill_pending / pending_dest and applied on arrival.
+ *
+ * Wake-ups (TASK_IPC) use a record embedded in the slot, wake_req, posted
+ * only by whoever flips wake_inflight from 0 to 1, so it is on at most one
+ * mailbox. It and the token survive slot reuse: a late wake-up of a dead
+ * thread reaches the slot's next occupant as a spurious wake-up, which
+ * every blocking loop tolerates (they re-check their condition).
+ */
+#include "thread.h"
+#include "kernel.h"
+#include "kport.h"
+#include "page.h"
+#include "sched.h"
+
+struct thread threads[MAX_THREADS];
+static struct thread idle_threads[MAX_CPUS];
+static _Atomic uint32_t alloc_hint;
+
+uint32_t nice_to_weight(int nice)
+{
+	uint64_t w = 1024ull << 20; /* 1024 / 1.25^nice in 20-bit fixed point */
+	for (int i = 0; i < nice; i++)
+		w = w * 4 / 5;
+	for (int i = 0; i > nice; i--)
+		w = w * 5 / 4;
+	return (uint32_t)((w + (1u << 19)) >> 20);
+}
+
+void thread_init(void)
+{
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct thread *t = &threads[i];
+		t->tid = i;
+		t->mig_req.kind = ICC_TASK_IN;
+		t->mig_req.pool_cpu = 0xff;
+		t->wake_req.kind = ICC_TASK_IPC;
+		t->wake_req.pool_cpu = 0xff;
+	}
+}
+
+struct thread *thread_init_idle(unsigned cpu)
+{
+	struct thread *t = &idle_threads[cpu];
+	t->state = T_RUNNING;
+	t->cpu = cpu;
+	t->on_cpu = 1;
+	t->prio = 0;
+	t->weight = nice_to_weight(0);
+	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
+	return t;
+}
+
+static struct thread *thread_alloc(void)
+{
+	uint32_t hint = atomic_load_explicit(&alloc_hint, memory_order_relaxed);
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct thread *t = &threads[(hint + i) % MAX_THREADS];
+		uint32_t expect = T_FREE;
+		if (atomic_compare_exchange_strong(&t->state, &expect,
+						   T_EMBRYO)) {
+			atomic_store_explicit(&alloc_hint, hint + i + 1,
+					      memory_order_relaxed);
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static bool thread_attr_valid(const struct thread_attr *a)
+{
+	return a->prio <= 255 && a->slice_ms >= 1 && a->slice_ms <= 10000 &&
+	       a->nice >= -20 && a->nice <= 19 && cpu_is_online(a->cpu);
+}
+
+/** Fill a freshly allocated slot. Leaves wake_req/wake_inflight alone. */
+static void thread_setup(struct thread *t, const struct thread_attr *a,
+			 void (*fn)(void *), void *arg)
+{
+	tid_t old = atomic_load_explicit(&t->tid, memory_order_relaxed);
+	unsigned slot = (unsigned)(t - threads);
+	atomic_store_explicit(&t->tid,
+			      ((old >> TID_SLOT_BITS) + 1) << TID_SLOT_BITS | slot,
+			      memory_order_relaxed);
+	t->prio = (uint8_t)a->prio;
+	t->nice = (int8_t)a->nice;
+	t->weight = nice_to_weight(a->nice);
+	t->slice_ms = a->slice_ms;
+	t->slice_ticks = (a->slice_ms * SCHED_HZ + 999) / 1000;
+	t->slice_left = t->slice_ticks;
+	t->runtime = 0;
+	t->migrations = 0;
+	t->kill_pending = false;
+	t->yielding = false;
+	t->pending_dest = -1;
+	t->last_cpu = (uint16_t)a->cpu;
+	atomic_store_explicit(&t->wake_token, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+	t->fn = fn;
+	t->arg = arg;
+	ksnprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "thread");
+	arch_context_init(&t->ctx, t->kstack + KSTACK_SIZE, fn, arg);
+}
+
+int thread_create(const struct thread_attr *a, void (*fn)(void *), void *arg)
+{
+	if (!thread_attr_valid(a))
+		return -FUL_EINVAL;
+	struct thread *t = thread_alloc();
+	if (!t)
+		return -FUL_ENOMEM;
+	if (!t->kstack) {
+		void *stack = page_alloc(KSTACK_SIZE / PAGE_SIZE);
+		if (!stack) {
+			atomic_store(&t->state, T_FREE);
+			return -FUL_ENOMEM;
+		}
+		t->kstack = (uintptr_t)stack;
+	}
+	thread_setup(t, a, fn, arg);
+	tid_t tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
+
+	uint64_t flags;
+	struct owner o = owner_enter(&flags);
+	atomic_store_explicit(&t->cpu, a->cpu, memory_order_release);
+	if (a->cpu == o.cpu->id) {
+		sched_make_ready(o, t);
+	} else {
+		atomic_store_explicit(&t->state, T_MIGRATING,
+				      memory_order_relaxed);
+		icc_post(a->cpu, &t->mig_req);
+		icc_flush();
+	}
+	arch_irq_restore(flags);
+	sched_preempt_point();
+	return (int)tid;
+}
+
+struct thread *thread_lookup(tid_t tid)
+{
+	if (TID_SLOT(tid) >= MAX_THREADS)
+		return NULL;
+	struct thread *t = &threads[TID_SLOT(tid)];
+	if (atomic_load_explicit(&t->tid, memory_order_acquire) != tid)
+		return NULL;
+	uint32_t st = atomic_load_explicit(&t->state, memory_order_acquire);
+	return (st == T_FREE || st == T_EMBRYO) ? NULL : t;
+}
+
+struct thread *thread_current(void)
+{
+	uint64_t flags = arch_irq_save();
+	struct thread *t = this_cpu()->current;
+	arch_irq_restore(flags);
+	return t;
+}
+
+void thread_release(struct thread *t)
+{
+	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+	atomic_store_explicit(&t->state, T_FREE, memory_order_release);
+}
+
+void thread_exit(void)
+{
+	arch_irq_disable();
+	struct thread *t = this_cpu()->current;
+	atomic_store_explicit(&t->state, T_DEAD, memory_order_relaxed);
+	schedule(owner_irq());
+	panic("thread_exit: dead thread %s resumed", t->name);
+}
+
+void thread_start(void *prev, void (*fn)(void *), void *arg)
+{
+	sched_finish_switch(prev);
+	arch_irq_enable();
+	fn(arg);
+	thread_exit();
+}
+
+void thread_sleep_ms(uint64_t ms)
+{
+	uint64_t deadline = arch_counter() + ms_to_ticks(ms);
+	uint64_t flags = arch_irq_save();
+	/* A wake-up (migration, unpark) may end a sleep early: sleep again. */
+	while (arch_counter() < deadline)
+		sched_sleep_until(owner_irq(), deadline);
+	arch_irq_restore(flags);
+}
+
+void thread_yield(void)
+{
+	uint64_t flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	if (c->current != c->idle) {
+		c->current->yielding = true;
+		schedule(owner_irq());
+	}
+	arch_irq_restore(flags);
+}
+
+unsigned thread_count_live(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < MAX_THREADS; i++)
+		n += atomic_load_explicit(&threads[i].state,
+					  memory_order_relaxed) != T_FREE;
+	return n;
+}

@@ -1,0 +1,134 @@
+/*
+ * Threads: the schedulable kernel object. Every thread is owned by
+ * exactly one core, t->cpu. Only the owner changes its scheduling state,
+ * with IRQs masked; other cores ask the owner through its mailbox.
+ *
+ * Field guards: [O] written only by the owner core with IRQs masked
+ * (others may read racily, for statistics); [I] set at creation, stable
+ * while the thread lives; [A] atomic, any core (protocol in thread.c).
+ */
+#ifndef KERNEL_THREAD_H
+#define KERNEL_THREAD_H
+
+#include "arch.h"
+#include "icc.h"
+#include "runqueue.h"
+
+#define MAX_THREADS 512
+#define TID_SLOT_BITS 12
+#define TID_SLOT(tid) ((tid) & ((1u << TID_SLOT_BITS) - 1))
+#define KSTACK_SIZE 16384
+
+enum thread_state {
+	T_FREE = 0,  /* slot unused */
+	T_EMBRYO,    /* allocated, being set up by its creator */
+	T_READY,     /* on its owner's run queue */
+	T_RUNNING,   /* its owner's current thread */
+	T_BLOCKED,   /* on no queue; woken by TASK_IPC */
+	T_MIGRATING, /* in flight to t->cpu, its TASK_IN record posted or owed */
+	T_DEAD,      /* killed while running; freed once switched out */
+};
+
+struct kport;
+
+struct thread {
+	struct arch_context ctx; /* [O] valid while switched out */
+	struct rq_link rq_link;  /* [O] */
+	_Atomic uint32_t state;  /* [O] enum thread_state */
+	_Atomic uint32_t cpu;    /* [O] owner; release-stored on hand-over */
+	_Atomic uint32_t on_cpu; /* [A] 1 while its registers are live */
+	_Atomic tid_t tid;       /* [I] generation-tagged; read racily */
+	uint8_t prio;            /* [O] 0..255, higher runs first */
+	int8_t nice;             /* [O] -20..19 */
+	bool kill_pending;       /* [O] KILL arrived while MIGRATING here */
+	bool yielding;           /* [O] go to the tail on the next switch */
+	int16_t pending_dest;    /* [O] TASK_OUT arrived while MIGRATING */
+	uint16_t last_cpu;       /* [O] core it last ran on */
+	uint32_t weight;         /* [O] 1024 / 1.25^nice */
+	uint32_t slice_ms;       /* [O] time slice size */
+	uint32_t slice_ticks;    /* [O] slice in scheduler ticks */
+	uint32_t slice_left;     /* [O] ticks left in the current slice */
+	uint64_t runtime;        /* [O] counter ticks spent running */
+	uint64_t sleep_until;    /* [O] deadline while on the sleepers list */
+	struct rq_link sleep_link; /* [O] on its owner's sleepers list */
+	bool sleeping;           /* [O] on the sleepers list */
+	uint32_t migrations;     /* [O] completed moves */
+	struct icc_req mig_req;  /* [O] TASK_IN, in flight only if MIGRATING */
+	struct icc_req wake_req; /* [A] TASK_IPC, survives slot reuse */
+	_Atomic uint32_t wake_token;    /* [A] a wake-up not yet consumed */
+	_Atomic uint32_t wake_inflight; /* [A] wake_req is on a mailbox */
+	_Atomic(struct kport *) blocked_on; /* port it waits on (kport.c) */
+	uint64_t msg[4];                /* kport hand-off payload */
+	void (*fn)(void *);             /* [I] */
+	void *arg;                      /* [I] */
+	uintptr_t kstack;               /* [I] base of KSTACK_SIZE bytes */
+	char name[16];                  /* [I] */
+};
+
+struct thread_attr {
+	const char *name;
+	unsigned prio;     /* 0..255 */
+	unsigned slice_ms; /* 1..10000 */
+	int nice;          /* -20..19 */
+	unsigned cpu;      /* initial core */
+};
+
+extern struct thread threads[MAX_THREADS];
+
+void thread_init(void);
+/** The idle thread of this core, adopting the boot stack. Once per core. */
+struct thread *thread_init_idle(unsigned cpu);
+/** Create a thread running fn(arg) on attr->cpu. Thread or IRQ-masked
+ *  context, any core. Returns its tid or -FUL_EINVAL / -FUL_ENOMEM. */
+int thread_create(const struct thread_attr *attr, void (*fn)(void *),
+		  void *arg);
+/** The live thread named @tid, or NULL. The result may die at any time
+ *  unless the caller is its owner core with IRQs masked. */
+struct thread *thread_lookup(tid_t tid);
+/** End the calling thread. */
+void thread_exit(void) __attribute__((noreturn));
+/** Block the calling thread until a wake-up token is available. */
+void thread_park(void);
+/** Give @tid a wake-up token, waking it if parked. Any core.
+ *  Returns 0 or -FUL_ENOTHREAD. */
+int thread_unpark(tid_t tid);
+/** Wake @t if blocked (as thread_unpark, by pointer). Any core, any
+ *  context: it never switches; thread callers follow with
+ *  sched_preempt_point(). */
+void thread_wake(struct thread *t);
+/**
+ * Ask @tid's owner core for TASK_OUT (move to @dest, whatever the
+ * thread's state) or TASK_KILL. Done inline when this core owns the
+ * thread. With @wait, returns the handler's result; without, the record
+ * frees itself and the call returns 0 once posted. -FUL_EAGAIN if this
+ * core's request pool is exhausted. Thread context.
+ */
+int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait);
+static inline int thread_migrate(tid_t tid, unsigned dest)
+{
+	return thread_request(ICC_TASK_OUT, tid, dest, true);
+}
+static inline int thread_kill(tid_t tid)
+{
+	return thread_request(ICC_TASK_KILL, tid, 0, true);
+}
+/** Block the calling thread for at least @ms milliseconds. */
+void thread_sleep_ms(uint64_t ms);
+/** Give up the rest of this slice to equal-priority threads. */
+void thread_yield(void);
+struct thread *thread_current(void);
+/** Number of slots in use (not FREE). */
+unsigned thread_count_live(void);
+uint32_t nice_to_weight(int nice);
+
+/* Owner-core operations, IRQs masked (called by ICC handlers and the
+ * local fast paths). Each returns 0 or -FUL_E*. */
+struct owner;
+int thread_migrate_local(struct owner o, struct thread *t, unsigned dest);
+int thread_kill_local(struct owner o, struct thread *t);
+void thread_accept(struct owner o, struct thread *t);
+void thread_wake_handle(struct owner o, struct thread *t);
+/** Free a dead thread's slot. Owner, after it is switched out. */
+void thread_release(struct thread *t);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * Owner-core operations on threads (migration, kill, accept, wake) and
+ * the requests that reach them. See thread.c for the ownership rules.
+ */
+#include "kernel.h"
+#include "kport.h"
+#include "sched.h"
+#include "thread.h"
+
+static uint32_t thread_state(struct thread *t)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed);
+}
+
+int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
+{
+	struct cpu *c = o.cpu;
+	uint32_t st = thread_state(t);
+	if (!cpu_is_online(dest))
+		return -FUL_EINVAL;
+	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
+		t->pending_dest = (int16_t)dest;
+		return 0;
+	}
+	if (st != T_READY && st != T_RUNNING && st != T_BLOCKED)
+		return -FUL_EDEAD;
+	if (dest == c->id)
+		return 0;
+	t->migrations++;
+	c->stats.migrations_out++;
+	if (st == T_READY)
+		sched_unqueue(o, t);
+	if (st != T_BLOCKED) /* a blocked thread just changes owner */
+		atomic_store_explicit(&t->state, T_MIGRATING,
+				      memory_order_relaxed);
+	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	if (st == T_READY) {
+		icc_post(dest, &t->mig_req);
+	} else if (st == T_RUNNING) { /* posted once switched out */
+		c->need_resched = true;
+	} else if (t->sleeping) { /* re-sleeps on dest after a wake-up */
+		sched_unsleep(o, t);
+		thread_wake(t);
+	}
+	return 0;
+}
+
+int thread_kill_local(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	switch (thread_state(t)) {
+	case T_READY:
+		sched_unqueue(o, t);
+		thread_release(t);
+		return 0;
+	case T_RUNNING:
+		atomic_store_explicit(&t->state, T_DEAD, memory_order_relaxed);
+		c->need_resched = true;
+		return 0;
+	case T_BLOCKED:
+		kport_cancel(t);
+		sched_unsleep(o, t);
+		thread_release(t);
+		return 0;
+	case T_MIGRATING:
+		t->kill_pending = true;
+		return 0;
+	default:
+		return -FUL_EDEAD;
+	}
+}
+
+void thread_accept(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	if (thread_state(t) != T_MIGRATING ||
+	    atomic_load_explicit(&t->cpu, memory_order_relaxed) != c->id)
+		panic("TASK_IN of %s in state %u for cpu %u", t->name,
+		      thread_state(t), atomic_load(&t->cpu));
+	c->stats.migrations_in++;
+	sched_make_ready(o, t);
+	if (t->kill_pending) {
+		t->kill_pending = false;
+		thread_kill_local(o, t);
+	} else if (t->pending_dest >= 0) {
+		unsigned dest = (unsigned)t->pending_dest;
+		t->pending_dest = -1;
+		thread_migrate_local(o, t, dest);
+	}
+}
+
+void thread_wake_handle(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	uint32_t st = thread_state(t);
+	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	if (owner != c->id && st != T_FREE && st != T_EMBRYO) {
+		c->stats.icc_forwarded++;
+		if (mbox_push(&cpus[owner].mbox, &t->wake_req.node))
+			c->ipi_owed |= 1u << owner;
+		return;
+	}
+	icc_complete(&t->wake_req, 0);
+	atomic_exchange(&t->wake_inflight, 0);
+	if (st == T_BLOCKED && atomic_exchange(&t->wake_token, 0))
+		sched_wake_blocked(o, t);
+}
+
+/** Wake @t if parked (token semantics, see thread.c). Any core. */
+void thread_wake(struct thread *t)
+{
+	atomic_exchange(&t->wake_token, 1);
+	if (atomic_exchange(&t->wake_inflight, 1))
+		return; /* a wake record is on its way and will see the token */
+	uint64_t flags;
+	struct owner o = owner_enter(&flags);
+	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	if (owner == o.cpu->id) {
+		o.cpu->stats.icc_posted[ICC_TASK_IPC]++; /* handled inline */
+		thread_wake_handle(o, t);
+	} else {
+		icc_post(owner, &t->wake_req);
+	}
+	icc_flush();
+	arch_irq_restore(flags);
+}
+
+int thread_unpark(tid_t tid)
+{
+	struct thread *t = thread_lookup(tid);
+	if (!t)
+		return -FUL_ENOTHREAD;
+	thread_wake(t);
+	sched_preempt_point();
+	return 0;
+}
+
+void thread_park(void)
+{
+	uint64_t flags = arch_irq_save();
+	struct thread *t = this_cpu()->current;
+	if (!atomic_exchange(&t->wake_token, 0)) {
+		atomic_store_explicit(&t->state, T_BLOCKED,
+				      memory_order_relaxed);
+		schedule(owner_irq());
+	}
+	arch_irq_restore(flags);
+}
+
+/** Run a TASK_OUT/TASK_KILL on this core (the owner) without a record. */
+static int thread_request_local(struct owner o, enum icc_kind kind,
+				struct thread *t, unsigned dest)
+{
+	return kind == ICC_TASK_OUT ? thread_migrate_local(o, t, dest)
+				    : thread_kill_local(o, t);
+}
+
+int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
+{
+	if (kind != ICC_TASK_OUT && kind != ICC_TASK_KILL)
+		return -FUL_EINVAL;
+	if (kind == ICC_TASK_OUT && !cpu_is_online(dest))
+		return -FUL_EINVAL;
+	uint64_t flags;
+	struct owner o = owner_enter(&flags);
+	struct thread *t = thread_lookup(tid);
+	int res = -FUL_ENOTHREAD;
+	struct icc_req *r = NULL;
+	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
+			 o.cpu->id) {
+		res = thread_request_local(o, kind, t, dest);
+	} else if (t && !(r = icc_req_alloc(kind))) {
+		res = -FUL_EAGAIN;
+	} else if (t) {
+		r->tid = tid;
+		r->dest = dest;
+		r->flags = wait ? 0 : ICC_F_AUTOFREE;
+		icc_post(atomic_load_explicit(&t->cpu, memory_order_acquire), r);
+		icc_flush();
+		res = 0;
+	}
+	arch_irq_restore(flags);
+	sched_preempt_point();
+	if (!r || !wait)
+		return res;
+	res = icc_wait(r, 10000);
+	if (res != -FUL_ETIMEOUT)
+		icc_req_free(r);
+	return res;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Fulcrum host tool installer.
+#
+# Idempotent: checks each required tool and installs only the Debian
+# packages that are missing. Prints "setup: all tools present" and exits
+# quickly when there is nothing to do (Make runs this on every test/run).
+set -euo pipefail
+
+# "command-to-check:debian-package" pairs. Packages checked via dpkg are
+# listed separately because they provide no command of their own.
+CMD_PKGS=(
+    "aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu"
+    "aarch64-linux-gnu-ld:binutils-aarch64-linux-gnu"
+    "qemu-system-aarch64:qemu-system-arm"
+    "gdb-multiarch:gdb-multiarch"
+    "python3:python3"
+    "make:make"
+    "gcc:gcc"
+)
+DPKG_PKGS=(
+    "picolibc-aarch64-linux-gnu"
+)
+
+# Set the global array `missing` to the packages whose command or dpkg
+# entry is absent.
+find_missing() {
+    missing=()
+    local pair cmd pkg
+    for pair in "${CMD_PKGS[@]}"; do
+        cmd="${pair%%:*}"
+        pkg="${pair#*:}"
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    for pkg in "${DPKG_PKGS[@]}"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+}
+
+find_missing
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "setup: all tools present"
+    exit 0
+fi
+
+echo "setup: installing missing packages: ${missing[*]}"
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: error: apt-get not found; install manually: ${missing[*]}" >&2
+    exit 1
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        SUDO=(sudo)
+    else
+        echo "setup: error: not root and sudo not available; install manually: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+if ! ${SUDO[@]+"${SUDO[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get update; then
+    echo "setup: error: apt-get update failed" >&2
+    exit 1
+fi
+if ! ${SUDO[@]+"${SUDO[@]}"} env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"; then
+    echo "setup: error: apt-get install failed for: ${missing[*]}" >&2
+    exit 1
+fi
+
+hash -r
+installed=("${missing[@]}")
+find_missing
+if [ "${#missing[@]}" -ne 0 ]; then
+    echo "setup: error: still missing after install: ${missing[*]}" >&2
+    exit 1
+fi
+echo "setup: installed ${installed[*]}"

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Fulcrum test runner (called by `make test`).
+
+Runs host test binaries directly and boots the kernel in QEMU once per
+suite, then checks the line protocol both print:
+
+    TEST-PASS <name>
+    TEST-FAIL <name> :: <reason>
+    TEST-SKIP <name> :: <reason>
+    TEST-DONE <passed> <failed>
+    PANIC ...
+
+Each program contributes its tests plus, if something went wrong at the
+program level (timeout, panic, missing or wrong TEST-DONE, no tests, bad
+exit code), one extra failure named `<suite>/<harness>`.
+The last line printed is always `N passed, M failed[, K skipped]`.
+"""
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu  # noqa: E402
+
+HARNESS_NAME = "<harness>"
+TAIL_LINES = 30
+
+RE_PASS = re.compile(r"^TEST-PASS\s+(\S.*?)\s*$")
+RE_FAIL = re.compile(r"^TEST-FAIL\s+(\S.*?)(?:\s+::\s*(.*?))?\s*$")
+RE_SKIP = re.compile(r"^TEST-SKIP\s+(\S.*?)(?:\s+::\s*(.*?))?\s*$")
+RE_DONE = re.compile(r"^TEST-DONE\s+(\d+)\s+(\d+)\s*$")
+
+
+@dataclass
+class Suite:
+    """One program to run: a host binary or a QEMU boot."""
+
+    name: str
+    cmd: list
+    cpus: int = 0            # 0 for host binaries
+    args: str = ""
+
+
+@dataclass
+class Protocol:
+    """Test results parsed from one program's output, in output order."""
+
+    tests: list = field(default_factory=list)   # (status, name, reason)
+    done: tuple = None                          # (passed, failed)
+
+    def count(self, status):
+        """Number of tests with the given status (PASS/FAIL/SKIP)."""
+        return sum(1 for t in self.tests if t[0] == status)
+
+
+@dataclass
+class Totals:
+    """Running totals over all suites."""
+
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+def parse_protocol(lines):
+    """Parse protocol lines (others ignored) into a Protocol."""
+    proto = Protocol()
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if m := RE_PASS.match(line):
+            proto.tests.append(("PASS", m.group(1), None))
+        elif m := RE_FAIL.match(line):
+            proto.tests.append(("FAIL", m.group(1),
+                                m.group(2) or "(no reason)"))
+        elif m := RE_SKIP.match(line):
+            proto.tests.append(("SKIP", m.group(1),
+                                m.group(2) or "(no reason)"))
+        elif m := RE_DONE.match(line):
+            proto.done = (int(m.group(1)), int(m.group(2)))
+    return proto
+
+
+def harness_problems(result, proto, timeout):
+    """Return the list of program-level problems (empty if none)."""
+    if result.error:
+        return [result.error]
+    problems = []
+    if result.timed_out:
+        problems.append(f"timeout after {timeout}s")
+    if result.panic:
+        problems.append(result.panic)
+    counted = (proto.count("PASS"), proto.count("FAIL"))
+    if proto.done is None:
+        problems.append("missing TEST-DONE")
+    elif proto.done != counted:
+        problems.append(f"mismatch: TEST-DONE {proto.done[0]} "
+                        f"{proto.done[1]} but saw {counted[0]} PASS "
+                        f"{counted[1]} FAIL lines")
+    if not proto.tests:
+        problems.append("no tests reported")
+    rc = result.returncode
+    if rc not in (None, 0) and not counted[1] and not result.panic:
+        problems.append(f"exit code {rc}")
+    return problems
+
+
+def report_suite(suite, result, proto, timeout, totals):
+    """Print per-test lines for one suite and add to the totals."""
+    for status, name, reason in proto.tests:
+        suffix = f": {reason}" if reason else ""
+        print(f"{status} {suite.name}/{name}{suffix}")
+    problems = harness_problems(result, proto, timeout)
+    if problems:
+        print(f"FAIL {suite.name}/{HARNESS_NAME}: {'; '.join(problems)}")
+        print_tail(result)
+    failures = proto.count("FAIL") + (1 if problems else 0)
+    totals.passed += proto.count("PASS")
+    totals.failed += failures
+    totals.skipped += proto.count("SKIP")
+    return failures
+
+
+def print_tail(result):
+    """Print the last lines of a program's log, indented."""
+    tail = result.tail(TAIL_LINES)
+    print(f"    --- last {len(tail)} lines of {result.log_path} ---")
+    for line in tail:
+        print(f"    | {line}")
+    print("    ---")
+
+
+def run_suite(suite, timeout, log_dir, totals):
+    """Run one suite, print its results and wall time."""
+    what = f"-smp {suite.cpus} \"{suite.args}\"" if suite.cpus else "host"
+    print(f"== {suite.name} ({what})", flush=True)
+    log_path = os.path.join(log_dir, f"{suite.name}.log")
+    result = qemu.run(suite.cmd, timeout, log_path)
+    proto = parse_protocol(result.lines)
+    failures = report_suite(suite, result, proto, timeout, totals)
+    status = "ok" if failures == 0 else f"{failures} failed"
+    print(f"-- {suite.name}: {status} in {result.elapsed:.1f}s "
+          f"(log {log_path})", flush=True)
+
+
+def parse_suite_spec(spec, kernel):
+    """Turn NAME:CPUS:ARGS into a QEMU Suite (ARGS may contain ':')."""
+    parts = spec.split(":", 2)
+    if len(parts) < 2 or not parts[0] or not parts[1].isdigit():
+        raise argparse.ArgumentTypeError(f"bad --suite {spec!r}, "
+                                         "want NAME:CPUS:ARGS")
+    name, cpus = parts[0], int(parts[1])
+    args = parts[2] if len(parts) == 3 else ""
+    cmd = qemu.build_command(kernel, cpus, args, qemu.MTTCG_ARGS)
+    return Suite(name=name, cmd=cmd, cpus=cpus, args=args)
+
+
+def build_suites(opts):
+    """Build the ordered suite list: host binaries first, then QEMU."""
+    suites = [Suite(name=os.path.basename(b), cmd=[os.path.abspath(b)])
+              for b in opts.host_bin]
+    if opts.suite and not opts.kernel:
+        sys.exit("run_tests: --suite needs --kernel")
+    for spec in opts.suite:
+        try:
+            suites.append(parse_suite_spec(spec, opts.kernel))
+        except argparse.ArgumentTypeError as exc:
+            sys.exit(f"run_tests: {exc}")
+    return suites
+
+
+def parse_args(argv):
+    """Parse the command line."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", help="kernel ELF to boot in QEMU")
+    ap.add_argument("--host-bin", action="append", default=[],
+                    help="host test binary (repeatable)")
+    ap.add_argument("--suite", action="append", default=[],
+                    help="NAME:CPUS:ARGS QEMU suite (repeatable)")
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="per-program timeout in seconds (default 120)")
+    ap.add_argument("--log-dir", default="build/test-logs",
+                    help="directory for per-suite logs")
+    opts = ap.parse_args(argv)
+    if opts.timeout == int(opts.timeout):
+        opts.timeout = int(opts.timeout)
+    return opts
+
+
+def main(argv=None):
+    """Run every suite in order and print the summary line."""
+    opts = parse_args(argv)
+    suites = build_suites(opts)
+    if not suites:
+        sys.exit("run_tests: nothing to run (no --host-bin or --suite)")
+    totals = Totals()
+    for suite in suites:
+        run_suite(suite, opts.timeout, opts.log_dir, totals)
+    summary = f"{totals.passed} passed, {totals.failed} failed"
+    if totals.skipped:
+        summary += f", {totals.skipped} skipped"
+    print(summary)
+    return 1 if totals.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Check benchmark results against the bounds in bench_meta.json.
+
+Called by `make bench-check`. A bound is an object such as
+{"median_max": 20}: each key is <stat>_max or <stat>_min where <stat> is
+one of min, median, max, mean from results.json. A bounded benchmark
+missing from the results fails. Ends with `N passed, M failed`.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STATS = ("min", "median", "max", "mean")
+
+
+def load_json(path):
+    """Load a JSON file or exit with a clear message."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as exc:
+        sys.exit(f"bench_check: cannot read {path}: {exc}")
+
+
+def check_one(name, key, limit, result):
+    """Return (ok, message) for one bound key of one benchmark."""
+    stat, _, kind = key.rpartition("_")
+    if stat not in STATS or kind not in ("max", "min"):
+        return False, f"FAIL {name}: unknown bound {key!r}"
+    value = result[stat]
+    if kind == "max":
+        ok, rel = value <= limit, ("<=" if value <= limit else ">")
+    else:
+        ok, rel = value >= limit, (">=" if value >= limit else "<")
+    word = "OK" if ok else "FAIL"
+    return ok, f"{word} {name} {stat} {value} {rel} {limit}"
+
+
+def check_all(meta, results):
+    """Print one line per bound check; return (passed, failed)."""
+    by_name = {r["name"]: r for r in results}
+    passed = failed = 0
+    for name, entry in meta.items():
+        bound = entry.get("bound")
+        if not bound:
+            continue
+        if name not in by_name:
+            print(f"FAIL {name}: missing from results")
+            failed += 1
+            continue
+        for key, limit in bound.items():
+            ok, message = check_one(name, key, limit, by_name[name])
+            print(message)
+            passed, failed = passed + ok, failed + (not ok)
+    return passed, failed
+
+
+def main(argv=None):
+    """Run the checks and exit 1 if any failed."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", default="build/bench/results.json")
+    ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
+    opts = ap.parse_args(argv)
+    meta = load_json(opts.meta)
+    results = load_json(opts.results)
+    passed, failed = check_all(meta, results)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Fulcrum benchmark runner and report (called by `make bench`).
+
+Boots the kernel under QEMU with deterministic instruction counting
+(`-icount shift=0,sleep=off`, single-threaded TCG) and parses lines
+
+    BENCH <name> <unit> <n> <v1> ... <vn>
+    BENCH-DONE <count>
+
+into build/bench/results.json and a readable report (results.txt, also
+printed) that puts Fulcrum's numbers next to the paper's tables from
+tools/bench_meta.json. With --repeat 2 it boots twice and checks that
+every sample is identical across boots. --from-log parses saved logs
+instead of booting (repeat it to check determinism between logs).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "harness"))
+import qemu  # noqa: E402
+
+TABLE_RUNS = (10, 20, 30, 40, 50)
+TAIL_LINES = 30
+RE_BENCH = re.compile(r"^BENCH\s+(\S+)\s+(\S+)\s+(\d+)((?:\s+-?\d+)*)\s*$")
+RE_DONE = re.compile(r"^BENCH-DONE\s+(\d+)\s*$")
+
+
+class BenchError(Exception):
+    """A boot or log that cannot be used; carries the log tail."""
+
+    def __init__(self, message, lines=()):
+        super().__init__(message)
+        self.tail = list(lines)[-TAIL_LINES:]
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse_log(lines):
+    """Return {name: (unit, samples)} from a boot's output lines.
+
+    Raises BenchError on a PANIC line, a malformed BENCH line, a missing
+    BENCH-DONE, or a BENCH-DONE count that disagrees with the BENCH lines.
+    """
+    benches, done = {}, None
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if line.startswith("PANIC"):
+            raise BenchError(f"kernel panic: {line}", lines)
+        if m := RE_DONE.match(line):
+            done = int(m.group(1))
+        elif line.startswith("BENCH "):
+            name, unit, samples = parse_bench_line(line, lines)
+            if name in benches:
+                warn(f"duplicate BENCH {name}, keeping the last one")
+            benches[name] = (unit, samples)
+    if done is None:
+        raise BenchError("no BENCH-DONE line", lines)
+    if done != len(benches):
+        raise BenchError(f"BENCH-DONE {done} but {len(benches)} "
+                         "BENCH lines", lines)
+    return benches
+
+
+def parse_bench_line(line, lines):
+    """Split one BENCH line into (name, unit, samples), checking n."""
+    m = RE_BENCH.match(line)
+    if not m:
+        raise BenchError(f"malformed BENCH line: {line}", lines)
+    samples = [int(v) for v in m.group(4).split()]
+    if len(samples) != int(m.group(3)) or not samples:
+        raise BenchError(f"BENCH {m.group(1)}: n={m.group(3)} but "
+                         f"{len(samples)} samples", lines)
+    return m.group(1), m.group(2), samples
+
+
+def read_log(path):
+    """Read a saved log file into lines."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+# ------------------------------------------------------------- statistics
+
+def summarize(samples):
+    """Return runs/min/median/max/mean; median is the lower-middle sample."""
+    ordered = sorted(samples)
+    return {
+        "runs": len(samples),
+        "min": ordered[0],
+        "median": ordered[(len(ordered) - 1) // 2],
+        "max": ordered[-1],
+        "mean": round(sum(samples) / len(samples), 3),
+    }
+
+
+def paper_table(samples):
+    """Paper-shaped rows: total/average/max of the first k samples."""
+    rows = []
+    for k in TABLE_RUNS:
+        if k > len(samples):
+            break
+        first = samples[:k]
+        rows.append({"runs": k, "total": sum(first),
+                     "average": sum(first) // k, "max": max(first)})
+    return rows
+
+
+def build_result(name, unit, samples, meta):
+    """Build one results.json object for a benchmark."""
+    entry = meta.get(name) or {}
+    result = {"name": name, "unit": unit}
+    result.update(summarize(samples))
+    result["samples"] = samples
+    result["table"] = paper_table(samples)
+    result["paper"] = entry.get("paper")
+    result["bound"] = entry.get("bound")
+    return result
+
+
+# ----------------------------------------------------------------- report
+
+def format_bench(res, meta):
+    """Return the report lines for one benchmark result."""
+    desc = (meta.get(res["name"]) or {}).get("description", "(no meta)")
+    paper = res.get("paper")
+    out = [f"{res['name']}: {desc} [{res['unit']}]"]
+    out += format_table(res, paper)
+    out.append(f"  runs {res['runs']}  min {res['min']}  median "
+               f"{res['median']}  max {res['max']}  mean {res['mean']}")
+    out.append("  " + median_line(res["median"], paper))
+    return out
+
+
+def format_table(res, paper):
+    """Fulcrum's table with the paper's rows side by side (if any)."""
+    ours = {row["runs"]: row for row in res["table"]}
+    theirs = {r[0]: r for r in (paper or {}).get("rows", [])}
+    head = f"  {'runs':>5} | {'total':>10} {'average':>8} {'max':>8}"
+    title = f"  {'':>5} | {'Fulcrum (' + res['unit'] + ')':<28}"
+    if paper:
+        head += f" | {'total':>10} {'average':>8} {'max':>8}"
+        title += (f" | paper {paper.get('source', '?')} "
+                  f"({paper.get('unit', '?')})")
+    lines = [title.rstrip(), head]
+    if not ours and not theirs:
+        lines.append(f"  (fewer than {TABLE_RUNS[0]} samples: no table)")
+    for k in sorted(set(ours) | set(theirs)):
+        row = ours.get(k)
+        cells = ([row["total"], row["average"], row["max"]] if row
+                 else ["-", "-", "-"])
+        line = f"  {k:>5} | {cells[0]:>10} {cells[1]:>8} {cells[2]:>8}"
+        if paper:
+            p = theirs.get(k, [k, "-", "-", "-"])
+            line += f" | {p[1]:>10} {p[2]:>8} {p[3]:>8}"
+        lines.append(line)
+    return lines
+
+
+def median_line(median, paper):
+    """`median X (paper average Y, ratio Y/X = Zx)`."""
+    if not paper or paper.get("average") is None:
+        return f"median {median}"
+    avg = paper["average"]
+    ratio = f"{avg / median:.1f}x" if median else "n/a"
+    return f"median {median} (paper average {avg}, ratio {avg}/{median} = {ratio})"
+
+
+def format_report(results, meta):
+    """Return the whole report as a list of lines."""
+    lines = []
+    for res in results:
+        lines += format_bench(res, meta) + [""]
+    return lines
+
+
+# ----------------------------------------------------------------- driver
+
+def warn(message):
+    """Print a warning on stderr."""
+    print(f"bench_report: warning: {message}", file=sys.stderr)
+
+
+def boot(opts, index):
+    """Boot the kernel once and return its output lines."""
+    extra = qemu.ICOUNT_ARGS + shlex.split(opts.extra_qemu_args)
+    log = os.path.join(opts.out, f"boot{index}.log")
+    print(f"bench: boot {index} (-smp {opts.cpus} \"{opts.append}\"), "
+          f"log {log}", flush=True)
+    res = qemu.run_qemu(opts.kernel, opts.cpus, opts.append, opts.timeout,
+                        log, extra)
+    if res.error:
+        raise BenchError(res.error)
+    if res.timed_out:
+        raise BenchError(f"timeout after {opts.timeout:g}s", res.lines)
+    print(f"bench: boot {index} took {res.elapsed:.1f}s", flush=True)
+    return res.lines
+
+
+def collect_boots(opts):
+    """Return one parsed {name: (unit, samples)} dict per boot or log."""
+    if opts.from_log:
+        return [parse_log(read_log(path)) for path in opts.from_log]
+    if not opts.kernel:
+        sys.exit("bench_report: need --kernel or --from-log")
+    return [parse_log(boot(opts, i)) for i in range(1, opts.repeat + 1)]
+
+
+def differing_benches(boots):
+    """Names whose samples (or presence) differ between any two boots."""
+    first, differ = boots[0], set()
+    for other in boots[1:]:
+        for name in set(first) | set(other):
+            if first.get(name) != other.get(name):
+                differ.add(name)
+    return sorted(differ)
+
+
+def load_json(path, default):
+    """Load JSON from path, or return default if the file is absent."""
+    if not os.path.exists(path):
+        return default
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def merge_results(old, new):
+    """Replace entries of `old` by name with `new`, appending new names."""
+    by_name = {r["name"]: r for r in new}
+    merged = [by_name.pop(r["name"], r) for r in old]
+    return merged + [r for r in new if r["name"] in by_name]
+
+
+def write_outputs(out_dir, results, report):
+    """Write results.json and results.txt."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out_dir, "results.txt"), "w",
+              encoding="utf-8") as f:
+        f.write("\n".join(report) + "\n")
+
+
+def parse_args(argv):
+    """Parse the command line."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", help="kernel ELF to boot")
+    ap.add_argument("--cpus", type=int, default=4)
+    ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
+    ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="boots to run; >1 checks determinism")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--append", default="bench=all",
+                    help="kernel command line (default bench=all)")
+    ap.add_argument("--extra-qemu-args", default="",
+                    help="extra QEMU arguments (one shell-quoted string)")
+    ap.add_argument("--merge", action="store_true",
+                    help="merge into an existing results.json by name")
+    ap.add_argument("--from-log", action="append", metavar="FILE",
+                    help="parse a saved log instead of booting "
+                         "(repeatable)")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    """Boot (or read logs), write results and report, check determinism."""
+    opts = parse_args(argv)
+    meta = load_json(opts.meta, {})
+    try:
+        boots = collect_boots(opts)
+    except BenchError as exc:
+        print(f"bench_report: FAILED: {exc}")
+        if exc.tail:
+            print(f"    --- last {len(exc.tail)} lines ---")
+        for line in exc.tail:
+            print(f"    | {line}")
+        return 1
+    results = [build_result(n, u, s, meta) for n, (u, s) in boots[0].items()]
+    if opts.merge:
+        old = load_json(os.path.join(opts.out, "results.json"), [])
+        results = merge_results(old, results)
+    for name in meta:
+        if name not in {r["name"] for r in results}:
+            warn(f"meta entry {name} not in the benchmark output")
+    report = format_report(results, meta)
+    differ = differing_benches(boots) if len(boots) > 1 else []
+    if len(boots) > 1:
+        report.append("determinism: identical" if not differ else
+                      "determinism: DIFFERENT: " + ", ".join(differ))
+    write_outputs(opts.out, results, report)
+    print("\n".join(report))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
