@@ -51,6 +51,18 @@ void icc_post(unsigned cpu, struct icc_req *r)
 	icc_push(cpu, r);
 }
 
+void icc_send(unsigned cpu, struct icc_req *r)
+{
+	struct cpu *self = this_cpu();
+	if (cpu != self->id) {
+		icc_post(cpu, r);
+		return;
+	}
+	self->stats.icc_posted[r->kind]++;
+	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
+	icc_handle(r);
+}
+
 void icc_flush(void)
 {
 	struct cpu *c = this_cpu();
@@ -159,13 +171,7 @@ int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
 	}
 	r->fn = fn;
 	r->arg = arg;
-	if (cpu == this_cpu()->id) {
-		fn(arg);
-		icc_req_free(r);
-		arch_irq_restore(flags);
-		return 0;
-	}
-	icc_post(cpu, r);
+	icc_send(cpu, r);
 	icc_flush();
 	arch_irq_restore(flags);
 	int res = icc_wait(r, 10000);

@@ -61,6 +61,9 @@ struct icc_req *icc_req_alloc(enum icc_kind kind);
 void icc_req_free(struct icc_req *r);
 /** Push @r to @cpu's mailbox; IPI owed if it was empty. IRQs masked. */
 void icc_post(unsigned cpu, struct icc_req *r);
+/** Deliver @r to @cpu: handled right here when @cpu is this core, else
+ *  posted. Counted as posted either way. IRQs masked. */
+void icc_send(unsigned cpu, struct icc_req *r);
 /** Send the IPI_ICC owed by this core, one GIC write. IRQs masked. */
 void icc_flush(void);
 /** Handle every request in this core's mailbox (IPI_ICC handler). */

@@ -114,13 +114,9 @@ void thread_wake(struct thread *t)
 		return; /* a wake record is on its way and will see the token */
 	uint64_t flags;
 	struct owner o = owner_enter(&flags);
-	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
-	if (owner == o.cpu->id) {
-		o.cpu->stats.icc_posted[ICC_TASK_IPC]++; /* handled inline */
-		thread_wake_handle(o, t);
-	} else {
-		icc_post(owner, &t->wake_req);
-	}
+	(void)o;
+	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
+		 &t->wake_req);
 	icc_flush();
 	arch_irq_restore(flags);
 }

@@ -1,0 +1,258 @@
+/* Scheduler and mailbox behaviour: priorities, round robin, sleeping,
+ * moving blocked and sleeping threads, mailbox order, pool exhaustion. */
+#include "probe.h"
+
+static struct probe *hp_low;
+static _Atomic uint64_t hp_seen_delta = ~0ull;
+static _Atomic uint32_t hp_started;
+
+static void high_prio_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&hp_started, 1);
+	uint64_t c0 = atomic_load(&hp_low->count);
+	for (volatile int i = 0; i < 200000; i++)
+		;
+	atomic_store(&hp_seen_delta, atomic_load(&hp_low->count) - c0);
+}
+
+/* A higher-priority thread arriving by TASK_IN preempts at once and is
+ * never interrupted by the lower one on its core. */
+KTEST(sched_priority_preempts, 2)
+{
+	struct probe low;
+	hp_low = &low;
+	atomic_store(&hp_started, 0);
+	atomic_store(&hp_seen_delta, ~0ull);
+	KT_CHECK(probe_start(&low, 1, 10) > 0);
+	KT_WAIT(atomic_load(&low.count) > 100, KT_TIMEOUT_MS);
+	struct thread_attr a = {.name = "high", .prio = 200, .slice_ms = 1,
+				.cpu = 1};
+	KT_CHECK(thread_create(&a, high_prio_main, NULL) > 0);
+	KT_WAIT(atomic_load(&hp_seen_delta) != ~0ull, KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&hp_seen_delta), 0);
+	probe_finish(&low);
+}
+
+/* Equal priorities share a core by time slice. */
+KTEST(sched_round_robin, 2)
+{
+	struct probe a, b;
+	KT_CHECK(probe_start(&a, 1, 10) > 0);
+	KT_CHECK(probe_start(&b, 1, 10) > 0);
+	uint64_t sw0 = cpus[1].stats.switches;
+	/* Both make progress, again and again: each round needs a switch. */
+	for (int round = 0; round < 4; round++) {
+		uint64_t a0 = atomic_load(&a.count), b0 = atomic_load(&b.count);
+		KT_WAIT(atomic_load(&a.count) > a0 + 1000 &&
+				atomic_load(&b.count) > b0 + 1000,
+			KT_TIMEOUT_MS);
+	}
+	KT_CHECK(cpus[1].stats.switches >= sw0 + 3);
+	probe_finish(&a);
+	probe_finish(&b);
+}
+
+/* A sleep lasts at least as long as asked. */
+KTEST(sched_sleep, 1)
+{
+	uint64_t t0 = arch_counter();
+	thread_sleep_ms(20);
+	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(20));
+}
+
+static _Atomic uint32_t mb_cpu, mb_woken;
+
+static void park_then_report(void *arg)
+{
+	(void)arg;
+	atomic_store(&mb_cpu, probe_this_cpu());
+	thread_park();
+	atomic_store(&mb_cpu, probe_this_cpu());
+	atomic_store(&mb_woken, 1);
+}
+
+/* A blocked thread changes owner; its wake-up then lands on the new core. */
+KTEST(migrate_blocked, 2)
+{
+	unsigned dest = machine.ncpus > 2 ? 2 : 0;
+	atomic_store(&mb_woken, 0);
+	atomic_store(&mb_cpu, 99);
+	struct thread_attr a = {.name = "blocked", .prio = 20, .slice_ms = 2,
+				.cpu = 1};
+	int tid = thread_create(&a, park_then_report, NULL);
+	KT_CHECK(tid > 0);
+	KT_WAIT(atomic_load(&thread_lookup(tid)->state) == T_BLOCKED,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(thread_migrate(tid, dest), 0);
+	KT_CHECK_EQ(atomic_load(&thread_lookup(tid)->cpu), dest);
+	KT_CHECK_EQ(atomic_load(&thread_lookup(tid)->state), T_BLOCKED);
+	KT_CHECK_EQ(thread_unpark(tid), 0);
+	KT_WAIT(atomic_load(&mb_woken), KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&mb_cpu), dest);
+}
+
+static void sleep_then_report(void *arg)
+{
+	(void)arg;
+	thread_sleep_ms(30);
+	atomic_store(&mb_cpu, probe_this_cpu());
+	atomic_store(&mb_woken, 1);
+}
+
+/* A sleeping thread moved to another core finishes its sleep there. */
+KTEST(migrate_sleeping, 2)
+{
+	atomic_store(&mb_woken, 0);
+	uint64_t t0 = arch_counter();
+	struct thread_attr a = {.name = "sleeper", .prio = 20, .slice_ms = 2,
+				.cpu = 1};
+	int tid = thread_create(&a, sleep_then_report, NULL);
+	KT_CHECK(tid > 0);
+	KT_WAIT(atomic_load(&thread_lookup(tid)->state) == T_BLOCKED,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(thread_migrate(tid, 0), 0);
+	KT_WAIT(atomic_load(&mb_woken), KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&mb_cpu), 0);
+	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(30));
+}
+
+/* A running thread moves itself, and comes back. */
+static _Atomic uint32_t self_path[4];
+static void migrate_self_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&self_path[0], probe_this_cpu());
+	thread_migrate(thread_current()->tid, 0);
+	atomic_store(&self_path[1], probe_this_cpu());
+	thread_migrate(thread_current()->tid, 1);
+	atomic_store(&self_path[2], probe_this_cpu());
+	atomic_store(&self_path[3], 1);
+}
+
+KTEST(migrate_running_self, 2)
+{
+	atomic_store(&self_path[3], 0);
+	struct thread_attr a = {.name = "mover", .prio = 20, .slice_ms = 2,
+				.cpu = 1};
+	KT_CHECK(thread_create(&a, migrate_self_main, NULL) > 0);
+	KT_WAIT(atomic_load(&self_path[3]), KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&self_path[0]), 1);
+	KT_CHECK_EQ(atomic_load(&self_path[1]), 0);
+	KT_CHECK_EQ(atomic_load(&self_path[2]), 1);
+}
+
+/* Mailbox order: several cores post numbered requests to one core at
+ * once; each producer's requests are handled once each, in order. */
+#define MB_PER_PRODUCER 300
+static struct {
+	uint32_t next[MAX_CPUS];   /* handled on the target only */
+	uint32_t errors;
+	_Atomic uint32_t producers_done;
+	unsigned target;
+} mb;
+
+struct mb_msg {
+	uint16_t producer, seq;
+};
+
+static void mb_handle(void *arg)
+{
+	uintptr_t v = (uintptr_t)arg;
+	unsigned producer = v >> 16, seq = v & 0xffff;
+	if (mb.next[producer] != seq)
+		mb.errors++;
+	mb.next[producer] = seq + 1;
+}
+
+static void mb_producer(void *arg)
+{
+	unsigned me = (unsigned)(uintptr_t)arg;
+	for (unsigned seq = 0; seq < MB_PER_PRODUCER;) {
+		uint64_t flags = arch_irq_save();
+		struct icc_req *r = icc_req_alloc(ICC_CALL_FUNC);
+		if (r) {
+			r->fn = mb_handle;
+			r->arg = (void *)(uintptr_t)(me << 16 | seq);
+			r->flags = ICC_F_AUTOFREE;
+			icc_post(mb.target, r);
+			icc_flush();
+			seq++;
+		}
+		arch_irq_restore(flags);
+		if (!r)
+			thread_sleep_ms(1); /* pool full: let the target catch up */
+	}
+	atomic_fetch_add(&mb.producers_done, 1);
+}
+
+static void mb_read_next(void *arg)
+{
+	uint32_t *out = arg;
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		out[i] = mb.next[i];
+}
+
+KTEST(mailbox_fifo_many_producers, 2)
+{
+	mb.target = 0;
+	atomic_store(&mb.producers_done, 0);
+	uint32_t zero[MAX_CPUS] = {0};
+	icc_call_sync(0, mb_read_next, zero); /* quiesce */
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		mb.next[i] = 0;
+	mb.errors = 0;
+	unsigned n = machine.ncpus - 1;
+	for (unsigned p = 1; p <= n; p++) {
+		struct thread_attr a = {.name = "producer", .prio = 50,
+					.slice_ms = 2, .cpu = p};
+		KT_CHECK(thread_create(&a, mb_producer, (void *)(uintptr_t)p) > 0);
+	}
+	KT_WAIT(atomic_load(&mb.producers_done) == n, KT_TIMEOUT_MS);
+	uint32_t next[MAX_CPUS];
+	for (;;) {
+		KT_CHECK_EQ(icc_call_sync(0, mb_read_next, next), 0);
+		bool all = true;
+		for (unsigned p = 1; p <= n; p++)
+			all &= next[p] == MB_PER_PRODUCER;
+		if (all)
+			break;
+		thread_sleep_ms(1);
+	}
+	KT_CHECK_EQ(mb.errors, 0);
+}
+
+/* The documented answer to a full mailbox: the sender's own pool runs
+ * dry, icc_req_alloc returns NULL (callers get -FUL_EAGAIN), nobody waits. */
+KTEST(mailbox_pool_exhaustion, 1)
+{
+	struct icc_req *held[ICC_POOL_SIZE];
+	uint64_t flags = arch_irq_save();
+	unsigned got = 0;
+	while (got < ICC_POOL_SIZE && (held[got] = icc_req_alloc(ICC_CALL_FUNC)))
+		got++;
+	struct icc_req *extra = icc_req_alloc(ICC_CALL_FUNC);
+	for (unsigned i = 0; i < got; i++)
+		icc_req_free(held[i]);
+	arch_irq_restore(flags);
+	KT_CHECK_EQ(got, ICC_POOL_SIZE);
+	KT_CHECK(extra == NULL);
+}
+
+/* Bad arguments get error codes, not crashes. */
+KTEST(thread_bad_arguments, 1)
+{
+	struct thread_attr a = {.name = "x", .prio = 256, .slice_ms = 1};
+	KT_CHECK_EQ(thread_create(&a, NULL, NULL), -FUL_EINVAL);
+	a.prio = 1;
+	a.slice_ms = 0;
+	KT_CHECK_EQ(thread_create(&a, NULL, NULL), -FUL_EINVAL);
+	a.slice_ms = 1;
+	a.cpu = MAX_CPUS;
+	KT_CHECK_EQ(thread_create(&a, NULL, NULL), -FUL_EINVAL);
+	KT_CHECK_EQ(thread_migrate(0xfffff, 0), -FUL_ENOTHREAD);
+	KT_CHECK_EQ(thread_migrate(thread_current()->tid, MAX_CPUS),
+		    -FUL_EINVAL);
+	KT_CHECK_EQ(thread_request(ICC_CALL_FUNC, 0, 0, true), -FUL_EINVAL);
+	KT_CHECK_EQ(thread_unpark(0xfffff), -FUL_ENOTHREAD);
+}
