@@ -28,9 +28,20 @@ KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
 
 HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
-	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -Ikernel -Itests/host
+	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c
+# -std=c11 hides POSIX; arch/fake needs clock_gettime. kernel/ is on the
+# quote path only: its sched.h must not shadow <sched.h> (pthread.h).
+HOST_CPPFLAGS := -D_POSIX_C_SOURCE=200809L
+# Real QEMU virt device trees for test_fdt, dumped at build time:
+# virt-smp<N>-<MEM>[-tag].dtb, kernel command line from HOST_DTB_ARGS_<name>.
+HOST_DTB_DIR := $(BUILD)/host/dtb
+HOST_DTB_NAMES := virt-smp1-128M virt-smp4-256M virt-smp8-1G virt-smp2-512M-long
+HOST_DTBS := $(patsubst %,$(HOST_DTB_DIR)/%.dtb,$(HOST_DTB_NAMES))
+HOST_DTB_ARGS_virt-smp4-256M := test=all foo
+HOST_DTB_ARGS_virt-smp8-1G := console=ttyAMA0 demo
+HOST_DTB_ARGS_virt-smp2-512M-long := $(subst $(eval) ,,$(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20,0123456789abcd))
 
 QEMU := qemu-system-aarch64
 QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
@@ -71,7 +82,22 @@ host-tests: $(HOST_TESTS)
 $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
-	$(Q)$(HOSTCC) $(HCFLAGS) -o $@ $< $(HOST_LIB)
+	$(Q)$(HOSTCC) $(HCFLAGS) $(HOST_CPPFLAGS) -o $@ $< $(HOST_LIB)
+
+$(BUILD)/host/test_fdt: $(HOST_DTBS)
+$(BUILD)/host/test_fdt: HOST_CPPFLAGS += -DFDT_DIR='"$(abspath $(HOST_DTB_DIR))"'
+
+# -append needs -kernel: QEMU dumps the tree before running this stub.
+$(HOST_DTB_DIR)/stub-kernel.bin:
+	@mkdir -p $(dir $@)
+	$(Q)head -c 4096 /dev/zero > $@
+
+$(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin | $(SETUP)
+	@echo "  DTB     $@"
+	$(Q)$(QEMU) -M virt,gic-version=2,dumpdtb=$@ -cpu cortex-a53 \
+		-smp $(word 1,$(subst -, ,$*)) -m $(word 2,$(subst -, ,$*)) \
+		-nographic -kernel $< -append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
+		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 
 run: kernel
 	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."

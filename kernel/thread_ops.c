@@ -172,9 +172,9 @@ int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
 		r->dest = dest;
 		r->flags = wait ? 0 : ICC_F_AUTOFREE;
 		icc_post(atomic_load_explicit(&t->cpu, memory_order_acquire), r);
-		icc_flush();
 		res = 0;
 	}
+	icc_flush(); /* the local path may have handed a thread over too */
 	arch_irq_restore(flags);
 	sched_preempt_point();
 	if (!r || !wait)

@@ -117,6 +117,32 @@ KTEST(migrate_sleeping, 2)
 	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(30));
 }
 
+static uint32_t owed_now(void)
+{
+	uint64_t flags = arch_irq_save();
+	uint32_t owed = this_cpu()->ipi_owed;
+	arch_irq_restore(flags);
+	return owed;
+}
+
+/* Every thread-context call that posts sends its IPI before returning:
+ * a request must never wait for this core's next kernel exit. */
+KTEST(icc_no_ipi_left_owed, 2)
+{
+	struct probe p;
+	KT_CHECK(probe_start(&p, 0, 10) > 0); /* READY on our core */
+	KT_CHECK_EQ(atomic_load(&thread_lookup(p.tid)->state), T_READY);
+	KT_CHECK_EQ(thread_migrate(p.tid, 1), 0); /* local path: TASK_IN */
+	KT_CHECK_EQ(owed_now(), 0);
+	KT_WAIT(atomic_load(&p.cpu) == 1, KT_TIMEOUT_MS);
+	KT_CHECK_EQ(thread_request(ICC_TASK_OUT, p.tid, 0, false), 0);
+	KT_CHECK_EQ(owed_now(), 0);
+	KT_CHECK_EQ(thread_unpark(p.tid), 0);
+	KT_CHECK_EQ(owed_now(), 0);
+	probe_finish(&p);
+	KT_CHECK_EQ(owed_now(), 0);
+}
+
 /* A running thread moves itself, and comes back. */
 static _Atomic uint32_t self_path[4];
 static void migrate_self_main(void *arg)
