@@ -49,6 +49,10 @@ QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
 TEST_SUITES ?= smp2:2:test=all smp4:4:test=all smp8:8:test=all
 TEST_TIMEOUT ?= 300
 
+ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
+$(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
+endif
+
 .PHONY: all kernel host-tests run demo debug test bench bench-check setup clean
 
 all: kernel host-tests

@@ -51,7 +51,7 @@ static void cmd_threads(void)
 		uint32_t st = atomic_load(&t->state);
 		if (st == T_FREE)
 			continue;
-		kprintf("  %-7x %s %s %3u %4u %5u %12lu %5u\n",
+		kprintf("  %-7x %-13s %-10s %3u %4u %5u %12lu %5u\n",
 			(unsigned)t->tid, t->name, state_names[st],
 			(unsigned)atomic_load(&t->cpu), t->prio, t->slice_ms,
 			ticks_to_us(t->runtime), t->migrations);

@@ -14,14 +14,22 @@ struct demo_worker {
 
 static struct demo_worker workers[MAX_CPUS];
 static struct kport demo_port;
+static _Atomic uint32_t demo_received;
+
+/** This core's id, read with IRQs masked (the caller may migrate). */
+static unsigned probe_cpu(void)
+{
+	uint64_t flags = arch_irq_save();
+	unsigned id = this_cpu()->id;
+	arch_irq_restore(flags);
+	return id;
+}
 
 static void demo_worker_main(void *arg)
 {
 	struct demo_worker *w = arg;
 	for (;;) {
-		uint64_t flags = arch_irq_save();
-		atomic_store(&w->cpu, this_cpu()->id);
-		arch_irq_restore(flags);
+		atomic_store(&w->cpu, probe_cpu());
 		atomic_fetch_add(&w->count, 1);
 		thread_yield();
 	}
@@ -56,8 +64,7 @@ static bool mover_arrived(void *arg)
 static void demo_hello(void *arg)
 {
 	(void)arg;
-	kprintf("  CALL_FUNC: hello from cpu%u\n",
-		this_cpu()->id);
+	kprintf("  CALL_FUNC: hello from cpu%u\n", this_cpu()->id);
 }
 
 static void demo_receiver(void *arg)
@@ -66,7 +73,14 @@ static void demo_receiver(void *arg)
 	uint64_t msg[4];
 	kport_recv(&demo_port, msg);
 	kprintf("  TASK_IPC: receiver on cpu%u got message %lx from cpu%lu\n",
-		this_cpu()->id, msg[0], msg[1]);
+		probe_cpu(), msg[0], msg[1]);
+	atomic_store(&demo_received, 1);
+}
+
+static bool receiver_done(void *arg)
+{
+	(void)arg;
+	return atomic_load(&demo_received);
 }
 
 static bool port_has_receiver(void *arg)
@@ -77,7 +91,8 @@ static bool port_has_receiver(void *arg)
 
 static void demo_signals(unsigned n)
 {
-	unsigned target = n > 1 ? 1 : 0;
+	(void)n;
+	unsigned target = 1;
 	struct demo_worker *w = &workers[target];
 	icc_signal(target, IPI_RUN_IDLE);
 	uint64_t dl = arch_counter() + ms_to_ticks(DEMO_WAIT_MS);
@@ -121,14 +136,19 @@ void demo_run(void)
 		struct thread_attr a = {.name = "worker", .prio = 10,
 					.slice_ms = 5, .cpu = i};
 		atomic_store(&workers[i].count, 0);
+		atomic_store(&demo_received, 0);
 		workers[i].tid = (tid_t)thread_create(&a, demo_worker_main,
 						       &workers[i]);
 	}
 	for (unsigned i = 0; i < n; i++)
 		demo_wait(worker_advanced, &workers[i]);
 	kprintf("  one worker running on each core\n");
-	demo_signals(n);
-	demo_migration(n);
+	if (n > 1) {
+		demo_signals(n);
+		demo_migration(n);
+	} else {
+		kprintf("  (one core: no parking or migration to show)\n");
+	}
 	for (unsigned i = 0; i < n; i++)
 		icc_call_sync(i, demo_hello, NULL);
 	struct thread_attr ra = {.name = "receiver", .prio = 20, .slice_ms = 5,
@@ -137,6 +157,7 @@ void demo_run(void)
 	demo_wait(port_has_receiver, NULL);
 	uint64_t msg[4] = {0xf00d, this_cpu()->id, 0, 0};
 	kport_send(&demo_port, msg);
+	demo_wait(receiver_done, NULL);
 	for (unsigned i = 0; i < n; i++)
 		kprintf("  TASK_KILL worker %x: %d\n", (unsigned)workers[i].tid,
 			thread_kill(workers[i].tid));

@@ -1,8 +1,8 @@
 /*
  * Console output. kprintf formats a whole line into a local buffer and
  * writes it under the console lock, so lines from different cores never
- * interleave. Supports %d %i %u %x %X %p %s %c %% with l/ll/z, width and
- * zero padding.
+ * interleave. Supports %d %i %u %x %X %p %s %c %% with l/ll/z, a width,
+ * and the '0' and '-' flags (strings always pad on the right).
  */
 #include "kernel.h"
 #include "spinlock.h"
@@ -22,6 +22,8 @@ static void out_c(struct out *o, char c)
 	o->len++;
 }
 
+/* Pad to @width with @pad on the left, or with spaces on the right when
+ * @width is negative (the '-' flag). */
 static void out_num(struct out *o, uint64_t v, unsigned base, bool neg,
 		    int width, char pad, bool upper)
 {
@@ -34,10 +36,13 @@ static void out_num(struct out *o, uint64_t v, unsigned base, bool neg,
 	} while (v);
 	if (neg)
 		tmp[i++] = '-';
-	for (int w = i; w < width; w++)
+	int len = i;
+	for (int w = len; w < width; w++)
 		out_c(o, pad);
 	while (i)
 		out_c(o, tmp[--i]);
+	for (int w = len; w < -width; w++)
+		out_c(o, ' ');
 }
 
 /** Fetch an integer argument of length @lng (0 int, 1 long, 2 long long). */
@@ -57,10 +62,15 @@ int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 		fmt++;
 		char pad = ' ';
 		int width = 0, lng = 0;
-		if (*fmt == '0')
+		bool left = *fmt == '-';
+		if (left)
+			fmt++;
+		else if (*fmt == '0')
 			pad = '0';
 		while (*fmt >= '0' && *fmt <= '9')
 			width = width * 10 + (*fmt++ - '0');
+		if (left)
+			width = -width;
 		while (*fmt == 'l' || *fmt == 'z') {
 			lng++;
 			fmt++;
@@ -92,7 +102,7 @@ int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 			int len = 0;
 			for (const char *q = s ? s : "(null)"; *q; q++, len++)
 				out_c(&o, *q);
-			for (; len < width; len++)
+			for (; len < (width < 0 ? -width : width); len++)
 				out_c(&o, ' ');
 			break;
 		}
