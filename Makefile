@@ -46,7 +46,10 @@ HOST_DTB_ARGS_virt-smp2-512M-long := $(subst $(eval) ,,$(foreach i,1 2 3 4 5 6 7
 QEMU := qemu-system-aarch64
 QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
 	-nographic -no-reboot -kernel $(KERNEL)
-TEST_SUITES ?= smp2:2:test=all smp4:4:test=all smp8:8:test=all
+TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
+	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
+	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
+	stress8:8:test=icc_stress,seed=12,stress_ops=10000
 TEST_TIMEOUT ?= 300
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)

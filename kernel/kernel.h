@@ -36,9 +36,12 @@ struct machine {
 };
 extern struct machine machine;
 
-/** The value of "key=value" in the boot arguments, copied to @out;
+/** The value of "key=value" in the boot arguments (separated by spaces
+ *  or commas), copied to @out;
  *  returns false if the key is absent. A bare "key" yields "". */
 bool bootarg(const char *key, char *out, size_t n);
+/** The decimal value of boot argument @key, or @dflt. */
+uint64_t bootarg_num(const char *key, uint64_t dflt);
 
 /** Milliseconds to counter ticks, and back. */
 uint64_t ms_to_ticks(uint64_t ms);

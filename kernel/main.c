@@ -34,10 +34,10 @@ bool bootarg(const char *key, char *out, size_t n)
 {
 	size_t klen = strlen(key);
 	for (const char *p = machine.bootargs; *p;) {
-		while (*p == ' ')
+		while (*p == ' ' || *p == ',')
 			p++;
 		const char *end = p;
-		while (*end && *end != ' ')
+		while (*end && *end != ' ' && *end != ',')
 			end++;
 		if ((size_t)(end - p) >= klen && !strncmp(p, key, klen) &&
 		    (p[klen] == '=' || p + klen == end)) {
@@ -52,6 +52,17 @@ bool bootarg(const char *key, char *out, size_t n)
 		p = end;
 	}
 	return false;
+}
+
+uint64_t bootarg_num(const char *key, uint64_t dflt)
+{
+	char v[24];
+	if (!bootarg(key, v, sizeof(v)) || !*v)
+		return dflt;
+	uint64_t n = 0;
+	for (const char *p = v; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (uint64_t)(*p - '0');
+	return n;
 }
 
 /** Per-core bring-up, IRQs masked: per-CPU state, idle thread, arch. */

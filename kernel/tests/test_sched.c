@@ -282,3 +282,29 @@ KTEST(thread_bad_arguments, 1)
 	KT_CHECK_EQ(thread_request(ICC_CALL_FUNC, 0, 0, true), -FUL_EINVAL);
 	KT_CHECK_EQ(thread_unpark(0xfffff), -FUL_ENOTHREAD);
 }
+
+static uint64_t runtime_of(tid_t tid)
+{
+	struct thread *t = thread_lookup(tid);
+	return t ? t->runtime : 0;
+}
+
+/* Busy time of a core and run time of its threads come from the system
+ * counter and add up: two threads sharing cpu1 each get run time, and
+ * together no more than the core was busy. */
+KTEST(sched_accounting, 2)
+{
+	struct probe a, b;
+	uint64_t busy0 = cpus[1].stats.busy;
+	KT_CHECK(probe_start(&a, 1, 10) > 0);
+	KT_CHECK(probe_start(&b, 1, 10) > 0);
+	KT_WAIT(runtime_of(a.tid) > ms_to_ticks(5) &&
+			runtime_of(b.tid) > ms_to_ticks(5),
+		KT_TIMEOUT_MS);
+	uint64_t ra = runtime_of(a.tid), rb = runtime_of(b.tid);
+	uint64_t busy = cpus[1].stats.busy - busy0;
+	KT_CHECK(ra + rb <= busy);
+	KT_CHECK(cpus[1].stats.busy + cpus[1].stats.idle > 0);
+	probe_finish(&a);
+	probe_finish(&b);
+}

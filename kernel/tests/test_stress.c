@@ -8,7 +8,7 @@
  */
 #include "probe.h"
 
-#define STRESS_OPS 400
+#define STRESS_OPS_DEFAULT 400 /* per stressor; boot arg stress_ops=N */
 #define WORKERS_PER_CPU 4
 
 static struct {
@@ -88,8 +88,9 @@ static void stressor(void *arg)
 {
 	unsigned me = (unsigned)(uintptr_t)arg, n = machine.ncpus;
 	unsigned nslots = n * WORKERS_PER_CPU;
-	uint64_t seed = me * 0x9e3779b97f4a7c15ull + 7;
-	for (unsigned op = 0; op < STRESS_OPS; op++) {
+	uint64_t seed = (me + 1) * 0x9e3779b97f4a7c15ull + bootarg_num("seed", 7);
+	uint64_t ops = bootarg_num("stress_ops", STRESS_OPS_DEFAULT);
+	for (unsigned op = 0; op < ops; op++) {
 		unsigned cpu = (unsigned)(rng_next(&seed) % n);
 		unsigned slot = (unsigned)(rng_next(&seed) % nslots);
 		tid_t tid = atomic_load(&st.tids[slot]);
