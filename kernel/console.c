@@ -104,13 +104,19 @@ static bool parse_num(const char **s, uint64_t *out)
 	return p != start;
 }
 
+static void console_panic(void *arg)
+{
+	(void)arg;
+	panic("requested from the console, run on this core by CALL_FUNC");
+}
+
 static void console_command(const char *line)
 {
 	uint64_t a, b;
 	const char *p = line;
 	if (!strcmp(line, "help") || !*line) {
 		kprintf("commands: cpus | threads | demo | park CPU | wake CPU |\n"
-			"          migrate TID CPU | kill TID | off\n"
+			"          migrate TID CPU | kill TID | panic [CPU] | off\n"
 			"(QEMU: Ctrl-A then x quits at any time)\n");
 	} else if (!strcmp(line, "cpus")) {
 		cmd_cpus();
@@ -130,6 +136,11 @@ static void console_command(const char *line)
 		kprintf("migrate: %d\n", thread_migrate((tid_t)a, (unsigned)b));
 	} else if (!strncmp(line, "kill", 4) && (p += 4, parse_num(&p, &a))) {
 		kprintf("kill: %d\n", thread_kill((tid_t)a));
+	} else if (!strncmp(line, "panic", 5)) {
+		p += 5;
+		if (parse_num(&p, &a) && cpu_is_online(a))
+			icc_call_sync((unsigned)a, console_panic, NULL);
+		panic("requested from the console");
 	} else if (!strcmp(line, "off")) {
 		arch_poweroff();
 	} else {
