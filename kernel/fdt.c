@@ -1,4 +1,8 @@
-/* Minimal FDT walker: /memory reg, /cpus/cpu@* reg, /chosen bootargs. */
+/*
+ * Minimal FDT walker: /memory reg, /cpus/cpu@* reg, /chosen bootargs.
+ * The blob is untrusted: every offset and length read from it is checked
+ * against [dtb, dtb + min(max, totalsize)) before use.
+ */
 #include "fdt.h"
 
 #define FDT_MAGIC 0xd00dfeed
@@ -7,6 +11,7 @@
 #define FDT_PROP 3
 #define FDT_NOP 4
 #define FDT_END 9
+#define FDT_HEADER_SIZE 40
 
 static uint32_t be32(const void *p)
 {
@@ -23,93 +28,134 @@ static uint64_t be_cells(const uint8_t *p, unsigned cells)
 	return v;
 }
 
-static bool name_is(const char *name, const char *want)
+/** Does the @avail-byte string @name equal @want, up to a NUL or '@'? */
+static bool name_is(const char *name, size_t avail, const char *want)
 {
-	while (*want && *name == *want) {
-		name++;
-		want++;
-	}
-	return !*want && (*name == 0 || *name == '@');
+	size_t i = 0;
+	for (; want[i]; i++)
+		if (i >= avail || name[i] != want[i])
+			return false;
+	return i == avail || name[i] == 0 || name[i] == '@';
 }
 
 struct walk {
-	const uint8_t *strings;
+	const char *strings;
+	size_t strings_len;
 	unsigned depth;
-	int node1;         /* kind of the current depth-1 node */
-	bool in_cpu;       /* at a depth-2 cpu node */
+	int node1;   /* kind of the current depth-1 node */
+	bool in_cpu; /* at a depth-2 cpu node */
 	unsigned cpu_cells;
 	struct fdt_info *out;
 };
 
 enum { N_OTHER, N_MEMORY, N_CPUS, N_CHOSEN };
 
-static void fdt_prop(struct walk *w, const char *pname, const uint8_t *val,
-		     uint32_t len)
+static void fdt_prop_chosen(struct fdt_info *o, const uint8_t *val,
+			    uint32_t len)
+{
+	uint32_t n = len < sizeof(o->bootargs) ? len : sizeof(o->bootargs) - 1;
+	for (uint32_t i = 0; i < n; i++)
+		o->bootargs[i] = (char)val[i];
+	o->bootargs[n] = 0;
+}
+
+/** One property of the current node; @val has @len readable bytes. */
+static void fdt_prop(struct walk *w, const char *pname, size_t pavail,
+		     const uint8_t *val, uint32_t len)
 {
 	struct fdt_info *o = w->out;
-	if (w->depth == 1 && w->node1 == N_MEMORY && name_is(pname, "reg") &&
-	    len >= 16 && !o->ram_size) {
+	if (w->depth == 1 && w->node1 == N_MEMORY &&
+	    name_is(pname, pavail, "reg") && len >= 16 && !o->ram_size) {
 		o->ram_base = be_cells(val, 2);
 		o->ram_size = be_cells(val + 8, 2);
 	} else if (w->depth == 1 && w->node1 == N_CPUS &&
-		   name_is(pname, "#address-cells") && len == 4) {
-		w->cpu_cells = be32(val);
+		   name_is(pname, pavail, "#address-cells") && len == 4) {
+		uint32_t cells = be32(val);
+		w->cpu_cells = cells == 1 || cells == 2 ? cells : 0;
 	} else if (w->depth == 1 && w->node1 == N_CHOSEN &&
-		   name_is(pname, "bootargs")) {
-		uint32_t n = len < sizeof(o->bootargs) ? len
-						       : sizeof(o->bootargs) - 1;
-		for (uint32_t i = 0; i < n; i++)
-			o->bootargs[i] = (char)val[i];
-		o->bootargs[n] = 0;
-	} else if (w->in_cpu && name_is(pname, "reg") &&
-		   len >= 4 * w->cpu_cells && o->ncpus < MAX_CPUS) {
+		   name_is(pname, pavail, "bootargs")) {
+		fdt_prop_chosen(o, val, len);
+	} else if (w->in_cpu && w->cpu_cells &&
+		   name_is(pname, pavail, "reg") && len >= 4 * w->cpu_cells &&
+		   o->ncpus < MAX_CPUS) {
 		o->cpu_hwid[o->ncpus++] = be_cells(val, w->cpu_cells);
 	}
 }
 
-static void fdt_begin(struct walk *w, const char *name)
+static void fdt_begin(struct walk *w, const char *name, size_t avail)
 {
 	w->depth++;
 	if (w->depth == 1)
-		w->node1 = name_is(name, "memory") ? N_MEMORY
-			   : name_is(name, "cpus") ? N_CPUS
-			   : name_is(name, "chosen") ? N_CHOSEN
-						     : N_OTHER;
-	w->in_cpu = w->depth == 2 && w->node1 == N_CPUS && name_is(name, "cpu");
+		w->node1 = name_is(name, avail, "memory") ? N_MEMORY
+			   : name_is(name, avail, "cpus") ? N_CPUS
+			   : name_is(name, avail, "chosen") ? N_CHOSEN
+							    : N_OTHER;
+	w->in_cpu = w->depth == 2 && w->node1 == N_CPUS &&
+		    name_is(name, avail, "cpu");
+}
+
+/** Walk the structure block [p, end). Returns 0 or -1 on malformed. */
+static int fdt_walk(struct walk *w, const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= 4) {
+		uint32_t tok = be32(p);
+		p += 4;
+		if (tok == FDT_BEGIN_NODE) {
+			size_t avail = (size_t)(end - p), n = 0;
+			while (n < avail && p[n])
+				n++;
+			if (n == avail)
+				return -1; /* unterminated name */
+			fdt_begin(w, (const char *)p, n);
+			p += (n + 4) & ~(size_t)3;
+		} else if (tok == FDT_END_NODE) {
+			w->depth--;
+			w->in_cpu = false;
+		} else if (tok == FDT_PROP) {
+			if (end - p < 8)
+				return -1;
+			uint32_t len = be32(p), nameoff = be32(p + 4);
+			if (len > (size_t)(end - p) - 8 ||
+			    nameoff >= w->strings_len)
+				return -1;
+			fdt_prop(w, w->strings + nameoff,
+				 w->strings_len - nameoff, p + 8, len);
+			p += 8 + (((size_t)len + 3) & ~(size_t)3);
+		} else if (tok == FDT_END) {
+			return 0;
+		} else if (tok != FDT_NOP) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/** Is [off, off + len) inside [0, size)? */
+static bool fdt_range_ok(uint32_t off, uint32_t len, size_t size)
+{
+	return off <= size && len <= size - off;
 }
 
 int fdt_parse(const void *dtb, size_t max, struct fdt_info *out)
 {
 	const uint8_t *b = dtb;
-	if (max < 40 || be32(b) != FDT_MAGIC || be32(b + 4) > max)
-		return -1;
 	*out = (struct fdt_info){0};
-	struct walk w = {.strings = b + be32(b + 12), .cpu_cells = 1,
+	if (max < FDT_HEADER_SIZE || be32(b) != FDT_MAGIC)
+		return -1;
+	size_t size = be32(b + 4);
+	if (size > max || size < FDT_HEADER_SIZE)
+		return -1;
+	uint32_t off_struct = be32(b + 8), off_strings = be32(b + 12);
+	uint32_t size_strings = be32(b + 32), size_struct = be32(b + 36);
+	if (!fdt_range_ok(off_struct, size_struct, size) ||
+	    !fdt_range_ok(off_strings, size_strings, size))
+		return -1;
+	struct walk w = {.strings = (const char *)b + off_strings,
+			 .strings_len = size_strings,
+			 .depth = (unsigned)-1,
+			 .cpu_cells = 1,
 			 .out = out};
-	w.depth = (unsigned)-1;
-	const uint8_t *p = b + be32(b + 8), *end = b + be32(b + 4);
-	while (p + 4 <= end) {
-		uint32_t tok = be32(p);
-		p += 4;
-		if (tok == FDT_BEGIN_NODE) {
-			const char *name = (const char *)p;
-			unsigned n = 0;
-			while (p + n < end && name[n])
-				n++;
-			fdt_begin(&w, name);
-			p += (n + 4) & ~3u;
-		} else if (tok == FDT_END_NODE) {
-			w.depth--;
-			w.in_cpu = false;
-		} else if (tok == FDT_PROP) {
-			uint32_t len = be32(p), nameoff = be32(p + 4);
-			fdt_prop(&w, (const char *)w.strings + nameoff, p + 8, len);
-			p += 8 + ((len + 3) & ~3u);
-		} else if (tok == FDT_END) {
-			break;
-		} else if (tok != FDT_NOP) {
-			return -1;
-		}
-	}
+	if (fdt_walk(&w, b + off_struct, b + off_struct + size_struct) != 0)
+		return -1;
 	return out->ram_size ? 0 : -1;
 }

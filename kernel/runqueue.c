@@ -78,6 +78,8 @@ bool rq_check(const struct runqueue *rq)
 	for (unsigned p = 0; p < RQ_NPRIO; p++) {
 		const struct rq_link *h = &rq->head[p];
 		uint32_t n = 0;
+		if (h->next->prev != h)
+			return false;
 		for (const struct rq_link *l = h->next; l != h; l = l->next) {
 			if (l->next->prev != l || n > 1u << 20)
 				return false;
