@@ -16,20 +16,11 @@ static struct demo_worker workers[MAX_CPUS];
 static struct kport demo_port;
 static _Atomic uint32_t demo_received;
 
-/** This core's id, read with IRQs masked (the caller may migrate). */
-static unsigned probe_cpu(void)
-{
-	uint64_t flags = arch_irq_save();
-	unsigned id = this_cpu()->id;
-	arch_irq_restore(flags);
-	return id;
-}
-
 static void demo_worker_main(void *arg)
 {
 	struct demo_worker *w = arg;
 	for (;;) {
-		atomic_store(&w->cpu, probe_cpu());
+		atomic_store(&w->cpu, this_cpu_id());
 		atomic_fetch_add(&w->count, 1);
 		thread_yield();
 	}
@@ -73,7 +64,7 @@ static void demo_receiver(void *arg)
 	uint64_t msg[4];
 	kport_recv(&demo_port, msg);
 	kprintf("  TASK_IPC: receiver on cpu%u got message %lx from cpu%lu\n",
-		probe_cpu(), msg[0], msg[1]);
+		this_cpu_id(), msg[0], msg[1]);
 	atomic_store(&demo_received, 1);
 }
 

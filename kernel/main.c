@@ -133,11 +133,12 @@ void kmain(void)
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);
 	start_secondaries();
-	kprintf("cores online:");
+	char line[128];
+	int len = ksnprintf(line, sizeof(line), "cores online:");
 	for (unsigned i = 0; i < machine.ncpus; i++)
 		if (cpu_is_online(i))
-			kprintf(" cpu%u", i);
-	kprintf("\n");
+			len += ksnprintf(line + len, sizeof(line) - len, " cpu%u", i);
+	kprintf("%s\n", line);
 	struct thread_attr a = {.name = "init", .prio = 128, .slice_ms = 10,
 				.cpu = 0};
 	if (thread_create(&a, init_main, NULL) < 0)

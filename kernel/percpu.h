@@ -61,6 +61,17 @@ static inline struct cpu *this_cpu(void)
 	return arch_this_cpu();
 }
 
+/** The id of the core running the caller, read with IRQs masked so it is
+ *  a real core id even if the caller migrates right after (thread code
+ *  that only wants to report where it runs). */
+static inline unsigned this_cpu_id(void)
+{
+	uint64_t flags = arch_irq_save();
+	unsigned id = this_cpu()->id;
+	arch_irq_restore(flags);
+	return id;
+}
+
 /*
  * Lock token: proof that the holder runs on core `cpu` with IRQs masked,
  * the one context allowed to touch that core's run queue and the

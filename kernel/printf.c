@@ -51,71 +51,100 @@ static void out_num(struct out *o, uint64_t v, unsigned base, bool neg,
 #define ARG_S(ap, lng) \
 	((lng) ? va_arg(ap, int64_t) : (int64_t)va_arg(ap, int))
 
+struct spec {
+	char pad;  /* '0' or ' ' */
+	int width; /* negative: pad on the right ('-' flag) */
+	int lng;   /* count of l/z modifiers */
+	char conv;
+};
+
+/** Parse the conversion after a '%'; returns the pointer to its letter. */
+static const char *spec_parse(const char *fmt, struct spec *sp)
+{
+	*sp = (struct spec){.pad = ' '};
+	bool left = *fmt == '-';
+	if (left)
+		fmt++;
+	else if (*fmt == '0')
+		sp->pad = '0';
+	while (*fmt >= '0' && *fmt <= '9')
+		sp->width = sp->width * 10 + (*fmt++ - '0');
+	if (left)
+		sp->width = -sp->width;
+	while (*fmt == 'l' || *fmt == 'z') {
+		sp->lng++;
+		fmt++;
+	}
+	sp->conv = *fmt;
+	return fmt;
+}
+
+static void out_str(struct out *o, const char *s, int width)
+{
+	int len = 0;
+	for (const char *q = s ? s : "(null)"; *q; q++, len++)
+		out_c(o, *q);
+	for (; len < (width < 0 ? -width : width); len++)
+		out_c(o, ' ');
+}
+
+/** Emit one conversion, consuming its argument from @ap. */
+static void out_conv(struct out *o, const struct spec *sp, va_list *ap)
+{
+	switch (sp->conv) {
+	case 'd':
+	case 'i': {
+		int64_t v = ARG_S(*ap, sp->lng);
+		out_num(o, v < 0 ? -(uint64_t)v : (uint64_t)v, 10, v < 0,
+			sp->width, sp->pad, false);
+		break;
+	}
+	case 'u':
+		out_num(o, ARG_U(*ap, sp->lng), 10, false, sp->width, sp->pad,
+			false);
+		break;
+	case 'x':
+	case 'X':
+		out_num(o, ARG_U(*ap, sp->lng), 16, false, sp->width, sp->pad,
+			sp->conv == 'X');
+		break;
+	case 'p':
+		out_c(o, '0');
+		out_c(o, 'x');
+		out_num(o, (uint64_t)va_arg(*ap, void *), 16, false, 0, ' ',
+			false);
+		break;
+	case 's':
+		out_str(o, va_arg(*ap, const char *), sp->width);
+		break;
+	case 'c':
+		out_c(o, (char)va_arg(*ap, int));
+		break;
+	case '%':
+		out_c(o, '%');
+		break;
+	default:
+		out_c(o, '?');
+	}
+}
+
 int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 {
 	struct out o = {buf, n, 0};
+	va_list args;
+	va_copy(args, ap);
 	for (; *fmt; fmt++) {
 		if (*fmt != '%') {
 			out_c(&o, *fmt);
 			continue;
 		}
-		fmt++;
-		char pad = ' ';
-		int width = 0, lng = 0;
-		bool left = *fmt == '-';
-		if (left)
-			fmt++;
-		else if (*fmt == '0')
-			pad = '0';
-		while (*fmt >= '0' && *fmt <= '9')
-			width = width * 10 + (*fmt++ - '0');
-		if (left)
-			width = -width;
-		while (*fmt == 'l' || *fmt == 'z') {
-			lng++;
-			fmt++;
-		}
-		switch (*fmt) {
-		case 'd':
-		case 'i': {
-			int64_t v = ARG_S(ap, lng);
-			out_num(&o, v < 0 ? -(uint64_t)v : (uint64_t)v, 10,
-				v < 0, width, pad, false);
+		struct spec sp;
+		fmt = spec_parse(fmt + 1, &sp);
+		if (!*fmt)
 			break;
-		}
-		case 'u':
-			out_num(&o, ARG_U(ap, lng), 10, false, width, pad, false);
-			break;
-		case 'x':
-		case 'X':
-			out_num(&o, ARG_U(ap, lng), 16, false, width, pad,
-				*fmt == 'X');
-			break;
-		case 'p':
-			out_c(&o, '0');
-			out_c(&o, 'x');
-			out_num(&o, (uint64_t)va_arg(ap, void *), 16, false, 0,
-				' ', false);
-			break;
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			int len = 0;
-			for (const char *q = s ? s : "(null)"; *q; q++, len++)
-				out_c(&o, *q);
-			for (; len < (width < 0 ? -width : width); len++)
-				out_c(&o, ' ');
-			break;
-		}
-		case 'c':
-			out_c(&o, (char)va_arg(ap, int));
-			break;
-		case '%':
-			out_c(&o, '%');
-			break;
-		default:
-			out_c(&o, '?');
-		}
+		out_conv(&o, &sp, &args);
 	}
+	va_end(args);
 	if (n)
 		buf[o.len < n ? o.len : n - 1] = 0;
 	return (int)o.len;

@@ -1,19 +1,11 @@
 /* Probe threads for the in-kernel tests (see probe.h). */
 #include "probe.h"
 
-unsigned probe_this_cpu(void)
-{
-	uint64_t flags = arch_irq_save();
-	unsigned id = this_cpu()->id;
-	arch_irq_restore(flags);
-	return id;
-}
-
 static void probe_main(void *arg)
 {
 	struct probe *p = arg;
 	while (!atomic_load(&p->stop)) {
-		unsigned id = probe_this_cpu();
+		unsigned id = this_cpu_id();
 		uint32_t none = 0;
 		atomic_compare_exchange_strong(&p->first_cpu, &none, id + 1);
 		atomic_store(&p->cpu, id);

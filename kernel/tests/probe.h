@@ -19,8 +19,6 @@ struct probe {
 int probe_start(struct probe *p, unsigned cpu, unsigned prio);
 /** Ask @p to stop and wait until it has (or kill it). */
 void probe_finish(struct probe *p);
-/** This core's id, safely (IRQs masked while reading). */
-unsigned probe_this_cpu(void);
 /** Round trip a no-op CALL_FUNC through @cpu @n times. */
 int probe_ping(unsigned cpu, unsigned n);
 

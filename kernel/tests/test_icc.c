@@ -143,7 +143,7 @@ KTEST(icc_4_5_call_func, 2)
 		volatile uint32_t ran_on = 99;
 		KT_CHECK_EQ(icc_call_sync(i, note_cpu, (void *)&ran_on), 0);
 		KT_CHECK_EQ(ran_on, i);
-		if (i != probe_this_cpu())
+		if (i != this_cpu_id())
 			KT_CHECK_EQ(handled(i, ICC_CALL_FUNC), h0 + 1);
 	}
 	KT_CHECK_EQ(icc_call_sync(machine.ncpus, note_cpu, NULL), -FUL_EINVAL);
@@ -162,7 +162,7 @@ static void ipc_receiver(void *arg)
 	if (kport_recv(&ipc_port, m) == 0) {
 		for (int i = 0; i < 4; i++)
 			ipc_rx.msg[i] = m[i];
-		atomic_store(&ipc_rx.cpu, probe_this_cpu());
+		atomic_store(&ipc_rx.cpu, this_cpu_id());
 		atomic_store(&ipc_rx.done, 1);
 	}
 }

@@ -66,9 +66,9 @@ static _Atomic uint32_t mb_cpu, mb_woken;
 static void park_then_report(void *arg)
 {
 	(void)arg;
-	atomic_store(&mb_cpu, probe_this_cpu());
+	atomic_store(&mb_cpu, this_cpu_id());
 	thread_park();
-	atomic_store(&mb_cpu, probe_this_cpu());
+	atomic_store(&mb_cpu, this_cpu_id());
 	atomic_store(&mb_woken, 1);
 }
 
@@ -96,7 +96,7 @@ static void sleep_then_report(void *arg)
 {
 	(void)arg;
 	thread_sleep_ms(30);
-	atomic_store(&mb_cpu, probe_this_cpu());
+	atomic_store(&mb_cpu, this_cpu_id());
 	atomic_store(&mb_woken, 1);
 }
 
@@ -148,11 +148,11 @@ static _Atomic uint32_t self_path[4];
 static void migrate_self_main(void *arg)
 {
 	(void)arg;
-	atomic_store(&self_path[0], probe_this_cpu());
+	atomic_store(&self_path[0], this_cpu_id());
 	thread_migrate(thread_current()->tid, 0);
-	atomic_store(&self_path[1], probe_this_cpu());
+	atomic_store(&self_path[1], this_cpu_id());
 	thread_migrate(thread_current()->tid, 1);
-	atomic_store(&self_path[2], probe_this_cpu());
+	atomic_store(&self_path[2], this_cpu_id());
 	atomic_store(&self_path[3], 1);
 }
 
