@@ -50,6 +50,9 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000
+# The kernel panics on core 2 while every core is busy: the PANIC line
+# must name that core, and the machine must power itself off.
+PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 TEST_TIMEOUT ?= 300
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
@@ -122,6 +125,7 @@ test: kernel host-tests
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --host-bin ,$(HOST_TESTS)) \
 		$(addprefix --suite ,$(TEST_SUITES)) \
+		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 bench: kernel

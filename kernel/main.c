@@ -94,10 +94,38 @@ static void start_secondaries(void)
 	}
 }
 
+static void busy_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		arch_cpu_relax();
+}
+
+static void panic_here(void *arg)
+{
+	(void)arg;
+	panic("panic_on: requested by the boot arguments");
+}
+
+/** Boot argument panic_on=N: keep every core busy, then panic on core N
+ *  (the harness checks the PANIC line and the power-off). */
+static void panic_on_request(unsigned cpu)
+{
+	for (unsigned i = 0; i < machine.ncpus; i++) {
+		struct thread_attr a = {.name = "busy", .prio = 10,
+					.slice_ms = 1, .cpu = i};
+		thread_create(&a, busy_loop, NULL);
+	}
+	icc_call_sync(cpu < machine.ncpus ? cpu : 0, panic_here, NULL);
+	panic("panic_on: core %u did not panic", cpu);
+}
+
 static void init_main(void *arg)
 {
 	(void)arg;
 	char v[64];
+	if (bootarg("panic_on", v, sizeof(v)))
+		panic_on_request((unsigned)bootarg_num("panic_on", 0));
 	if (bootarg("test", v, sizeof(v))) {
 		ktest_run_all(v);
 		arch_poweroff();

@@ -43,6 +43,8 @@ class Suite:
     cmd: list
     cpus: int = 0            # 0 for host binaries
     args: str = ""
+    expect_panic: str = None  # panic suites: comma-separated texts the
+                              # PANIC line must all contain
 
 
 @dataclass
@@ -133,14 +135,44 @@ def print_tail(result):
     print("    ---")
 
 
+def report_panic_suite(suite, result, timeout, totals):
+    """A panic suite passes iff the kernel printed the expected PANIC line
+    and then powered the machine off by itself (QEMU exit code 0)."""
+    problems = []
+    if result.error:
+        problems.append(result.error)
+    elif result.timed_out:
+        problems.append(f"timeout after {timeout}s: the machine did not "
+                        "power off after panic")
+    elif not result.panic:
+        problems.append("no PANIC line")
+    elif missing := [w for w in suite.expect_panic.split(",")
+                     if w not in result.panic]:
+        problems.append(f"PANIC line {result.panic!r} lacks {missing}")
+    elif result.returncode != 0:
+        problems.append(f"QEMU exit code {result.returncode}")
+    if problems:
+        print(f"FAIL {suite.name}/panic: {'; '.join(problems)}")
+        print_tail(result)
+        totals.failed += 1
+        return 1
+    print(f"PASS {suite.name}/panic")
+    totals.passed += 1
+    return 0
+
+
 def run_suite(suite, timeout, log_dir, totals):
     """Run one suite, print its results and wall time."""
     what = f"-smp {suite.cpus} \"{suite.args}\"" if suite.cpus else "host"
     print(f"== {suite.name} ({what})", flush=True)
     log_path = os.path.join(log_dir, f"{suite.name}.log")
-    result = qemu.run(suite.cmd, timeout, log_path)
-    proto = parse_protocol(result.lines)
-    failures = report_suite(suite, result, proto, timeout, totals)
+    if suite.expect_panic is not None:
+        result = qemu.run(suite.cmd, timeout, log_path, stop_on_panic=False)
+        failures = report_panic_suite(suite, result, timeout, totals)
+    else:
+        result = qemu.run(suite.cmd, timeout, log_path)
+        proto = parse_protocol(result.lines)
+        failures = report_suite(suite, result, proto, timeout, totals)
     status = "ok" if failures == 0 else f"{failures} failed"
     print(f"-- {suite.name}: {status} in {result.elapsed:.1f}s "
           f"(log {log_path})", flush=True)
@@ -158,15 +190,29 @@ def parse_suite_spec(spec, kernel):
     return Suite(name=name, cmd=cmd, cpus=cpus, args=args)
 
 
+def parse_panic_spec(spec, kernel):
+    """NAME:CPUS:ARGS:EXPECT -> a Suite whose kernel must panic. EXPECT
+    is a comma-separated list of non-empty texts without ':'."""
+    head, sep, expect = spec.rpartition(":")
+    if not sep or not all(expect.split(",")):
+        raise argparse.ArgumentTypeError(f"bad --panic-suite {spec!r}, "
+                                         "want NAME:CPUS:ARGS:EXPECT")
+    suite = parse_suite_spec(head, kernel)
+    suite.expect_panic = expect
+    return suite
+
+
 def build_suites(opts):
     """Build the ordered suite list: host binaries first, then QEMU."""
     suites = [Suite(name=os.path.basename(b), cmd=[os.path.abspath(b)])
               for b in opts.host_bin]
-    if opts.suite and not opts.kernel:
-        sys.exit("run_tests: --suite needs --kernel")
-    for spec in opts.suite:
+    specs = [(s, parse_suite_spec) for s in opts.suite]
+    specs += [(s, parse_panic_spec) for s in opts.panic_suite]
+    if specs and not opts.kernel:
+        sys.exit("run_tests: --suite/--panic-suite need --kernel")
+    for spec, parse in specs:
         try:
-            suites.append(parse_suite_spec(spec, opts.kernel))
+            suites.append(parse(spec, opts.kernel))
         except argparse.ArgumentTypeError as exc:
             sys.exit(f"run_tests: {exc}")
     return suites
@@ -180,6 +226,10 @@ def parse_args(argv):
                     help="host test binary (repeatable)")
     ap.add_argument("--suite", action="append", default=[],
                     help="NAME:CPUS:ARGS QEMU suite (repeatable)")
+    ap.add_argument("--panic-suite", action="append", default=[],
+                    help="NAME:CPUS:ARGS:EXPECT: the kernel must print a "
+                    "PANIC line containing each comma-separated part of "
+                    "EXPECT, then power off")
     ap.add_argument("--timeout", type=float, default=120,
                     help="per-program timeout in seconds (default 120)")
     ap.add_argument("--log-dir", default="build/test-logs",
