@@ -23,6 +23,7 @@
 #ifndef FULCRUM_HOST_TEST_H
 #define FULCRUM_HOST_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,16 @@ void htest_register(const char *name, htest_fn fn);
 int htest_main(int argc, char **argv);
 
 /* Define and register a test; the body follows the macro. */
+/* xorshift64*: a fixed-seed, reproducible generator for randomized tests.
+ * Seed with any non-zero value. */
+static inline uint64_t htest_rand(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545F4914F6CDD1Dull;
+}
+
 #define HTEST(name)                                                        \
     static void htest_fn_##name(struct htest_ctx *htest_ctx_);             \
     __attribute__((constructor)) static void htest_reg_##name(void)        \

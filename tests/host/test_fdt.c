@@ -140,6 +140,17 @@ static const struct virt_tree trees[] = {
 	{"virt-smp2-512M-long.dtb", 2, 512ull << 20, NULL},
 };
 
+/* Tree @i of trees[], packed; .b is NULL if it cannot be read. */
+static struct blob load_packed_tree(unsigned i)
+{
+	struct blob f = load_file(trees[i].file);
+	if (!f.b)
+		return f;
+	struct blob p = pack(f);
+	free(f.b);
+	return p;
+}
+
 /* The Makefile's 280-character command line: 20 x "0123456789abcd". */
 static void long_bootargs(char *out, size_t n)
 {
@@ -208,10 +219,7 @@ HTEST(qemu_virt_trees)
 
 HTEST(bad_magic_rejected)
 {
-	struct blob f = load_file(trees[1].file);
-	CHECK(f.b != NULL);
-	struct blob p = pack(f);
-	free(f.b);
+	struct blob p = load_packed_tree(1);
 	CHECK(p.b != NULL);
 	struct fdt_info o;
 	for (unsigned byte = 0; byte < 4; byte++) {
@@ -231,10 +239,7 @@ HTEST(bad_magic_rejected)
 
 HTEST(truncated_buffer_rejected)
 {
-	struct blob f = load_file(trees[2].file);
-	CHECK(f.b != NULL);
-	struct blob p = pack(f);
-	free(f.b);
+	struct blob p = load_packed_tree(2);
 	CHECK(p.b != NULL);
 	struct fdt_info o;
 	/* max below the header size: not even the header is read. */
@@ -689,11 +694,7 @@ static bool load_packed(void)
 	for (unsigned i = 0; i < ARRAY_SIZE(trees); i++) {
 		if (packed[i].b)
 			continue;
-		struct blob f = load_file(trees[i].file);
-		if (!f.b)
-			return false;
-		packed[i] = pack(f);
-		free(f.b);
+		packed[i] = load_packed_tree(i);
 		if (!packed[i].b)
 			return false;
 	}
@@ -868,9 +869,7 @@ HTEST(overread_prop_nameoff)
 	CHECK_EQ(rd32(b.b + HDR_OFF_STRINGS) + rd32(b.b + HDR_SIZE_STRINGS),
 		 b.len);
 	run_reproducer(htest_ctx_, "overread_prop_nameoff", b, false,
-		       "nameoff == size_dt_strings makes name_is() read "
-		       "dtb[max] (kernel/fdt.c:105-106 never checks nameoff; "
-		       "read at fdt.c:28)");
+		       "a property name offset must lie inside the strings block");
 }
 
 HTEST(overread_header_strings_offset)
@@ -879,9 +878,7 @@ HTEST(overread_header_strings_offset)
 	struct blob b = dup_blob(packed[0].b, packed[0].len);
 	wr32(b.b + HDR_OFF_STRINGS, (uint32_t)b.len);
 	run_reproducer(htest_ctx_, "overread_header_strings_offset", b, false,
-		       "off_dt_strings == totalsize == max makes every property "
-		       "name read past max (kernel/fdt.c:87, off_dt_strings "
-		       "not checked)");
+		       "the header offsets must lie inside totalsize and max");
 }
 
 HTEST(overread_prop_value_length)
@@ -898,9 +895,7 @@ HTEST(overread_prop_value_length)
 	CHECK_EQ(p + 16, b.len);
 	wr32(b.b + p + 4, 200);
 	run_reproducer(htest_ctx_, "overread_prop_value_length", b, false,
-		       "a property len running past the end is trusted: "
-		       "bootargs copies len bytes (kernel/fdt.c:59-62; same for "
-		       "reg at 52-53 and 66)");
+		       "a property length must not run past the structure block");
 }
 
 HTEST(overread_prop_header)
@@ -912,9 +907,7 @@ HTEST(overread_prop_header)
 	fb_u32(&fb, TOK_PROP);
 	struct blob b = fb_finish(&fb, true);
 	run_reproducer(htest_ctx_, "overread_prop_header", b, false,
-		       "FDT_PROP in the last 4 bytes: kernel/fdt.c:91 only "
-		       "checks p + 4 <= end, then fdt.c:105 reads len and "
-		       "nameoff, 8 bytes past end");
+		       "a property header must fit before the end of the block");
 }
 
 HTEST(overread_cpu_address_cells)
@@ -933,10 +926,7 @@ HTEST(overread_cpu_address_cells)
 	fb_u32(&fb, TOK_END);
 	struct blob b = fb_finish(&fb, false);
 	run_reproducer(htest_ctx_, "overread_cpu_address_cells", b, false,
-		       "4 * cpu_cells overflows unsigned (kernel/fdt.c:65), "
-		       "be_cells() then reads cpu_cells words "
-		       "(fdt.c:21-22); #address-cells is not range-checked "
-		       "(fdt.c:56)");
+		       "/cpus #address-cells must be 1 or 2");
 }
 
 HTEST(overread_node_name)
@@ -950,7 +940,5 @@ HTEST(overread_node_name)
 	fb.stlen += 6;
 	struct blob b = fb_finish(&fb, true);
 	run_reproducer(htest_ctx_, "overread_node_name", b, true,
-		       "unterminated node name at the end: the scan at "
-		       "kernel/fdt.c:97 stops at end but fdt_begin() "
-		       "(fdt.c:99 -> 74 -> name_is:32) reads on");
+		       "a node name must be terminated inside the block");
 }

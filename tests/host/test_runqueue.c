@@ -292,11 +292,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: fixed seed, reproducible. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
+	return htest_rand(&rng_state);
 }
 
 static void ref_push_tail(unsigned p, unsigned id)
