@@ -22,7 +22,6 @@ struct icc_req *icc_req_alloc(enum icc_kind kind)
 			c->pool_next = k + 1;
 			r->kind = (uint8_t)kind;
 			r->flags = 0;
-			r->hops = 0;
 			r->pool_cpu = (uint8_t)c->id;
 			return r;
 		}
@@ -80,7 +79,6 @@ void icc_complete(struct icc_req *r, int result)
 	if (r->pool_cpu == 0xff)
 		return; /* embedded record: nobody waits on it */
 	r->result = result;
-	r->ran_on = c->id;
 	atomic_store_explicit(&r->state,
 			      (r->flags & ICC_F_AUTOFREE) ? REQ_FREE : REQ_DONE,
 			      memory_order_release);
@@ -99,7 +97,6 @@ static struct thread *icc_owned_target(struct icc_req *r)
 	}
 	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
 	if (owner != c->id) {
-		r->hops++;
 		c->stats.icc_forwarded++;
 		icc_push(owner, r);
 		return NULL;

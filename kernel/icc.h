@@ -41,12 +41,10 @@ struct icc_req {
 	uint8_t kind;
 	uint8_t flags;
 	uint8_t pool_cpu; /* pool the record belongs to (0xff: embedded) */
-	uint8_t hops;     /* times forwarded to a thread's new owner */
 	_Atomic uint32_t state;
 	int32_t result;   /* 0 or -FUL_E*, valid once DONE */
 	tid_t tid;        /* TASK_OUT / TASK_KILL */
 	uint32_t dest;    /* TASK_OUT */
-	uint32_t ran_on;  /* the core that handled it */
 	void (*fn)(void *);
 	void *arg;
 };

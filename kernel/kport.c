@@ -40,7 +40,6 @@ int kport_send(struct kport *p, const uint64_t msg[4])
 		return -FUL_EAGAIN;
 	}
 	p->receiver = NULL;
-	p->handoffs++;
 	for (int i = 0; i < 4; i++)
 		r->msg[i] = msg[i];
 	atomic_store_explicit(&r->blocked_on, NULL, memory_order_release);

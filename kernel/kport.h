@@ -15,7 +15,6 @@ struct thread;
 struct kport {
 	spinlock_t lock;          /* guards receiver */
 	struct thread *receiver;  /* blocked in kport_recv, or NULL */
-	uint64_t handoffs;        /* messages delivered (under lock) */
 };
 
 /** Block until a message arrives; copy it to @out. Thread context.

@@ -76,7 +76,6 @@ static void cpu_init_this(unsigned id)
 	c->idle = thread_init_idle(id);
 	c->current = c->idle;
 	arch_init_cpu(id);
-	c->online = true;
 	atomic_fetch_or(&cpus_online_mask, 1u << id);
 }
 

@@ -35,7 +35,6 @@ struct cpu {
 	struct cpu *self;          /* [I] offset 0 */
 	uint64_t bench_delta;      /* [O] offset 8, written by vectors_bench */
 	unsigned id;               /* [I] */
-	bool online;               /* [I] set once the core runs its idle loop */
 	bool need_resched;         /* [O] switch at the next kernel exit */
 	_Atomic bool parked;       /* [O] IPI_RUN_IDLE received, not yet woken */
 	bool tick_on;              /* [O] tick timer armed */

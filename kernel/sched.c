@@ -175,7 +175,6 @@ void schedule(struct owner o)
 	}
 	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
 		c->stats.overlap++;
-	next->last_cpu = (uint16_t)c->id;
 	c->current = next;
 	c->stats.switches++;
 	prev = arch_context_switch(&prev->ctx, &next->ctx, prev);

@@ -103,7 +103,6 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->kill_pending = false;
 	t->yielding = false;
 	t->pending_dest = -1;
-	t->last_cpu = (uint16_t)a->cpu;
 	atomic_store_explicit(&t->wake_token, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
 	t->fn = fn;

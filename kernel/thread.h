@@ -43,7 +43,6 @@ struct thread {
 	bool kill_pending;       /* [O] KILL arrived while MIGRATING here */
 	bool yielding;           /* [O] go to the tail on the next switch */
 	int16_t pending_dest;    /* [O] TASK_OUT arrived while MIGRATING */
-	uint16_t last_cpu;       /* [O] core it last ran on */
 	uint32_t weight;         /* [O] 1024 / 1.25^nice */
 	uint32_t slice_ms;       /* [O] time slice size */
 	uint32_t slice_ticks;    /* [O] slice in scheduler ticks */

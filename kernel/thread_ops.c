@@ -112,9 +112,7 @@ void thread_wake(struct thread *t)
 	atomic_exchange(&t->wake_token, 1);
 	if (atomic_exchange(&t->wake_inflight, 1))
 		return; /* a wake record is on its way and will see the token */
-	uint64_t flags;
-	struct owner o = owner_enter(&flags);
-	(void)o;
+	uint64_t flags = arch_irq_save();
 	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
 		 &t->wake_req);
 	icc_flush();
