@@ -12,6 +12,9 @@
 #include "types.h"
 
 struct cpu;
+struct arch_uregs;
+struct arch_vspace;
+struct arch_context;
 
 /*
  * Inline hooks provided by <arch/arch_impl.h>:
@@ -99,7 +102,63 @@ void arch_context_init(struct arch_context *ctx, uintptr_t stack_top,
 void *arch_context_switch(struct arch_context *from, struct arch_context *to,
 			  void *pass);
 
+/*
+ * User mode. Inline, from <arch/arch_impl.h>: struct arch_uregs (a
+ * thread's EL0 registers, saved at the top of its kernel stack on every
+ * exception from EL0) with arch_uregs_get/set(u, i) (x0..x7 are the
+ * system-call arguments and results), arch_uregs_sysno(u), arch_uregs_pc(u),
+ * arch_uregs_sp(u), and arch_uregs_of(kstack_top), where they live.
+ */
+/** Fill @u so that entering it starts EL0 at @pc with stack @sp and
+ *  x0..x2 = @a0..@a2, IRQs unmasked, every other register zero. */
+void arch_uregs_init(struct arch_uregs *u, uint64_t pc, uint64_t sp,
+		     uint64_t a0, uint64_t a1, uint64_t a2);
+/** Leave the kernel for EL0 with the registers in @u. Pre: IRQs masked,
+ *  @u == arch_uregs_of(top of the current kernel stack), the thread's
+ *  address space is active. Does not return. */
+void arch_user_enter(struct arch_uregs *u) __attribute__((noreturn));
+
+/*
+ * User address spaces (struct arch_vspace from <arch/arch_impl.h>).
+ * Pages are named by their kernel address (the linear map); rights are
+ * FUL_R_READ/WRITE/EXEC. The kernel never touches user virtual addresses:
+ * it translates them with arch_vspace_lookup() and uses the kernel
+ * address. Callers serialise map/unmap/lookup on one vspace (vspace.c
+ * holds its lock); TLB maintenance is broadcast, so any core may call.
+ */
+/** Allocate an empty table for ASID @asid (1..65535). 0 or -FUL_ENOMEM. */
+int arch_vspace_init(struct arch_vspace *v, unsigned asid);
+/** Free every table (not the mapped pages) and invalidate the ASID on all
+ *  cores. Pre: no core has @v active. */
+void arch_vspace_destroy(struct arch_vspace *v);
+/** Map the page at kernel address @kva at user @va. Pre: @va unmapped,
+ *  page aligned, in [FUL_USER_MIN, FUL_USER_MAX). 0 or -FUL_ENOMEM. */
+int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+		    unsigned rights);
+/** Unmap user page @va (all cores' TLBs). Returns its kernel address or
+ *  0 if nothing was mapped. */
+uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va);
+/** The kernel address of the page mapping @va and its rights, or 0. */
+uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
+			     unsigned *rights);
+/** Make @v this core's user address space (NULL: none; EL0 accesses
+ *  fault). IRQs masked. */
+void arch_vspace_activate(const struct arch_vspace *v);
+
+/** Called by the scheduler just before switching away from @prev:
+ *  save user state the switch itself does not (lazy FP/SIMD). IRQs
+ *  masked. */
+void arch_context_switch_out(struct arch_context *prev);
+
 /* Provided by the portable kernel, called by arch code. */
+struct arch_uregs;
+/** A `svc` from EL0: decode and run the call, results in @u. IRQs masked
+ *  on entry; may block and return on another core. */
+void syscall_entry(struct arch_uregs *u);
+/** The current thread faulted at EL0: report @cause and @addr and kill
+ *  it. Does not return. */
+void user_fault(struct arch_uregs *u, const char *cause, uint64_t addr)
+	__attribute__((noreturn));
 void kmain_secondary(unsigned cpu) __attribute__((noreturn));
 void thread_start(void *prev, void (*fn)(void *), void *arg)
 	__attribute__((noreturn));

@@ -5,6 +5,8 @@
 #include <arch/memlayout.h>
 
 void arch_thread_trampoline(void);
+void mmu_init_cpu(void);
+void fpu_init_cpu(void);
 
 void arch_init(void)
 {
@@ -22,7 +24,23 @@ void arch_init_cpu(unsigned cpu)
 	write_sysreg(pmcr_el0, 1 | 2 | 4); /* enable, reset counters */
 	write_sysreg(pmcntenset_el0, 1ull << 31);
 	write_sysreg(pmccfiltr_el0, 0);
+	write_sysreg(pmuserenr_el0, (1 << 2) | (1 << 3)); /* EL0 reads counters */
+	write_sysreg(cntkctl_el1, 1 << 1);                 /* EL0 reads CNTVCT */
+	mmu_init_cpu();
+	fpu_init_cpu();
 	arch_timer_stop();
+}
+
+void arch_uregs_init(struct arch_uregs *u, uint64_t pc, uint64_t sp,
+		     uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	*u = (struct arch_uregs){0};
+	u->elr = pc;
+	u->sp_el0 = sp;
+	u->spsr = 0; /* EL0t, DAIF clear: interrupts on */
+	u->x[0] = a0;
+	u->x[1] = a1;
+	u->x[2] = a2;
 }
 
 void arch_send_ipi(uint32_t mask, enum ipi_kind kind)

@@ -1,4 +1,4 @@
-/* Thread context switch: callee-saved registers, fp, lr and sp only; the
+/* Thread context switch: callee-saved registers, fp, lr, sp and TPIDR_EL0; the
  * rest of a preempted thread's state is in its trap frame on its stack. */
 
 	.text
@@ -12,15 +12,17 @@ arch_context_switch:
 	stp	x27, x28, [x0, #64]
 	stp	x29, x30, [x0, #80]
 	mov	x9, sp
-	str	x9, [x0, #96]
+	mrs	x10, tpidr_el0
+	stp	x9, x10, [x0, #96]
 	ldp	x19, x20, [x1, #0]
 	ldp	x21, x22, [x1, #16]
 	ldp	x23, x24, [x1, #32]
 	ldp	x25, x26, [x1, #48]
 	ldp	x27, x28, [x1, #64]
 	ldp	x29, x30, [x1, #80]
-	ldr	x9, [x1, #96]
+	ldp	x9, x10, [x1, #96]
 	mov	sp, x9
+	msr	tpidr_el0, x10
 	mov	x0, x2
 	ret
 

@@ -1,4 +1,5 @@
-/* AArch64 exception handling in C: IRQ decode and fault reporting. */
+/* AArch64 exception handling in C: IRQ decode, system calls, user
+ * faults, the lazy FP trap, and fatal kernel exceptions. */
 #include "../../kernel/arch.h"
 #include "../../kernel/kernel.h"
 #include "gic.h"
@@ -6,6 +7,7 @@
 #include <arch/memlayout.h>
 
 void uart_ack_irq(void);
+void fpu_trap(void);
 
 /**
  * IRQ entry (IRQs masked). Acknowledge one interrupt, hand it to the
@@ -43,13 +45,70 @@ static const char *const vector_names[16] = {
 	"sync/EL0-32", "irq/EL0-32", "fiq/EL0-32", "serror/EL0-32",
 };
 
-/** Synchronous exception. Kernel faults are fatal; user faults arrive
- *  with the user-space issue. */
+#define EC_UNKNOWN 0x00
+#define EC_FP 0x07
+#define EC_ILLEGAL 0x0e
+#define EC_SVC64 0x15
+#define EC_SYSREG 0x18
+#define EC_IABT_EL0 0x20
+#define EC_PC_ALIGN 0x22
+#define EC_DABT_EL0 0x24
+#define EC_SP_ALIGN 0x26
+#define EC_BRK 0x3c
+
+/** Name a user data/instruction abort from its fault status code. */
+static const char *abort_cause(uint64_t esr, bool data)
+{
+	unsigned fsc = esr & 0x3f;
+	bool write = data && (esr & (1u << 6));
+	if (fsc == 0x21)
+		return "alignment fault";
+	if ((fsc & 0x3c) == 0x04)
+		return data ? (write ? "write to unmapped address"
+				     : "read of unmapped address")
+			    : "execute at unmapped address";
+	if ((fsc & 0x3c) == 0x0c)
+		return data ? (write ? "write without permission"
+				     : "read without permission")
+			    : "execute without permission";
+	return data ? "data abort" : "instruction abort";
+}
+
+/** Synchronous exception from EL0: system call, FP trap or user fault
+ *  (which kills only the faulting thread). From EL1 it is a kernel bug. */
 void sync_handle(struct trap_frame *f, uint64_t kind)
 {
-	panic("%s exception: esr %lx elr %lx far %lx",
-	      vector_names[kind & 15], read_sysreg(esr_el1), f->elr,
-	      read_sysreg(far_el1));
+	uint64_t esr = read_sysreg(esr_el1);
+	if (kind != 8)
+		panic("%s exception: esr %lx elr %lx far %lx",
+		      vector_names[kind & 15], esr, f->elr,
+		      read_sysreg(far_el1));
+	switch (esr >> 26) {
+	case EC_SVC64:
+		syscall_entry(f);
+		return;
+	case EC_FP:
+		fpu_trap();
+		return;
+	case EC_DABT_EL0:
+		user_fault(f, abort_cause(esr, true), read_sysreg(far_el1));
+	case EC_IABT_EL0:
+		user_fault(f, abort_cause(esr, false), read_sysreg(far_el1));
+	case EC_PC_ALIGN:
+		user_fault(f, "misaligned pc", read_sysreg(far_el1));
+	case EC_SP_ALIGN:
+		user_fault(f, "misaligned sp", f->sp_el0);
+	case EC_UNKNOWN:
+		user_fault(f, "undefined instruction", f->elr);
+	case EC_SYSREG:
+		user_fault(f, "system register access", f->elr);
+	case EC_ILLEGAL:
+		user_fault(f, "illegal execution state", f->elr);
+	case EC_BRK:
+		user_fault(f, "breakpoint", f->elr);
+	default:
+		user_fault(f, "unhandled exception", esr);
+	}
 }
 
 void bad_exception(struct trap_frame *f, uint64_t kind)

@@ -134,6 +134,16 @@ sync_entry:
 	add	sp, sp, #FRAME_SIZE
 	eret
 
+/* void arch_user_enter(struct arch_uregs *u): leave for EL0 with u's
+ * registers; u is the top frame of the current kernel stack. */
+	.global arch_user_enter
+arch_user_enter:
+	mov	sp, x0
+	restore_rest
+	ldp	x0, x1, [sp]
+	add	sp, sp, #FRAME_SIZE
+	eret
+
 bad_entry:
 	save_rest
 	mov	x1, x0

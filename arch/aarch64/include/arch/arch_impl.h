@@ -16,11 +16,76 @@
 #define write_sysreg(r, v) \
 	__asm__ volatile("msr " STR(r) ", %0" ::"r"((uint64_t)(v)))
 
-/* Callee-saved state of a thread switched out by arch_context_switch(). */
+/* FP/SIMD registers of a user thread (saved lazily, see fpu.c). */
+struct arch_fpstate {
+	__uint128_t q[32];
+	uint64_t fpsr, fpcr;
+};
+
+/* Callee-saved state of a thread switched out by arch_context_switch(),
+ * plus the user-visible per-thread registers the kernel itself never
+ * uses: TPIDR_EL0 and the FP/SIMD file. */
 struct arch_context {
 	uint64_t x19_x28[10];
 	uint64_t fp, lr, sp;
+	uint64_t tpidr_el0;
+	bool fp_live;  /* FP/SIMD registers of this core hold this thread's */
+	bool fp_saved; /* fpstate holds valid (non-zero) user state */
+	struct arch_fpstate fpstate __attribute__((aligned(16)));
 };
+
+/*
+ * A thread's EL0 register state, saved by every exception from EL0 at the
+ * top of its kernel stack (vectors.S builds it; FRAME_SIZE bytes).
+ */
+struct arch_uregs {
+	uint64_t x[31];
+	uint64_t sp_el0;
+	uint64_t elr;
+	uint64_t spsr;
+	uint64_t bench_t0; /* vectors_bench scratch */
+	uint64_t pad;
+};
+
+static inline uint64_t arch_uregs_get(const struct arch_uregs *u, unsigned i)
+{
+	return u->x[i];
+}
+
+static inline void arch_uregs_set(struct arch_uregs *u, unsigned i,
+				  uint64_t v)
+{
+	u->x[i] = v;
+}
+
+static inline uint64_t arch_uregs_sysno(const struct arch_uregs *u)
+{
+	return u->x[8];
+}
+
+static inline uint64_t arch_uregs_pc(const struct arch_uregs *u)
+{
+	return u->elr;
+}
+
+static inline uint64_t arch_uregs_sp(const struct arch_uregs *u)
+{
+	return u->sp_el0;
+}
+
+/** Where exceptions from EL0 save the user registers of the thread whose
+ *  kernel stack ends at @kstack_top. */
+static inline struct arch_uregs *arch_uregs_of(uintptr_t kstack_top)
+{
+	return (struct arch_uregs *)kstack_top - 1;
+}
+
+/* A user address space: its translation table root and ASID. */
+struct arch_vspace {
+	uint64_t *root; /* L0 table, kernel address */
+	uint16_t asid;
+};
+
 
 static inline struct cpu *arch_this_cpu(void)
 {

@@ -1,0 +1,165 @@
+/*
+ * User address spaces: 4-level, 4 KiB-granule translation tables for
+ * TTBR0 with 16-bit ASIDs. The kernel lives in TTBR1 (boot.S) and never
+ * dereferences user addresses; these tables give EL0 its mappings and
+ * give the kernel arch_vspace_lookup() to translate user pointers.
+ * Every user page is non-global (nG), never executable at EL1 (PXN),
+ * and executable at EL0 only with FUL_R_EXEC.
+ */
+#include "../../kernel/arch.h"
+#include "../../kernel/kernel.h"
+#include "../../kernel/page.h"
+#include <arch/memlayout.h>
+#include <fulcrum/syscall.h>
+
+#define PTE_VALID 1ull
+#define PTE_TABLE 3ull /* table (levels 0-2) or page (level 3) */
+#define PTE_ATTR_NORMAL (1ull << 2) /* MAIR attr1: write-back */
+#define PTE_AP_EL0 (1ull << 6)
+#define PTE_AP_RO (1ull << 7)
+#define PTE_SH_INNER (3ull << 8)
+#define PTE_AF (1ull << 10)
+#define PTE_NG (1ull << 11)
+#define PTE_PXN (1ull << 53)
+#define PTE_UXN (1ull << 54)
+#define PTE_ADDR 0x0000fffffffff000ull
+
+/* The table of a core with no user address space: every EL0 access
+ * faults. */
+static uint64_t empty_l0[512] __attribute__((aligned(4096)));
+
+static inline uint64_t kva_to_pa(uintptr_t kva)
+{
+	return (uint64_t)kva - KVA_OFFSET;
+}
+
+static inline uint64_t *pa_to_table(uint64_t pte)
+{
+	return (uint64_t *)((pte & PTE_ADDR) + KVA_OFFSET);
+}
+
+static inline unsigned pt_index(uintptr_t va, int level)
+{
+	return (va >> (39 - 9 * level)) & 511;
+}
+
+/** Clean the page at @kva to the point of unification and invalidate
+ *  the instruction caches, so EL0 fetches what the kernel or a loader
+ *  wrote there (QEMU does not need it; hardware does). */
+static void sync_icache(uintptr_t kva)
+{
+	for (uintptr_t p = kva; p < kva + PAGE_SIZE; p += 64)
+		__asm__ volatile("dc cvau, %0" ::"r"(p) : "memory");
+	__asm__ volatile("dsb ish; ic ialluis; dsb ish" ::: "memory");
+}
+
+int arch_vspace_init(struct arch_vspace *v, unsigned asid)
+{
+	v->root = page_alloc(1);
+	if (!v->root)
+		return -FUL_ENOMEM;
+	v->asid = (uint16_t)asid;
+	return 0;
+}
+
+/** Free the table @t at @level and every table below it. */
+static void pt_free(uint64_t *t, int level)
+{
+	if (level < 3)
+		for (unsigned i = 0; i < 512; i++)
+			if (t[i] & PTE_VALID)
+				pt_free(pa_to_table(t[i]), level + 1);
+	page_free(t, 1);
+}
+
+void arch_vspace_destroy(struct arch_vspace *v)
+{
+	pt_free(v->root, 0);
+	v->root = NULL;
+	__asm__ volatile("dsb ishst; tlbi aside1is, %0; dsb ish; isb" ::"r"(
+				 (uint64_t)v->asid << 48)
+			 : "memory");
+}
+
+/** The level-3 entry for @va, allocating tables on the way if @alloc.
+ *  NULL if a table is missing (or cannot be allocated). */
+static uint64_t *pt_walk(const struct arch_vspace *v, uintptr_t va,
+			 bool alloc)
+{
+	uint64_t *t = v->root;
+	for (int level = 0; level < 3; level++) {
+		uint64_t *e = &t[pt_index(va, level)];
+		if (!(*e & PTE_VALID)) {
+			if (!alloc)
+				return NULL;
+			uint64_t *next = page_alloc(1);
+			if (!next)
+				return NULL;
+			__asm__ volatile("dsb ishst" ::: "memory");
+			*e = kva_to_pa((uintptr_t)next) | PTE_TABLE;
+		}
+		t = pa_to_table(*e);
+	}
+	return &t[pt_index(va, 3)];
+}
+
+int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+		    unsigned rights)
+{
+	uint64_t *e = pt_walk(v, va, true);
+	if (!e)
+		return -FUL_ENOMEM;
+	uint64_t pte = kva_to_pa(kva) | PTE_TABLE | PTE_ATTR_NORMAL |
+		       PTE_AP_EL0 | PTE_SH_INNER | PTE_AF | PTE_NG | PTE_PXN;
+	if (!(rights & FUL_R_WRITE))
+		pte |= PTE_AP_RO;
+	if (!(rights & FUL_R_EXEC))
+		pte |= PTE_UXN;
+	else /* code written through the linear map: make it fetchable */
+		sync_icache(kva);
+	*e = pte;
+	/* Invalid entries are never cached in a TLB: no invalidation. */
+	__asm__ volatile("dsb ishst" ::: "memory");
+	return 0;
+}
+
+uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)
+{
+	uint64_t *e = pt_walk(v, va, false);
+	if (!e || !(*e & PTE_VALID))
+		return 0;
+	uintptr_t kva = (uintptr_t)((*e & PTE_ADDR) + KVA_OFFSET);
+	*e = 0;
+	__asm__ volatile("dsb ishst; tlbi vae1is, %0; dsb ish; isb" ::"r"(
+				 (uint64_t)v->asid << 48 | (va >> 12))
+			 : "memory");
+	return kva;
+}
+
+uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
+			     unsigned *rights)
+{
+	uint64_t *e = pt_walk(v, va, false);
+	if (!e || !(*e & PTE_VALID))
+		return 0;
+	*rights = FUL_R_READ | (*e & PTE_AP_RO ? 0 : FUL_R_WRITE) |
+		  (*e & PTE_UXN ? 0 : FUL_R_EXEC);
+	return (uintptr_t)((*e & PTE_ADDR) + KVA_OFFSET);
+}
+
+void arch_vspace_activate(const struct arch_vspace *v)
+{
+	uint64_t ttbr = v ? kva_to_pa((uintptr_t)v->root) |
+				    (uint64_t)v->asid << 48
+			  : kva_to_pa((uintptr_t)empty_l0);
+	write_sysreg(ttbr0_el1, ttbr);
+	__asm__ volatile("isb" ::: "memory");
+}
+
+/** Per core: drop the boot identity map (and every TLB entry it left,
+ *  which would alias user addresses) in favour of the empty table. */
+void mmu_init_cpu(void)
+{
+	arch_vspace_activate(NULL);
+	__asm__ volatile("tlbi vmalle1; dsb nsh; isb" ::: "memory");
+}

@@ -1,0 +1,47 @@
+/*
+ * What the kernel hands the rootserver: its well-known capability slots
+ * and a read-only page at FUL_BOOTINFO_VADDR describing the machine and
+ * the boot modules (the other user programs, ELF images packed into the
+ * kernel image, each given as a read-only frame capability).
+ */
+#ifndef FULCRUM_BOOTINFO_H
+#define FULCRUM_BOOTINFO_H
+
+#include <fulcrum/syscall.h>
+
+/* Rootserver capability slots. */
+#define FUL_SLOT_SELF_VS 1     /* its own address space / cap table, ALL */
+#define FUL_SLOT_SELF_THREAD 2 /* its own thread, ALL */
+#define FUL_SLOT_SCHED 3       /* scheduling and migration controls, ALL */
+#define FUL_SLOT_POOL 4        /* all free memory, ALL */
+#define FUL_SLOT_BOOTINFO 5    /* the bootinfo frame, READ */
+#define FUL_SLOT_IPCBUF 6      /* its IPC buffer frame, READ|WRITE */
+#define FUL_SLOT_MODULE0 8     /* module i is at FUL_SLOT_MODULE0 + i, READ */
+
+/* Rootserver memory layout. */
+#define FUL_BOOTINFO_VADDR 0x7fe00000UL
+#define FUL_ROOT_IPCBUF_VADDR 0x7ff00000UL
+#define FUL_ROOT_STACK_TOP 0x80000000UL
+#define FUL_ROOT_STACK_PAGES 16
+
+#define FUL_BOOTINFO_MAGIC 0x46554c4352554d31UL /* "FULCRUM1" */
+#define FUL_MAX_MODULES 16
+
+struct ful_module {
+	char name[32];
+	unsigned int slot;  /* frame capability holding the ELF image */
+	unsigned int pad;
+	unsigned long size; /* bytes of the image at the start of the frame */
+};
+
+struct ful_bootinfo {
+	unsigned long magic;
+	unsigned int ncpus;
+	unsigned int nmodules;
+	unsigned int first_free_slot;
+	unsigned int pool_pages; /* budget of FUL_SLOT_POOL */
+	char bootargs[256];
+	struct ful_module modules[FUL_MAX_MODULES];
+};
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * Fulcrum system-call ABI (EL0 -> EL1 by `svc #0`).
+ *
+ * Entry:  x8 = call number, x0..x7 = arguments.
+ * Return: x0 = result (>= 0) or -FUL_E* (<fulcrum/errno.h>).
+ *         IPC receive paths also return x1 = badge, x2..x5 = message
+ *         registers MR0..MR3, x6 = message info; notification waits
+ *         return x1 = the bits. x0..x7 are clobbered by every call;
+ *         every other register (x8..x30, sp, FP/SIMD, tpidr_el0) is
+ *         preserved.
+ *
+ * Validation (every call, in this order): call number (ENOSYS); each
+ * capability slot in range and non-empty (EBADCAP), of the right type
+ * (ETYPE), with the needed rights (ERIGHTS); a destination slot in range
+ * (EBADCAP); lengths and counts (ERANGE); each user pointer range mapped
+ * in the caller with the needed access (EFAULT); other values (EINVAL);
+ * object state, including an occupied destination slot (ESTATE).
+ * Arguments a call does not use are ignored. A reply capability cannot
+ * be copied (ETYPE).
+ */
+#ifndef FULCRUM_SYSCALL_H
+#define FULCRUM_SYSCALL_H
+
+/*                                 x0       x1      x2     x3     x4     x5     x6 */
+#define FUL_SYS_DEBUG_WRITE 0   /* ptr      len                                    -> len */
+#define FUL_SYS_YIELD 1         /*                                                 -> 0 */
+#define FUL_SYS_EXIT 2          /* (ends the calling thread; never returns)            */
+#define FUL_SYS_SEND 3          /* ep       info    mr0    mr1    mr2    mr3    timeout */
+#define FUL_SYS_RECV 4          /* ep       -       -      -      -      -      timeout -> msg */
+#define FUL_SYS_CALL 5          /* ep       info    mr0    mr1    mr2    mr3    timeout -> reply msg */
+#define FUL_SYS_REPLY 6         /* -        info    mr0    mr1    mr2    mr3           */
+#define FUL_SYS_REPLY_RECV 7    /* ep       info    mr0    mr1    mr2    mr3    timeout -> msg */
+#define FUL_SYS_NTFN_SIGNAL 8   /* ntfn     bits                                    */
+#define FUL_SYS_NTFN_WAIT 9     /* ntfn     -       -      -      -      -      timeout -> x1 bits */
+#define FUL_SYS_NTFN_POLL 10    /* ntfn                                            -> x1 bits */
+#define FUL_SYS_CAP_COPY 11     /* src      dst_vs  dst    rights badge             */
+#define FUL_SYS_CAP_DELETE 12   /* slot                                            */
+#define FUL_SYS_CAP_INFO 13     /* slot                           -> type | rights << 8 */
+#define FUL_SYS_EP_CREATE 14    /* pool     dst                                    */
+#define FUL_SYS_NTFN_CREATE 15  /* pool     dst                                    */
+#define FUL_SYS_FRAME_CREATE 16 /* pool     dst     npages                         */
+#define FUL_SYS_VSPACE_CREATE 17 /* pool    dst                                    */
+#define FUL_SYS_MAP 18          /* vs       frame   vaddr  rights                  */
+#define FUL_SYS_UNMAP 19        /* vs       vaddr                                  */
+#define FUL_SYS_THREAD_CREATE 20 /* pool    vs      dst    attr*  -> tid           */
+#define FUL_SYS_THREAD_START 21 /* thread                                          */
+#define FUL_SYS_THREAD_KILL 22  /* thread                                          */
+#define FUL_SYS_THREAD_MIGRATE 23 /* sched  thread  cpu                            */
+#define FUL_SYS_THREAD_INFO 24  /* thread   info*                                  */
+#define FUL_SYS_REPLY_SAVE 25   /* dst      (moves the pending reply into a slot)  */
+#define FUL_SYS_REPLY_TO 26     /* reply    info    mr0    mr1    mr2    mr3  (consumes it) */
+#define FUL_SYS_SYSINFO 27      /* info*                                           */
+#define FUL_SYS_SHUTDOWN 28     /* sched    (powers the machine off)               */
+#define FUL_SYS_COUNT 29
+
+/*
+ * Message info (x1 on send, x6 on receive): a label chosen by the sender
+ * and the number of bytes of the caller's IPC buffer that travel with the
+ * four message registers.
+ */
+#define FUL_IPCBUF_SIZE 512
+#define FUL_MSG(label, len) (((unsigned long)(label) << 16) | (unsigned long)(len))
+#define FUL_MSG_LEN(info) ((unsigned long)(info) & 0x3ff)
+#define FUL_MSG_LABEL(info) (((unsigned long)(info) >> 16) & 0xffffffffUL)
+
+/* Timeouts, in microseconds: 0 never blocks (-FUL_ETIMEOUT if it
+ * would), FUL_FOREVER waits without limit. */
+#define FUL_FOREVER (~0UL)
+
+/* Capability object types (CAP_INFO bits 0..7). */
+#define FUL_CAP_NONE 0
+#define FUL_CAP_THREAD 1
+#define FUL_CAP_VSPACE 2   /* an address space and its capability table: a task */
+#define FUL_CAP_FRAME 3
+#define FUL_CAP_ENDPOINT 4
+#define FUL_CAP_NTFN 5
+#define FUL_CAP_SCHED 6    /* scheduling and migration controls */
+#define FUL_CAP_POOL 7     /* memory budget that object creation draws on */
+#define FUL_CAP_REPLY 8    /* the right to reply once to one blocked caller */
+
+/* Rights (CAP_INFO bits 8..11). */
+#define FUL_R_READ 1u   /* endpoint: receive; ntfn: wait/poll; frame: map readable */
+#define FUL_R_WRITE 2u  /* endpoint: send/call; ntfn: signal; frame: map writable */
+#define FUL_R_EXEC 4u   /* frame: map executable */
+#define FUL_R_ADMIN 8u  /* control: create into, map into, start, kill, migrate */
+#define FUL_R_ALL 15u
+
+/* Capability table: FUL_CSLOTS slots per task; slot 0 is always empty. */
+#define FUL_CSLOTS 256
+
+/* User address space: [FUL_USER_MIN, FUL_USER_MAX). */
+#define FUL_PAGE_SIZE 4096UL
+#define FUL_USER_MIN 0x10000UL
+#define FUL_USER_MAX 0x8000000000UL /* 512 GiB */
+#define FUL_FRAME_MAX_PAGES 4096    /* 16 MiB per frame object */
+
+struct ful_thread_attr {
+	unsigned long entry;   /* EL0 entry point */
+	unsigned long sp;      /* initial stack pointer (16-byte aligned) */
+	unsigned long arg0;    /* x0 at entry */
+	unsigned long arg1;    /* x1 at entry */
+	unsigned long ipcbuf;  /* FUL_IPCBUF_SIZE-aligned, writable in vs; x2 at entry */
+	unsigned int prio;     /* 0..254 (255 is reserved for the kernel) */
+	unsigned int cpu;      /* initial core */
+	unsigned int slice_ms; /* 1..10000 */
+	int nice;              /* -20..19 */
+	char name[16];
+};
+
+enum ful_thread_state {
+	FUL_TS_INACTIVE = 0, /* created, not started */
+	FUL_TS_READY,
+	FUL_TS_RUNNING,
+	FUL_TS_BLOCKED,
+	FUL_TS_MIGRATING,
+	FUL_TS_DEAD,
+};
+
+struct ful_thread_info {
+	unsigned int tid;
+	unsigned int cpu;
+	unsigned int state; /* enum ful_thread_state */
+	unsigned int prio;
+	unsigned long runtime_us;
+	unsigned long migrations;
+};
+
+struct ful_sysinfo {
+	unsigned int ncpus;
+	unsigned int cpu;  /* the caller's core at the time of the call */
+	unsigned int tid;  /* the caller */
+	unsigned int pad;
+	unsigned long counter_freq; /* CNTFRQ, Hz */
+	unsigned long faults;       /* user threads killed by a fault so far */
+};
+
+#define FUL_DEBUG_WRITE_MAX 1024 /* bytes per DEBUG_WRITE */
+
+#endif
