@@ -1,6 +1,7 @@
 # Fulcrum: build, run, test and benchmark.
 #   make run      boot CPUS cores (default 4), run the demo, stay at the console
 #   make demo     the same, but power off after the demo
+#   make user     only the user programs -> build/user/<prog>.elf
 #   make debug    boot halted with the gdb stub on :1234
 #   make test     host unit tests + in-QEMU suites on 2, 4 and 8 cores
 #   make bench    deterministic benchmarks -> build/bench/results.json
@@ -27,10 +28,42 @@ KSRCS := $(wildcard kernel/*.c kernel/tests/*.c arch/aarch64/*.c) \
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
 
+# ---- user space: variables (begin) ---------------------------------------
+# Programs in user/<prog>/ (every .c/.S there), linked with libfulcrum
+# (user/lib, plus the shared ELF parser kernel/elf.c) and picolibc, without
+# picolibc's crt0 (it writes EL1 registers): user/lib/crt0.S is the entry.
+# Each becomes build/user/<prog>.elf; its stripped copy is packed into the
+# kernel as a boot module (build/k/modules.S, kernel/module.h).
+USER_PROGS := rootserver hello
+PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
+# The compiler's own headers (stdarg.h, arm_neon.h, ...) come after
+# picolibc's; evaluated when used, as setup may install the compiler.
+UGCC_INC = $(shell $(CC) -print-file-name=include)
+UCFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -mcpu=cortex-a53 \
+	-fno-pie -fno-stack-protector -mno-outline-atomics -ftls-model=local-exec \
+	-fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
+	-nostdinc -isystem $(PICOLIBC)/include \
+	-isystem $(UGCC_INC) \
+	-Iinclude -Iuser/lib/include -iquote kernel -MMD -MP
+ULDFLAGS := -nostdlib -static -no-pie -T user/user.ld -L$(PICOLIBC)/lib \
+	-Wl,--gc-sections -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
+	-Wl,-z,common-page-size=4096
+ULIBS := -Wl,--start-group -lc -lgcc -Wl,--end-group
+# Per-program link flags: the heap (in .bss) is 256 KiB unless overridden.
+ULDFLAGS_rootserver := -Wl,--defsym=__ful_heap_size=0x100000
+ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c
+ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
+USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
+USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
+USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
+	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S)))
+KOBJS += $(BUILD)/k/modules.S.o
+# ---- user space: variables (end) -----------------------------------------
+
 HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
 	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
-HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c
+HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c kernel/elf.c
 # -std=c11 hides POSIX; arch/fake needs clock_gettime. kernel/ is on the
 # quote path only: its sched.h must not shadow <sched.h> (pthread.h).
 HOST_CPPFLAGS := -D_POSIX_C_SOURCE=200809L
@@ -86,6 +119,45 @@ $(BUILD)/k/%.S.o: %.S | $(SETUP)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+# ---- user space: rules (begin) -------------------------------------------
+user: $(SETUP) $(USER_ELFS)
+
+$(BUILD)/user/obj/%.c.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  UCC     $<"
+	$(Q)$(CC) $(UCFLAGS) -c -o $@ $<
+
+$(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  UAS     $<"
+	$(Q)$(CC) $(UCFLAGS) -c -o $@ $<
+
+# libfulcrum goes in as objects, not an archive, so that its definitions
+# (locks, stdio streams, _exit) always win over picolibc's stubs.
+define user_prog_rule
+$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S)) $(ULIB_OBJS) user/user.ld
+	@echo "  ULD     $$@"
+	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)
+endef
+$(foreach p,$(USER_PROGS),$(eval $(call user_prog_rule,$(p))))
+
+$(BUILD)/user/strip/%.elf: $(BUILD)/user/%.elf
+	@mkdir -p $(dir $@)
+	$(Q)$(CROSS)strip -o $@ $<
+
+# Regenerated on every run, rewritten only when the module list changes.
+$(BUILD)/k/modules.S: tools/gen_modules.py FORCE
+	$(Q)$(PYTHON) tools/gen_modules.py $@ $(foreach p,$(USER_PROGS),$(p)=$(BUILD)/user/strip/$(p).elf)
+
+$(BUILD)/k/modules.S.o: $(BUILD)/k/modules.S $(USER_MODS)
+	@echo "  AS      $<"
+	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+FORCE:
+.PHONY: user FORCE
+-include $(USER_OBJS:.o=.d)
+# ---- user space: rules (end) ---------------------------------------------
 
 host-tests: $(HOST_TESTS)
 

@@ -8,6 +8,7 @@
 #include "kernel.h"
 #include "ktest.h"
 #include "page.h"
+#include "pool.h"
 #include "sched.h"
 
 struct cpu cpus[MAX_CPUS];
@@ -16,6 +17,7 @@ struct machine machine;
 
 void bench_run(const char *which);
 void demo_run(void);
+void root_task_start(void);
 
 _Static_assert(offsetof(struct cpu, bench_delta) == 8,
 	       "CPU_BENCH_DELTA in vectors.S");
@@ -133,10 +135,16 @@ static void init_main(void *arg)
 		bench_run(v);
 		arch_poweroff();
 	}
+	/* User-level tests and benchmarks: the rootserver runs them and
+	 * powers the machine off. */
+	if (bootarg("utest", v, sizeof(v)) || bootarg("ubench", v, sizeof(v))) {
+		root_task_start();
+		return;
+	}
 	demo_run();
-	if (bootarg("demo", v, sizeof(v)))
-		arch_poweroff();
-	console_run();
+	root_task_start();
+	if (!bootarg("demo", v, sizeof(v))) /* else the rootserver ends it */
+		console_run();
 }
 
 void kmain(void)
@@ -156,6 +164,9 @@ void kmain(void)
 	uintptr_t start, end;
 	arch_free_ram(machine.ram_base, machine.ram_size, &start, &end);
 	page_init(start, end - start);
+	/* User objects may take 3/4 of free RAM; the rest stays for kernel
+	 * stacks and tables. */
+	root_pool.limit = page_free_count() / 4 * 3;
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);

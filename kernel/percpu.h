@@ -16,6 +16,7 @@
 #include "runqueue.h"
 
 struct thread;
+struct vspace;
 
 struct cpu_stats {
 	uint64_t switches;                 /* [O] */
@@ -40,6 +41,7 @@ struct cpu {
 	bool tick_on;              /* [O] tick timer armed */
 	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
 	struct thread *current;    /* [O] */
+	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */
 	uint64_t last_switch;      /* [O] counter value at the last switch */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */

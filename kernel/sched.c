@@ -5,6 +5,7 @@
  */
 #include "sched.h"
 #include "kernel.h"
+#include "vspace.h"
 
 static inline struct thread *rq_thread(struct rq_link *l)
 {
@@ -120,9 +121,10 @@ void sched_wake_blocked(struct owner o, struct thread *t)
 	sched_make_ready(o, t);
 }
 
-void sched_sleep_until(struct owner o, uint64_t deadline)
+/** Put the current thread of @c on the sleepers list until @deadline,
+ *  BLOCKED. */
+static void sched_sleeper_add(struct cpu *c, uint64_t deadline)
 {
-	struct cpu *c = o.cpu;
 	struct thread *t = c->current;
 	struct rq_link *pos = c->sleepers.next;
 	while (pos != &c->sleepers && sleep_thread(pos)->sleep_until <= deadline)
@@ -134,6 +136,11 @@ void sched_sleep_until(struct owner o, uint64_t deadline)
 	pos->prev = &t->sleep_link;
 	t->sleeping = true;
 	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
+}
+
+void sched_sleep_until(struct owner o, uint64_t deadline)
+{
+	sched_sleeper_add(o.cpu, deadline);
 	schedule(o);
 }
 
@@ -148,6 +155,9 @@ static void sched_wake_sleepers(struct cpu *c)
 		sched_wake_blocked(owner_irq(), t);
 	}
 }
+
+static void sched_switch(struct cpu *c, struct thread *prev,
+			 struct thread *next);
 
 void schedule(struct owner o)
 {
@@ -165,6 +175,14 @@ void schedule(struct owner o)
 				      memory_order_relaxed);
 		return;
 	}
+	sched_switch(c, prev, next);
+}
+
+/** Switch @c from @prev (already requeued, blocked, dead or migrating)
+ *  to @next (picked, off every queue). Returns in prev's context later. */
+static void sched_switch(struct cpu *c, struct thread *prev,
+			 struct thread *next)
+{
 	sched_account(c, prev);
 	sched_update_tick(c, next);
 	if (next != c->idle) {
@@ -177,8 +195,36 @@ void schedule(struct owner o)
 		c->stats.overlap++;
 	c->current = next;
 	c->stats.switches++;
+	arch_context_switch_out(&prev->ctx);
+	vspace_switch(next->vs);
 	prev = arch_context_switch(&prev->ctx, &next->ctx, prev);
 	sched_finish_switch(prev);
+}
+
+void sched_block_switch(struct owner o, struct thread *next,
+			uint64_t deadline)
+{
+	struct cpu *c = o.cpu;
+	struct thread *cur = c->current;
+	if (deadline != ~0ull)
+		sched_sleeper_add(c, deadline);
+	else
+		atomic_store_explicit(&cur->state, T_BLOCKED,
+				      memory_order_relaxed);
+	if (atomic_load_explicit(&next->state, memory_order_relaxed) !=
+	    T_BLOCKED) { /* already ready (spurious wake-up) or arriving */
+		schedule(o);
+		return;
+	}
+	sched_unsleep(o, next);
+	if (atomic_load_explicit(&c->parked, memory_order_relaxed) ||
+	    rq_top_prio(&c->rq) > (int)next->prio) {
+		sched_make_ready(o, next);
+		schedule(o);
+		return;
+	}
+	c->need_resched = false;
+	sched_switch(c, cur, next);
 }
 
 void sched_finish_switch(struct thread *prev)

@@ -25,6 +25,12 @@ void sched_unqueue(struct owner o, struct thread *t);
 /** Switch to the best thread of o.cpu. Consumes @o: on return the caller
  *  may be on another core. IRQs masked. */
 void schedule(struct owner o);
+/** Block the current thread (until @deadline in counter ticks if not ~0,
+ *  on the sleepers list) and switch straight to @next, a BLOCKED thread
+ *  o.cpu owns, unless a higher-priority thread is ready (then @next is
+ *  made ready and the best thread runs). Consumes @o. */
+void sched_block_switch(struct owner o, struct thread *next,
+			uint64_t deadline);
 /** Second half of a switch, in the new thread's context: release the
  *  previous thread (post its TASK_IN if migrating, free it if dead). */
 void sched_finish_switch(struct thread *prev);

@@ -107,40 +107,75 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
 	t->fn = fn;
 	t->arg = arg;
+	t->vs = NULL;
+	t->ipcbuf = 0;
+	t->ipcbuf_frame = NULL;
+	t->ipc_queue = NULL;
+	t->sys_hold = NULL;
+	t->reply_to = 0;
+	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_NONE),
+			      memory_order_relaxed);
 	ksnprintf(t->name, sizeof(t->name), "%s", a->name ? a->name : "thread");
-	arch_context_init(&t->ctx, t->kstack + KSTACK_SIZE, fn, arg);
 }
 
-int thread_create(const struct thread_attr *a, void (*fn)(void *), void *arg)
+struct thread *thread_create_inactive(const struct thread_attr *a,
+				      void (*fn)(void *), void *arg,
+				      unsigned stack_top_off, int *err)
 {
-	if (!thread_attr_valid(a))
-		return -FUL_EINVAL;
+	*err = -FUL_EINVAL;
+	if (!thread_attr_valid(a) || stack_top_off >= KSTACK_SIZE / 2)
+		return NULL;
+	*err = -FUL_ENOMEM;
 	struct thread *t = thread_alloc();
 	if (!t)
-		return -FUL_ENOMEM;
+		return NULL;
 	if (!t->kstack) {
 		void *stack = page_alloc(KSTACK_SIZE / PAGE_SIZE);
 		if (!stack) {
 			atomic_store(&t->state, T_FREE);
-			return -FUL_ENOMEM;
+			return NULL;
 		}
 		t->kstack = (uintptr_t)stack;
 	}
 	thread_setup(t, a, fn, arg);
-	tid_t tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
+	arch_context_init(&t->ctx, t->kstack + KSTACK_SIZE - stack_top_off,
+			  fn, arg);
+	atomic_store_explicit(&t->cpu, a->cpu, memory_order_relaxed);
+	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
+	*err = 0;
+	return t;
+}
 
+int thread_activate(struct thread *t)
+{
+	uint32_t expect = T_INACTIVE;
 	uint64_t flags;
 	struct owner o = owner_enter(&flags);
-	atomic_store_explicit(&t->cpu, a->cpu, memory_order_release);
-	if (a->cpu == o.cpu->id) {
+	/* INACTIVE -> MIGRATING claims the thread against a racing kill. */
+	if (!atomic_compare_exchange_strong(&t->state, &expect,
+					    T_MIGRATING)) {
+		arch_irq_restore(flags);
+		return -FUL_ESTATE;
+	}
+	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_relaxed);
+	if (cpu == o.cpu->id) {
 		sched_make_ready(o, t);
 	} else {
-		atomic_store_explicit(&t->state, T_MIGRATING,
-				      memory_order_relaxed);
-		icc_post(a->cpu, &t->mig_req);
+		icc_post(cpu, &t->mig_req);
 		icc_flush();
 	}
 	arch_irq_restore(flags);
+	return 0;
+}
+
+int thread_create(const struct thread_attr *a, void (*fn)(void *), void *arg)
+{
+	int err;
+	struct thread *t = thread_create_inactive(a, fn, arg, 0, &err);
+	if (!t)
+		return err;
+	tid_t tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
+	thread_activate(t);
 	sched_preempt_point();
 	return (int)tid;
 }
@@ -164,8 +199,12 @@ struct thread *thread_current(void)
 	return t;
 }
 
+void uthread_release(struct thread *t);
+
 void thread_release(struct thread *t)
 {
+	if (t->vs)
+		uthread_release(t);
 	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
 	atomic_store_explicit(&t->state, T_FREE, memory_order_release);
 }

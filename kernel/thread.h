@@ -12,7 +12,9 @@
 
 #include "arch.h"
 #include "icc.h"
+#include "ipc.h"
 #include "runqueue.h"
+#include "spinlock.h"
 
 #define MAX_THREADS 512
 #define TID_SLOT_BITS 12
@@ -27,9 +29,12 @@ enum thread_state {
 	T_BLOCKED,   /* on no queue; woken by TASK_IPC */
 	T_MIGRATING, /* in flight to t->cpu, its TASK_IN record posted or owed */
 	T_DEAD,      /* killed while running; freed once switched out */
+	T_INACTIVE,  /* created by a task, not started yet; owned by t->cpu */
 };
 
 struct kport;
+struct vspace;
+struct frame;
 
 struct thread {
 	struct arch_context ctx; /* [O] valid while switched out */
@@ -62,6 +67,22 @@ struct thread {
 	void *arg;                      /* [I] */
 	uintptr_t kstack;               /* [I] base of KSTACK_SIZE bytes */
 	char name[16];                  /* [I] */
+	/* User threads (uthread.c); NULL/0 for kernel threads. */
+	struct vspace *vs;              /* [I] its task (holds a reference) */
+	uintptr_t ipcbuf;               /* [I] kernel address of its IPC buffer */
+	struct frame *ipcbuf_frame;     /* [I] pinned while the thread lives */
+	/* IPC (ipc.c): ipc_state is [A] by the claim protocol; the message
+	 * fields belong to whoever holds the claim, then to the thread. */
+	_Atomic uint32_t ipc_state;     /* IPC_STATE(seq, enum ipc_wait) */
+	uint32_t ipc_seq;               /* [O] wait counter, survives slot reuse */
+	bool ipc_is_call;               /* staged send is a call */
+	int32_t ipc_result;
+	struct ipc_queue *ipc_queue;    /* queue it waits on, if any */
+	spinlock_t *ipc_lock;           /* that queue's lock */
+	struct kobj *sys_hold;          /* [O] object a blocking call holds */
+	struct rq_link ipc_link;        /* on ipc_queue */
+	struct ipc_msg ipc_msg;         /* staged (sender) or delivered */
+	uint64_t reply_to;              /* [O] token of the caller awaiting our reply */
 };
 
 struct thread_attr {
@@ -75,6 +96,15 @@ struct thread_attr {
 extern struct thread threads[MAX_THREADS];
 
 void thread_init(void);
+/** Create a thread like thread_create() but leave it T_INACTIVE (owned
+ *  by attr->cpu, on no queue) until thread_activate(); its kernel stack
+ *  ends at @stack_top_off bytes below the top (room for user registers).
+ *  Returns the thread or NULL with *@err set. */
+struct thread *thread_create_inactive(const struct thread_attr *attr,
+				      void (*fn)(void *), void *arg,
+				      unsigned stack_top_off, int *err);
+/** Start an INACTIVE thread. 0, or -FUL_ESTATE if it is not INACTIVE. */
+int thread_activate(struct thread *t);
 /** The idle thread of this core, adopting the boot stack. Once per core. */
 struct thread *thread_init_idle(unsigned cpu);
 /** Create a thread running fn(arg) on attr->cpu. Thread or IRQ-masked
@@ -91,6 +121,9 @@ void thread_park(void);
 /** Give @tid a wake-up token, waking it if parked. Any core.
  *  Returns 0 or -FUL_ENOTHREAD. */
 int thread_unpark(tid_t tid);
+/** thread_wake() without the flush: the IPI is owed until this core's
+ *  kernel exit. IRQs masked. */
+void thread_wake_owed(struct thread *t);
 /** Wake @t if blocked (as thread_unpark, by pointer). Any core, any
  *  context: it never switches; thread callers follow with
  *  sched_preempt_point(). */

@@ -18,6 +18,8 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	uint32_t st = thread_state(t);
 	if (!cpu_is_online(dest))
 		return -FUL_EINVAL;
+	if (st == T_INACTIVE)
+		return -FUL_ESTATE;
 	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
 		t->pending_dest = (int16_t)dest;
 		return 0;
@@ -62,6 +64,14 @@ int thread_kill_local(struct owner o, struct thread *t)
 		sched_unsleep(o, t);
 		thread_release(t);
 		return 0;
+	case T_INACTIVE: {
+		uint32_t expect = T_INACTIVE; /* thread_activate may race */
+		if (!atomic_compare_exchange_strong(&t->state, &expect,
+						    T_EMBRYO))
+			return thread_kill_local(o, t);
+		thread_release(t);
+		return 0;
+	}
 	case T_MIGRATING:
 		t->kill_pending = true;
 		return 0;
@@ -117,6 +127,17 @@ void thread_wake(struct thread *t)
 		 &t->wake_req);
 	icc_flush();
 	arch_irq_restore(flags);
+}
+
+/** thread_wake() for callers that flush at their kernel exit (system
+ *  calls): the IPI, if any, is only owed. IRQs masked. */
+void thread_wake_owed(struct thread *t)
+{
+	atomic_exchange(&t->wake_token, 1);
+	if (atomic_exchange(&t->wake_inflight, 1))
+		return;
+	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
+		 &t->wake_req);
 }
 
 int thread_unpark(tid_t tid)

@@ -1,0 +1,124 @@
+/*
+ * Capability tables: lookup with type and rights checks, insert, delete.
+ * See cap.h and docs/design.md "Capabilities".
+ */
+#include "cap.h"
+#include "kernel.h"
+#include "obj.h"
+#include "thread.h"
+#include "vspace.h"
+
+void ipc_reply_abort(uint64_t token, int err);
+
+/** Does a capability of @type hold a counted object reference? */
+static bool cap_counted(unsigned type)
+{
+	return type == FUL_CAP_VSPACE || type == FUL_CAP_FRAME ||
+	       type == FUL_CAP_ENDPOINT || type == FUL_CAP_NTFN;
+}
+
+int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,
+	       unsigned rights, struct cap *out)
+{
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	struct cap c = vs->slots[slot];
+	if (c.type != FUL_CAP_NONE && cap_counted(c.type))
+		obj_get(c.obj);
+	spin_unlock_irqrestore(&vs->lock, flags);
+	int err = c.type == FUL_CAP_NONE		 ? -FUL_EBADCAP
+		  : type && c.type != type		 ? -FUL_ETYPE
+		  : (c.rights & rights) != rights ? -FUL_ERIGHTS
+						  : 0;
+	if (err) {
+		cap_release(&c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void cap_release(struct cap *c)
+{
+	if (c->type != FUL_CAP_NONE && cap_counted(c->type))
+		obj_put(c->obj);
+	c->type = FUL_CAP_NONE;
+}
+
+int cap_insert(struct vspace *vs, uint64_t slot, const struct cap *c)
+{
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	int err = vs->slots[slot].type != FUL_CAP_NONE ? -FUL_ESTATE : 0;
+	if (!err) {
+		vs->slots[slot] = *c;
+		if (cap_counted(c->type))
+			obj_cap_get(c->obj);
+	}
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+int cap_slot_free(struct vspace *vs, uint64_t slot)
+{
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	int err = vs->slots[slot].type != FUL_CAP_NONE ? -FUL_ESTATE : 0;
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+int cap_take(struct vspace *vs, uint64_t slot, unsigned type,
+	     unsigned rights, struct cap *out)
+{
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	struct cap c = vs->slots[slot];
+	int err = c.type == FUL_CAP_NONE		 ? -FUL_EBADCAP
+		  : c.type != type			 ? -FUL_ETYPE
+		  : (c.rights & rights) != rights ? -FUL_ERIGHTS
+						  : 0;
+	if (!err)
+		vs->slots[slot].type = FUL_CAP_NONE;
+	spin_unlock_irqrestore(&vs->lock, flags);
+	if (!err)
+		*out = c;
+	return err;
+}
+
+/** The last act of a deleted capability (no lock held). */
+static void cap_drop(struct cap *c)
+{
+	if (cap_counted(c->type))
+		obj_cap_put(c->obj);
+	else if (c->type == FUL_CAP_REPLY)
+		ipc_reply_abort(c->data, -FUL_ECANCELED);
+}
+
+int cap_delete(struct vspace *vs, uint64_t slot)
+{
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	struct cap c = vs->slots[slot];
+	vs->slots[slot].type = FUL_CAP_NONE;
+	spin_unlock_irqrestore(&vs->lock, flags);
+	if (c.type == FUL_CAP_NONE)
+		return -FUL_EBADCAP;
+	cap_drop(&c);
+	return 0;
+}
+
+void cap_table_clear(struct cap *slots)
+{
+	for (unsigned i = 0; i < FUL_CSLOTS; i++) {
+		struct cap c = slots[i];
+		slots[i].type = FUL_CAP_NONE;
+		if (c.type != FUL_CAP_NONE)
+			cap_drop(&c);
+	}
+}

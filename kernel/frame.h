@@ -1,0 +1,22 @@
+/* Frames: runs of physical pages a task can map (frame.c). */
+#ifndef KERNEL_FRAME_H
+#define KERNEL_FRAME_H
+
+#include "obj.h"
+
+#define FRAME_MAX 2048
+
+struct pool;
+
+struct frame {
+	struct kobj obj;
+	uintptr_t kva;      /* [I] kernel address of the first page */
+	uint32_t npages;    /* [I] */
+	struct pool *pool;  /* [I] charged npages, credited on destroy */
+};
+
+/** A zeroed frame of @npages (1..FUL_FRAME_MAX_PAGES) charged to @p.
+ *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. */
+int frame_create(struct pool *p, unsigned npages, struct frame **out);
+
+#endif

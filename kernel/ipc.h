@@ -1,0 +1,112 @@
+/*
+ * IPC between threads: synchronous endpoints (endpoint.c), notifications
+ * (ntfn.c) and replies, on one core or across cores (ipc.c). The
+ * protocol and its two paths are in docs/design.md "IPC".
+ *
+ * A waiting thread publishes what it waits for in t->ipc_state:
+ * (seq << 8) | enum ipc_wait, where seq is the thread's wait counter.
+ * Exactly one party completes a wait: a deliverer claims it (state ->
+ * CLAIMED, under the queue's lock for queued waits or by CAS for reply
+ * waits), fills the thread's ipc_msg and IPC buffer with IRQs masked,
+ * then stores DONE (release) and wakes it. A canceller (timeout, kill,
+ * object deletion) takes the same lock or CAS; if it finds CLAIMED it
+ * waits the few instructions until DONE. The seq makes reply tokens
+ * single use: a reply for an old wait finds a different state word.
+ */
+#ifndef KERNEL_IPC_H
+#define KERNEL_IPC_H
+
+#include "percpu.h"
+#include "runqueue.h"
+#include "spinlock.h"
+#include <fulcrum/syscall.h>
+
+struct thread;
+struct kobj;
+
+enum ipc_wait {
+	IPC_NONE = 0,
+	IPC_RECV,    /* queued on an endpoint's receive queue */
+	IPC_SEND,    /* queued on an endpoint's send queue (message staged) */
+	IPC_REPLY,   /* waiting for the reply to a call */
+	IPC_NTFN,    /* queued on a notification */
+	IPC_CLAIMED, /* a deliverer is filling in the message */
+	IPC_DONE,    /* delivered: ipc_msg / ipc_result are valid */
+};
+
+#define IPC_STATE(seq, w) (((uint32_t)(seq) << 8) | (uint32_t)(w))
+#define IPC_WAIT(st) ((st) & 0xffu)
+/* reply token: tid << 32 | seq of the caller's IPC_REPLY wait */
+#define REPLY_TOKEN(tid, seq) ((uint64_t)(tid) << 32 | (uint32_t)(seq))
+
+struct ipc_msg {
+	uint64_t badge, info, mr[4];
+};
+
+/* A wait queue of threads, FIFO, under its object's lock. */
+struct ipc_queue {
+	struct rq_link head;
+};
+
+static inline void ipc_queue_init(struct ipc_queue *q)
+{
+	q->head.next = q->head.prev = &q->head;
+}
+
+static inline bool ipc_queue_empty(const struct ipc_queue *q)
+{
+	return q->head.next == &q->head;
+}
+
+/** Queue the current thread @t on @q (object lock @lock held) as waiting
+ *  for @w. The object stays alive meanwhile: the system call holds a
+ *  reference in t->sys_hold, which a kill drops (uthread.c). */
+void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
+		 enum ipc_wait w);
+/** Dequeue and claim the first waiter of @q (lock held), or NULL. */
+struct thread *ipc_dequeue_claim(struct ipc_queue *q);
+/** Finish a delivery to claimed @t: result, DONE, and a wake-up unless
+ *  the caller switches to it directly (@wake false). IRQs masked. */
+void ipc_complete(struct thread *t, int result, bool wake);
+/** Block the current thread until its wait is DONE or @deadline (counter
+ *  ticks, ~0 forever) passes; returns its result or -FUL_ETIMEOUT.
+ *  IRQs masked; may return on another core. */
+int ipc_wait(struct thread *t, uint64_t deadline);
+/** Cancel @t's wait if it is still pending (timeout, kill, deletion):
+ *  true if cancelled, false if it was (or is being) delivered. */
+bool ipc_cancel(struct thread *t);
+/** Copy a message into claimed @to: registers, and @len bytes of the
+ *  sender's IPC buffer @buf (0 if none) into @to's. */
+void ipc_copy_msg(struct thread *to, const struct ipc_msg *m,
+		  uintptr_t buf);
+/** Absolute deadline for a timeout in microseconds (FUL_FOREVER: ~0). */
+uint64_t ipc_deadline(uint64_t timeout_us);
+/**
+ * Hand the core from the current thread, which has just become a waiter,
+ * to @next, which this core owns and just completed without a wake-up:
+ * directly if @next may run now, else through the run queue. Then wait.
+ * Returns the current thread's wait result (ipc_wait).
+ */
+int ipc_block_switch(struct thread *cur, struct thread *next,
+		     uint64_t deadline);
+
+/* endpoint.c / ntfn.c / replies, called by syscall.c with IRQs masked */
+struct endpoint;
+struct ntfn;
+int endpoint_create(struct endpoint **out);
+int ep_send(struct endpoint *ep, struct thread *t, const struct ipc_msg *m,
+	    bool call, uint64_t deadline);
+int ep_recv(struct endpoint *ep, struct thread *t, uint64_t deadline);
+int ep_reply_recv(struct endpoint *ep, struct thread *t,
+		  const struct ipc_msg *m, uint64_t deadline);
+int ipc_reply(struct thread *t, uint64_t token, const struct ipc_msg *m);
+void ipc_reply_abort(uint64_t token, int err);
+int ntfn_create(struct ntfn **out);
+int ntfn_signal(struct ntfn *n, uint64_t bits);
+int ntfn_wait(struct ntfn *n, struct thread *t, uint64_t deadline,
+	      uint64_t *bits);
+uint64_t ntfn_poll(struct ntfn *n);
+/** A user thread ends: cancel its wait, answer its pending caller. */
+void ipc_thread_exit(struct thread *t);
+
+#endif

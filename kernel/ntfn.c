@@ -1,0 +1,108 @@
+/*
+ * Notifications: a word of pending bits and a queue of waiters. Signal
+ * ORs bits in, or hands them straight to the first waiter; wait and poll
+ * take every pending bit at once. Signalling never blocks.
+ */
+#include "ipc.h"
+#include "kernel.h"
+#include "obj.h"
+#include "thread.h"
+
+#define NTFN_MAX 256
+
+struct ntfn {
+	struct kobj obj;
+	spinlock_t lock;        /* guards word, waiters, dead; a leaf lock */
+	bool dead;
+	bool used;              /* [ntfns_lock] */
+	uint64_t word;          /* pending bits */
+	struct ipc_queue waiters;
+};
+
+static struct ntfn ntfns[NTFN_MAX];
+static spinlock_t ntfns_lock = SPINLOCK_INIT;
+
+int ntfn_create(struct ntfn **out)
+{
+	uint64_t flags = spin_lock_irqsave(&ntfns_lock);
+	for (unsigned i = 0; i < NTFN_MAX; i++) {
+		struct ntfn *n = &ntfns[i];
+		if (n->used)
+			continue;
+		n->used = true;
+		spin_unlock_irqrestore(&ntfns_lock, flags);
+		obj_init(&n->obj, KOBJ_NTFN);
+		n->lock = (spinlock_t)SPINLOCK_INIT;
+		n->dead = false;
+		n->word = 0;
+		ipc_queue_init(&n->waiters);
+		*out = n;
+		return 0;
+	}
+	spin_unlock_irqrestore(&ntfns_lock, flags);
+	return -FUL_ENOMEM;
+}
+
+void ntfn_destroy(struct kobj *o)
+{
+	struct ntfn *n = container_of(o, struct ntfn, obj);
+	uint64_t flags = spin_lock_irqsave(&ntfns_lock);
+	n->used = false;
+	spin_unlock_irqrestore(&ntfns_lock, flags);
+}
+
+void ntfn_orphan(struct kobj *o)
+{
+	struct ntfn *n = container_of(o, struct ntfn, obj);
+	uint64_t flags = spin_lock_irqsave(&n->lock);
+	n->dead = true;
+	struct thread *t;
+	while ((t = ipc_dequeue_claim(&n->waiters))) {
+		t->ipc_msg = (struct ipc_msg){0};
+		ipc_complete(t, -FUL_ECANCELED, true);
+	}
+	spin_unlock_irqrestore(&n->lock, flags);
+	icc_flush();
+}
+
+int ntfn_signal(struct ntfn *n, uint64_t bits)
+{
+	spin_lock_raw(&n->lock);
+	struct thread *w = ipc_dequeue_claim(&n->waiters);
+	if (!w) {
+		n->word |= bits;
+		spin_unlock_raw(&n->lock);
+		return 0;
+	}
+	spin_unlock_raw(&n->lock);
+	w->ipc_msg = (struct ipc_msg){.badge = bits};
+	ipc_complete(w, 0, true);
+	return 0;
+}
+
+int ntfn_wait(struct ntfn *n, struct thread *t, uint64_t deadline,
+	      uint64_t *bits)
+{
+	spin_lock_raw(&n->lock);
+	if (n->word || n->dead || deadline == 0) {
+		*bits = n->word;
+		n->word = 0;
+		bool dead = n->dead;
+		spin_unlock_raw(&n->lock);
+		return *bits ? 0 : dead ? -FUL_ECANCELED : -FUL_ETIMEOUT;
+	}
+	ipc_enqueue(t, &n->waiters, &n->lock, IPC_NTFN);
+	spin_unlock_raw(&n->lock);
+	int err = ipc_wait(t, deadline);
+	*bits = err ? 0 : t->ipc_msg.badge;
+	return err;
+}
+
+uint64_t ntfn_poll(struct ntfn *n)
+{
+	uint64_t flags = spin_lock_irqsave(&n->lock);
+	uint64_t bits = n->word;
+	n->word = 0;
+	spin_unlock_irqrestore(&n->lock, flags);
+	return bits;
+}

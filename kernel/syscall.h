@@ -1,0 +1,34 @@
+/* System-call handlers (syscall.c: entry, IPC and misc; syscall_obj.c:
+ * capabilities and objects). Each takes the calling thread and its user
+ * registers, validates in the documented order (fulcrum/syscall.h) and
+ * returns the value for x0. IRQs masked throughout. */
+#ifndef KERNEL_SYSCALL_H
+#define KERNEL_SYSCALL_H
+
+#include "cap.h"
+#include "thread.h"
+#include "vspace.h"
+
+typedef int64_t (*sys_fn)(struct thread *t, struct arch_uregs *u);
+
+#define ARG(i) arch_uregs_get(u, (i))
+
+int64_t sys_cap_copy(struct thread *t, struct arch_uregs *u);
+int64_t sys_cap_delete(struct thread *t, struct arch_uregs *u);
+int64_t sys_cap_info(struct thread *t, struct arch_uregs *u);
+int64_t sys_ep_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_ntfn_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_frame_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_vspace_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_map(struct thread *t, struct arch_uregs *u);
+int64_t sys_unmap(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_start(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
+
+int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
+		   struct thread **out);
+
+#endif

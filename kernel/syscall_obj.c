@@ -1,0 +1,274 @@
+/*
+ * System calls on capabilities and objects: copy, delete, inspect;
+ * create endpoints, notifications, frames, address spaces and threads;
+ * map and unmap; start, kill, migrate and inspect threads.
+ */
+#include "frame.h"
+#include "ipc.h"
+#include "kernel.h"
+#include "pool.h"
+#include "syscall.h"
+
+int64_t sys_cap_copy(struct thread *t, struct arch_uregs *u)
+{
+	struct cap src, dvs;
+	int err = cap_lookup(t->vs, ARG(0), 0, 0, &src);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN,
+			      &dvs))) {
+		cap_release(&src);
+		return err;
+	}
+	uint64_t rights = ARG(3), badge = ARG(4);
+	bool badgeable = src.type == FUL_CAP_ENDPOINT || src.type == FUL_CAP_NTFN;
+	if (src.type == FUL_CAP_REPLY)
+		err = -FUL_ETYPE;
+	else if (ARG(2) == 0 || ARG(2) >= FUL_CSLOTS)
+		err = -FUL_EBADCAP;
+	else if (rights & ~(uint64_t)FUL_R_ALL || (badge && !badgeable))
+		err = -FUL_EINVAL;
+	else if (badge && src.data)
+		err = -FUL_ESTATE; /* already badged */
+	if (!err) {
+		struct cap c = src;
+		c.rights = (uint8_t)(src.rights & rights);
+		if (badge)
+			c.data = badge;
+		err = cap_insert(dvs.obj, ARG(2), &c);
+	}
+	cap_release(&dvs);
+	cap_release(&src);
+	return err;
+}
+
+int64_t sys_cap_delete(struct thread *t, struct arch_uregs *u)
+{
+	return cap_delete(t->vs, ARG(0));
+}
+
+int64_t sys_cap_info(struct thread *t, struct arch_uregs *u)
+{
+	struct cap c;
+	int err = cap_lookup(t->vs, ARG(0), 0, 0, &c);
+	if (err)
+		return err;
+	int64_t info = c.type | (int64_t)c.rights << 8;
+	cap_release(&c);
+	return info;
+}
+
+/** Common front of the create calls: pool capability, destination slot. */
+static int sys_create_check(struct thread *t, struct arch_uregs *u,
+			    struct cap *pool)
+{
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, pool);
+	if (err)
+		return err;
+	if ((err = cap_slot_free(t->vs, ARG(1))) == -FUL_EBADCAP)
+		return err;
+	return err ? 1 : 0; /* occupied: ESTATE, reported after the others */
+}
+
+/** Give the new object @o a capability with all rights in slot ARG(1),
+ *  dropping the creation reference. */
+static int sys_create_finish(struct thread *t, struct arch_uregs *u,
+			     unsigned type, struct kobj *o)
+{
+	struct cap c = {.type = (uint8_t)type, .rights = FUL_R_ALL, .obj = o};
+	int err = cap_insert(t->vs, ARG(1), &c);
+	obj_put(o); /* on failure this destroys it */
+	return err;
+}
+
+int64_t sys_ep_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool;
+	int err = sys_create_check(t, u, &pool);
+	if (err)
+		return err < 0 ? err : -FUL_ESTATE;
+	struct endpoint *ep;
+	if ((err = endpoint_create(&ep)))
+		return err;
+	return sys_create_finish(t, u, FUL_CAP_ENDPOINT, (struct kobj *)ep);
+}
+
+int64_t sys_ntfn_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool;
+	int err = sys_create_check(t, u, &pool);
+	if (err)
+		return err < 0 ? err : -FUL_ESTATE;
+	struct ntfn *n;
+	if ((err = ntfn_create(&n)))
+		return err;
+	return sys_create_finish(t, u, FUL_CAP_NTFN, (struct kobj *)n);
+}
+
+int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool;
+	int occupied = sys_create_check(t, u, &pool);
+	if (occupied < 0)
+		return occupied;
+	uint64_t n = ARG(2);
+	if (n > FUL_FRAME_MAX_PAGES)
+		return -FUL_ERANGE;
+	if (n == 0)
+		return -FUL_EINVAL;
+	if (occupied)
+		return -FUL_ESTATE;
+	struct frame *f;
+	int err = frame_create(pool.obj, (unsigned)n, &f);
+	if (err)
+		return err;
+	return sys_create_finish(t, u, FUL_CAP_FRAME, &f->obj);
+}
+
+int64_t sys_vspace_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool;
+	int err = sys_create_check(t, u, &pool);
+	if (err)
+		return err < 0 ? err : -FUL_ESTATE;
+	struct vspace *vs;
+	if ((err = vspace_create(pool.obj, &vs)))
+		return err;
+	return sys_create_finish(t, u, FUL_CAP_VSPACE, &vs->obj);
+}
+
+int64_t sys_map(struct thread *t, struct arch_uregs *u)
+{
+	struct cap vs, fr;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs);
+	if (err)
+		return err;
+	uint64_t rights = ARG(3);
+	err = cap_lookup(t->vs, ARG(1), FUL_CAP_FRAME, FUL_R_READ, &fr);
+	if (!err && (fr.rights & rights & FUL_R_ALL) != (rights & FUL_R_ALL))
+		err = -FUL_ERIGHTS;
+	if (!err)
+		err = rights > FUL_R_ALL ? -FUL_EINVAL
+					 : vspace_map(vs.obj, fr.obj, ARG(2),
+						      (unsigned)rights);
+	cap_release(&fr);
+	cap_release(&vs);
+	return err;
+}
+
+int64_t sys_unmap(struct thread *t, struct arch_uregs *u)
+{
+	struct cap vs;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs);
+	if (err)
+		return err;
+	err = vspace_unmap(vs.obj, ARG(1));
+	cap_release(&vs);
+	return err;
+}
+
+int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool, vs;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, &pool);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs)))
+		return err;
+	struct ful_thread_attr a;
+	int slot_err = cap_slot_free(t->vs, ARG(2));
+	err = slot_err == -FUL_EBADCAP ? slot_err
+				       : vspace_copy_in(t->vs, &a, ARG(3), sizeof(a));
+	struct thread *nt = NULL;
+	if (!err && slot_err)
+		err = -FUL_ESTATE;
+	if (!err)
+		err = uthread_create(vs.obj, &a, &nt);
+	cap_release(&vs);
+	if (err)
+		return err;
+	tid_t tid = atomic_load_explicit(&nt->tid, memory_order_relaxed);
+	struct cap c = {.type = FUL_CAP_THREAD, .rights = FUL_R_ALL, .data = tid};
+	if ((err = cap_insert(t->vs, ARG(2), &c))) {
+		thread_kill(tid);
+		return err;
+	}
+	return tid;
+}
+
+/** The thread a thread capability in ARG(@i) names, with @rights. */
+static int sys_thread_cap(struct thread *t, struct arch_uregs *u, unsigned i,
+			  unsigned rights, tid_t *tid)
+{
+	struct cap c;
+	int err = cap_lookup(t->vs, ARG(i), FUL_CAP_THREAD, rights, &c);
+	*tid = (tid_t)c.data;
+	return err;
+}
+
+int64_t sys_thread_start(struct thread *t, struct arch_uregs *u)
+{
+	tid_t tid;
+	int err = sys_thread_cap(t, u, 0, FUL_R_ADMIN, &tid);
+	if (err)
+		return err;
+	struct thread *nt = thread_lookup(tid);
+	return nt ? thread_activate(nt) : -FUL_EDEAD;
+}
+
+int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u)
+{
+	tid_t tid;
+	int err = sys_thread_cap(t, u, 0, FUL_R_ADMIN, &tid);
+	if (err)
+		return err;
+	err = thread_kill(tid);
+	return err == -FUL_ENOTHREAD ? -FUL_EDEAD : err;
+}
+
+int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s;
+	tid_t tid;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err || (err = sys_thread_cap(t, u, 1, FUL_R_ADMIN, &tid)))
+		return err;
+	if (!cpu_is_online(ARG(2)))
+		return -FUL_EINVAL;
+	err = thread_migrate(tid, (unsigned)ARG(2));
+	return err == -FUL_ENOTHREAD ? -FUL_EDEAD : err;
+}
+
+static unsigned thread_state_abi(uint32_t st)
+{
+	switch (st) {
+	case T_READY: return FUL_TS_READY;
+	case T_RUNNING: return FUL_TS_RUNNING;
+	case T_BLOCKED: return FUL_TS_BLOCKED;
+	case T_MIGRATING: return FUL_TS_MIGRATING;
+	case T_INACTIVE: return FUL_TS_INACTIVE;
+	default: return FUL_TS_DEAD;
+	}
+}
+
+int64_t sys_thread_info(struct thread *t, struct arch_uregs *u)
+{
+	tid_t tid;
+	int err = sys_thread_cap(t, u, 0, FUL_R_READ, &tid);
+	if (err || (err = vspace_check(t->vs, ARG(1),
+				       sizeof(struct ful_thread_info),
+				       FUL_R_WRITE)))
+		return err;
+	struct thread *o = thread_lookup(tid);
+	if (!o)
+		return -FUL_EDEAD;
+	struct ful_thread_info info = {
+		.tid = tid,
+		.cpu = atomic_load_explicit(&o->cpu, memory_order_relaxed),
+		.state = thread_state_abi(atomic_load(&o->state)),
+		.prio = o->prio,
+		.runtime_us = ticks_to_us(o->runtime),
+		.migrations = o->migrations,
+	};
+	return vspace_copy_out(t->vs, ARG(1), &info, sizeof(info));
+}

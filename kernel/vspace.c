@@ -1,0 +1,258 @@
+/*
+ * Address-space objects: creation, mapping frames, translating user
+ * pointers for the kernel, destruction. User memory is only ever reached
+ * through vspace_lookup_page() and the kernel's linear map, so the kernel
+ * never dereferences a user pointer and never faults on one.
+ */
+#include "vspace.h"
+#include "frame.h"
+#include "kernel.h"
+#include "page.h"
+#include "percpu.h"
+#include "pool.h"
+
+static struct vspace vspaces[VSPACE_MAX];
+static spinlock_t vspaces_lock = SPINLOCK_INIT; /* leaf: slot allocation */
+static bool vspace_used[VSPACE_MAX];            /* [vspaces_lock] */
+
+#define SLOTS_PAGES ((FUL_CSLOTS * sizeof(struct cap) + PAGE_SIZE - 1) / PAGE_SIZE)
+#define MAPS_PAGES ((VS_MAPPINGS * sizeof(struct mapping) + PAGE_SIZE - 1) / PAGE_SIZE)
+
+static struct vspace *vspace_slot_alloc(void)
+{
+	uint64_t flags = spin_lock_irqsave(&vspaces_lock);
+	for (unsigned i = 0; i < VSPACE_MAX; i++) {
+		if (!vspace_used[i]) {
+			vspace_used[i] = true;
+			spin_unlock_irqrestore(&vspaces_lock, flags);
+			vspaces[i].id = i;
+			return &vspaces[i];
+		}
+	}
+	spin_unlock_irqrestore(&vspaces_lock, flags);
+	return NULL;
+}
+
+static void vspace_slot_free(struct vspace *vs)
+{
+	uint64_t flags = spin_lock_irqsave(&vspaces_lock);
+	vspace_used[vs->id] = false;
+	spin_unlock_irqrestore(&vspaces_lock, flags);
+}
+
+int vspace_create(struct pool *p, struct vspace **out)
+{
+	(void)p; /* tables and cap slots are kernel memory, not charged */
+	struct vspace *vs = vspace_slot_alloc();
+	if (!vs)
+		return -FUL_ENOMEM;
+	vs->slots = page_alloc(SLOTS_PAGES);
+	vs->maps = page_alloc(MAPS_PAGES);
+	if (!vs->slots || !vs->maps ||
+	    arch_vspace_init(&vs->arch, vs->id + 1) != 0) {
+		if (vs->slots)
+			page_free(vs->slots, SLOTS_PAGES);
+		if (vs->maps)
+			page_free(vs->maps, MAPS_PAGES);
+		vspace_slot_free(vs);
+		return -FUL_ENOMEM;
+	}
+	vs->lock = (spinlock_t)SPINLOCK_INIT;
+	obj_init(&vs->obj, KOBJ_VSPACE);
+	*out = vs;
+	return 0;
+}
+
+/** Unmap the pages of mapping @m. vspace lock held. */
+static void mapping_remove(struct vspace *vs, struct mapping *m)
+{
+	for (uint32_t i = 0; i < m->npages; i++)
+		arch_vspace_unmap(&vs->arch, m->va + i * PAGE_SIZE);
+	m->va = 0;
+}
+
+void vspace_destroy(struct kobj *o)
+{
+	struct vspace *vs = container_of(o, struct vspace, obj);
+	/* Nothing refers to vs any more: no lock needed, and no core has it
+	 * active (its threads are gone, and a core drops it on switch). */
+	struct frame *drop[VS_MAPPINGS];
+	unsigned n = 0;
+	for (unsigned i = 0; i < VS_MAPPINGS; i++)
+		if (vs->maps[i].va)
+			drop[n++] = vs->maps[i].frame;
+	arch_vspace_destroy(&vs->arch);
+	cap_table_clear(vs->slots);
+	page_free(vs->slots, SLOTS_PAGES);
+	page_free(vs->maps, MAPS_PAGES);
+	vspace_slot_free(vs);
+	for (unsigned i = 0; i < n; i++)
+		obj_put(&drop[i]->obj);
+}
+
+/** Does [va, va + len) overlap an existing mapping? vspace lock held. */
+static bool vspace_overlaps(struct vspace *vs, uintptr_t va, uint64_t len)
+{
+	for (unsigned i = 0; i < VS_MAPPINGS; i++) {
+		struct mapping *m = &vs->maps[i];
+		if (m->va && va < m->va + (uint64_t)m->npages * PAGE_SIZE &&
+		    m->va < va + len)
+			return true;
+	}
+	return false;
+}
+
+static struct mapping *vspace_free_record(struct vspace *vs)
+{
+	for (unsigned i = 0; i < VS_MAPPINGS; i++)
+		if (!vs->maps[i].va)
+			return &vs->maps[i];
+	return NULL;
+}
+
+int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
+	       unsigned rights)
+{
+	uint64_t len = (uint64_t)f->npages * PAGE_SIZE;
+	if ((va & (PAGE_SIZE - 1)) || va < FUL_USER_MIN ||
+	    va > FUL_USER_MAX - len || !(rights & FUL_R_READ) ||
+	    (rights & ~(FUL_R_READ | FUL_R_WRITE | FUL_R_EXEC)))
+		return -FUL_EINVAL;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	struct mapping *m = vspace_free_record(vs);
+	int err = vspace_overlaps(vs, va, len) ? -FUL_ESTATE
+		  : !m			       ? -FUL_ENOMEM
+						       : 0;
+	for (uint32_t i = 0; !err && i < f->npages; i++) {
+		err = arch_vspace_map(&vs->arch, va + i * PAGE_SIZE,
+				      f->kva + i * PAGE_SIZE, rights);
+		if (err) /* undo the pages mapped so far */
+			while (i--)
+				arch_vspace_unmap(&vs->arch, va + i * PAGE_SIZE);
+	}
+	if (!err) {
+		*m = (struct mapping){va, f, f->npages, (uint8_t)rights};
+		obj_get(&f->obj);
+	}
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+int vspace_unmap(struct vspace *vs, uintptr_t va)
+{
+	struct frame *f = NULL;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	for (unsigned i = 0; va && i < VS_MAPPINGS; i++) {
+		if (vs->maps[i].va == va) {
+			f = vs->maps[i].frame;
+			mapping_remove(vs, &vs->maps[i]);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&vs->lock, flags);
+	if (!f)
+		return -FUL_ESTATE;
+	obj_put(&f->obj);
+	return 0;
+}
+
+/** Kernel address of user @uva if its page is mapped with @rights, else
+ *  0. vspace lock held. */
+static uintptr_t vspace_lookup_page(struct vspace *vs, uint64_t uva,
+				    unsigned rights)
+{
+	if (uva < FUL_USER_MIN || uva >= FUL_USER_MAX)
+		return 0;
+	unsigned have;
+	uintptr_t kva = arch_vspace_lookup(&vs->arch, uva & ~(PAGE_SIZE - 1),
+					   &have);
+	if (!kva || (have & rights) != rights)
+		return 0;
+	return kva + (uva & (PAGE_SIZE - 1));
+}
+
+/** Copy between user @uva and kernel @k, page by page. */
+static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
+		       bool out)
+{
+	if (uva + len < uva)
+		return -FUL_EFAULT;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	int err = 0;
+	char *kp = k;
+	while (len) {
+		size_t chunk = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
+		if (chunk > len)
+			chunk = len;
+		uintptr_t p = vspace_lookup_page(vs, uva,
+						 out ? FUL_R_WRITE : FUL_R_READ);
+		if (!p) {
+			err = -FUL_EFAULT;
+			break;
+		}
+		if (out)
+			memcpy((void *)p, kp, chunk);
+		else
+			memcpy(kp, (const void *)p, chunk);
+		uva += chunk;
+		kp += chunk;
+		len -= chunk;
+	}
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
+		 unsigned rights)
+{
+	if (uva + len < uva)
+		return -FUL_EFAULT;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	int err = 0;
+	uint64_t end = uva + len;
+	for (uint64_t p = uva & ~(PAGE_SIZE - 1); !err && p < end; p += PAGE_SIZE)
+		if (!vspace_lookup_page(vs, p, rights))
+			err = -FUL_EFAULT;
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+int vspace_copy_in(struct vspace *vs, void *dst, uint64_t uva, size_t len)
+{
+	return vspace_copy(vs, uva, dst, len, false);
+}
+
+int vspace_copy_out(struct vspace *vs, uint64_t uva, const void *src,
+		    size_t len)
+{
+	return vspace_copy(vs, uva, (void *)src, len, true);
+}
+
+struct frame *vspace_pin(struct vspace *vs, uint64_t va, unsigned rights,
+			 uintptr_t *kva)
+{
+	struct frame *f = NULL;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	uintptr_t p = vspace_lookup_page(vs, va, rights);
+	for (unsigned i = 0; p && i < VS_MAPPINGS; i++) {
+		struct mapping *m = &vs->maps[i];
+		if (m->va && va >= m->va &&
+		    va < m->va + (uint64_t)m->npages * PAGE_SIZE) {
+			f = m->frame;
+			obj_get(&f->obj);
+			*kva = p;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&vs->lock, flags);
+	return f;
+}
+
+void vspace_switch(struct vspace *vs)
+{
+	struct cpu *c = this_cpu();
+	if (c->vs_active == vs)
+		return;
+	c->vs_active = vs;
+	arch_vspace_activate(vs ? &vs->arch : NULL);
+}

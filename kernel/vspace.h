@@ -1,0 +1,61 @@
+/*
+ * Address spaces (vspace.c). A vspace is a task: user translation tables
+ * (with an ASID), the frames mapped into them, and the task's capability
+ * table. One lock guards all three. Threads of the task, capabilities to
+ * it and transient holds keep it alive (obj.h).
+ */
+#ifndef KERNEL_VSPACE_H
+#define KERNEL_VSPACE_H
+
+#include "arch.h"
+#include "cap.h"
+#include "obj.h"
+#include "spinlock.h"
+
+#define VSPACE_MAX 128
+#define VS_MAPPINGS 128
+
+struct frame;
+struct pool;
+
+struct mapping {
+	uintptr_t va;        /* 0: unused */
+	struct frame *frame; /* holds a reference */
+	uint32_t npages;
+	uint8_t rights;
+};
+
+struct vspace {
+	struct kobj obj;
+	spinlock_t lock;          /* guards arch, maps, slots; a leaf lock */
+	struct arch_vspace arch;  /* [lock] */
+	struct mapping *maps;     /* [lock] VS_MAPPINGS records */
+	struct cap *slots;        /* [lock] FUL_CSLOTS capabilities */
+	unsigned id;              /* [I] index; ASID = id + 1 */
+};
+
+int vspace_create(struct pool *p, struct vspace **out);
+/** Map all of @f at @va with @rights. -FUL_EINVAL (alignment, range,
+ *  rights without READ), -FUL_ESTATE (overlaps a mapping), -FUL_ENOMEM. */
+int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
+	       unsigned rights);
+/** Remove the mapping that starts at @va. -FUL_ESTATE if none does. */
+int vspace_unmap(struct vspace *vs, uintptr_t va);
+/** Copy @len bytes from user @uva of @vs to kernel @dst / from kernel
+ *  @src to user @uva. -FUL_EFAULT unless every byte is mapped with READ
+ *  (copy in) or WRITE (copy out). Takes the vspace lock. */
+int vspace_copy_in(struct vspace *vs, void *dst, uint64_t uva, size_t len);
+int vspace_copy_out(struct vspace *vs, uint64_t uva, const void *src,
+		    size_t len);
+/** 0 if every byte of [uva, uva + len) is mapped in @vs with @rights,
+ *  else -FUL_EFAULT. */
+int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
+		 unsigned rights);
+/** The frame mapped at user @va with at least @rights, referenced, and
+ *  the kernel address of @va; NULL if none (-FUL_EFAULT). */
+struct frame *vspace_pin(struct vspace *vs, uint64_t va, unsigned rights,
+			 uintptr_t *kva);
+/** Activate @vs (NULL: none) on this core if not already. IRQs masked. */
+void vspace_switch(struct vspace *vs);
+
+#endif
