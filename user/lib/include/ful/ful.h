@@ -1,0 +1,123 @@
+/*
+ * libfulcrum: the user-space side of the Fulcrum ABI.
+ *
+ *   <ful/syscall_raw.h>  ful_syscall(), the bare `svc #0`
+ *   <ful/sys.h>          one typed inline wrapper per system call
+ *   <ful/ful.h>          this file: task conventions, per-thread state,
+ *                        counters, slot allocator, threads in this task
+ *   <ful/spawn.h>        loading a boot module into a new task (rootserver)
+ *
+ * Programs are linked with picolibc: printf() goes to the kernel's debug
+ * console one line at a time, malloc() draws on a heap in .bss, and
+ * exit() ends the calling thread.
+ */
+#ifndef FUL_FUL_H
+#define FUL_FUL_H
+
+#include <stddef.h>
+
+#include <fulcrum/bootinfo.h>
+#include <fulcrum/errno.h>
+#include <fulcrum/syscall.h>
+#include <ful/sys.h>
+
+/*
+ * Capability slots of a task started by ful_spawn(). (The rootserver's
+ * own slots are the FUL_SLOT_* of <fulcrum/bootinfo.h>.)
+ */
+#define FUL_CHILD_SLOT_VS 1     /* its own vspace, only if the parent asks (it pins the task) */
+#define FUL_CHILD_SLOT_THREAD 2 /* its own (first) thread */
+#define FUL_CHILD_SLOT_REPORT 3 /* endpoint to the parent: WRITE, badged */
+#define FUL_CHILD_SLOT_ARG0 4   /* 4..7: further caps chosen by the parent */
+#define FUL_CHILD_SLOT_ARGN 7
+#define FUL_CHILD_FIRST_FREE 8  /* the child's own allocations start here */
+
+/* Memory layout of a task started by ful_spawn() (same as the rootserver). */
+#define FUL_TASK_IPCBUF_VADDR FUL_ROOT_IPCBUF_VADDR
+#define FUL_TASK_STACK_TOP FUL_ROOT_STACK_TOP
+#define FUL_TASK_STACK_PAGES FUL_ROOT_STACK_PAGES
+
+/* The two words the creator passed in x0 and x1 to the first thread. */
+extern unsigned long ful_arg0, ful_arg1;
+
+/* The calling thread's IPC buffer (FUL_IPCBUF_SIZE bytes), from x2 at
+ * thread entry. */
+extern _Thread_local void *ful__ipcbuf;
+
+static inline void *ful_ipcbuf(void)
+{
+	return ful__ipcbuf;
+}
+
+/** The cycle counter PMCCNTR_EL0 (the kernel enables EL0 access). */
+static inline unsigned long ful_cycles(void)
+{
+	unsigned long c;
+	__asm__ volatile("isb\n\tmrs %0, pmccntr_el0\n\tisb" : "=r"(c) : : "memory");
+	return c;
+}
+
+/** The virtual system counter CNTVCT_EL0 (ticks at ful_counter_freq()). */
+static inline unsigned long ful_counter(void)
+{
+	unsigned long c;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(c) : : "memory");
+	return c;
+}
+
+/** CNTFRQ_EL0: the frequency of ful_counter(), in Hz. */
+static inline unsigned long ful_counter_freq(void)
+{
+	unsigned long f;
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+	return f;
+}
+
+/** The bootinfo page (rootserver only). */
+static inline const struct ful_bootinfo *ful_bootinfo(void)
+{
+	return (const struct ful_bootinfo *)FUL_BOOTINFO_VADDR;
+}
+
+/* ---- slot allocator (slots.c): free slots of this task's cap table ---- */
+
+/** Make [@first, FUL_CSLOTS) the allocatable slots (all free). Without a
+ *  call, the allocator starts at FUL_CHILD_FIRST_FREE. */
+void ful_slot_init(unsigned first);
+/** A free slot, or -FUL_ENOMEM. Thread-safe. */
+long ful_slot_alloc(void);
+/** Return @slot to the allocator (the cap in it should be deleted). */
+void ful_slot_free(unsigned slot);
+
+/* ---- extra threads in this task (thread.c) ---- */
+
+struct ful_thread_args {
+	void (*fn)(void *arg); /* the thread runs fn(arg), then ful_exit() */
+	void *arg;
+	unsigned pool;         /* pool to create the thread from */
+	unsigned vs;           /* this task's vspace (needs ADMIN) */
+	unsigned dst;          /* slot for the thread cap; 0: ful_slot_alloc() */
+	void *ipcbuf;          /* FUL_IPCBUF_SIZE-aligned, writable; NULL: malloc'd */
+	unsigned prio;         /* 0..254 */
+	unsigned cpu;
+	unsigned slice_ms;     /* 0: 10 ms */
+	int nice;
+	size_t stack_size;     /* 0: 16 KiB */
+	const char *name;      /* NULL: "thread" */
+};
+
+struct ful_thread {
+	long tid;
+	unsigned slot;         /* the thread cap in this task */
+	void *mem;             /* stack + TLS (+ IPC buffer): free() once dead */
+};
+
+/** Start a thread in this task running a->fn(a->arg), with its own
+ *  stack and TLS block (picolibc errno, stdio line buffer) taken from
+ *  malloc. Returns 0 and fills @out, or -FUL_E* (nothing left behind). */
+int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
+
+/** Write the calling thread's pending partial line of stdout/stderr. */
+void ful_stdio_flush(void);
+
+#endif

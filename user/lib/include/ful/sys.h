@@ -1,0 +1,236 @@
+/*
+ * Typed wrappers, one per system call in <fulcrum/syscall.h>. All are
+ * inline over ful_syscall(). Each returns the kernel's x0: >= 0 on
+ * success, -FUL_E* (<fulcrum/errno.h>) on failure. Capability slots are
+ * indices into the caller's capability table (0 < slot < FUL_CSLOTS).
+ */
+#ifndef FUL_SYS_H
+#define FUL_SYS_H
+
+#include <ful/syscall_raw.h>
+#include <fulcrum/errno.h>
+
+/* A message: four registers plus a label and a length of IPC-buffer bytes
+ * (info, FUL_MSG()). On receive the kernel also fills in the badge of the
+ * capability the sender used. */
+struct ful_msg {
+	unsigned long badge, info, mr[4];
+};
+
+#define FUL__SC(nr, a0, a1, a2, a3, a4, a5, a6)                             \
+	ful_syscall((nr), (unsigned long)(a0), (unsigned long)(a1),        \
+		    (unsigned long)(a2), (unsigned long)(a3),              \
+		    (unsigned long)(a4), (unsigned long)(a5),              \
+		    (unsigned long)(a6))
+
+/** Store a received message from @r into @m, unless the call failed. */
+static inline long ful__msg_in(struct ful_msg *m, struct ful_ret r)
+{
+	if (r.x0 >= 0) {
+		m->badge = r.x1;
+		m->mr[0] = r.x2;
+		m->mr[1] = r.x3;
+		m->mr[2] = r.x4;
+		m->mr[3] = r.x5;
+		m->info = r.x6;
+	}
+	return r.x0;
+}
+
+static inline long ful_debug_write(const char *s, unsigned long len)
+{
+	return FUL__SC(FUL_SYS_DEBUG_WRITE, s, len, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_yield(void)
+{
+	return FUL__SC(FUL_SYS_YIELD, 0, 0, 0, 0, 0, 0, 0).x0;
+}
+
+/** End the calling thread (only it: other threads of the task go on). */
+static inline _Noreturn void ful_exit(void)
+{
+	for (;;)
+		FUL__SC(FUL_SYS_EXIT, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- IPC (timeouts in microseconds; 0 polls, FUL_FOREVER waits) ---- */
+
+static inline long ful_send(unsigned ep, const struct ful_msg *m,
+			    unsigned long timeout)
+{
+	return FUL__SC(FUL_SYS_SEND, ep, m->info, m->mr[0], m->mr[1],
+		       m->mr[2], m->mr[3], timeout).x0;
+}
+
+/** Receive on @ep into @m (badge, info, mr). */
+static inline long ful_recv(unsigned ep, struct ful_msg *m,
+			    unsigned long timeout)
+{
+	return ful__msg_in(m, FUL__SC(FUL_SYS_RECV, ep, 0, 0, 0, 0, 0, timeout));
+}
+
+/** Send @m on @ep and wait for the reply, which replaces @m. */
+static inline long ful_call(unsigned ep, struct ful_msg *m,
+			    unsigned long timeout)
+{
+	return ful__msg_in(m, FUL__SC(FUL_SYS_CALL, ep, m->info, m->mr[0],
+				      m->mr[1], m->mr[2], m->mr[3], timeout));
+}
+
+/** Reply to the caller this thread last received from. */
+static inline long ful_reply(const struct ful_msg *m)
+{
+	return FUL__SC(FUL_SYS_REPLY, 0, m->info, m->mr[0], m->mr[1],
+		       m->mr[2], m->mr[3], 0).x0;
+}
+
+/** Reply with @m, then receive the next message on @ep into @m. */
+static inline long ful_reply_recv(unsigned ep, struct ful_msg *m,
+				  unsigned long timeout)
+{
+	return ful__msg_in(m, FUL__SC(FUL_SYS_REPLY_RECV, ep, m->info,
+				      m->mr[0], m->mr[1], m->mr[2], m->mr[3],
+				      timeout));
+}
+
+/** Move the pending reply right into slot @dst (answer it later). */
+static inline long ful_reply_save(unsigned dst)
+{
+	return FUL__SC(FUL_SYS_REPLY_SAVE, dst, 0, 0, 0, 0, 0, 0).x0;
+}
+
+/** Reply with @m through the saved reply capability @reply (consumed). */
+static inline long ful_reply_to(unsigned reply, const struct ful_msg *m)
+{
+	return FUL__SC(FUL_SYS_REPLY_TO, reply, m->info, m->mr[0], m->mr[1],
+		       m->mr[2], m->mr[3], 0).x0;
+}
+
+/* ---- notifications ---- */
+
+static inline long ful_ntfn_signal(unsigned ntfn, unsigned long bits)
+{
+	return FUL__SC(FUL_SYS_NTFN_SIGNAL, ntfn, bits, 0, 0, 0, 0, 0).x0;
+}
+
+/** Wait for any bit of @ntfn; the bits taken go to *@bits (may be NULL). */
+static inline long ful_ntfn_wait(unsigned ntfn, unsigned long *bits,
+				 unsigned long timeout)
+{
+	struct ful_ret r = FUL__SC(FUL_SYS_NTFN_WAIT, ntfn, 0, 0, 0, 0, 0, timeout);
+	if (r.x0 >= 0 && bits)
+		*bits = r.x1;
+	return r.x0;
+}
+
+static inline long ful_ntfn_poll(unsigned ntfn, unsigned long *bits)
+{
+	struct ful_ret r = FUL__SC(FUL_SYS_NTFN_POLL, ntfn, 0, 0, 0, 0, 0, 0);
+	if (r.x0 >= 0 && bits)
+		*bits = r.x1;
+	return r.x0;
+}
+
+/* ---- capabilities ---- */
+
+/** Copy @src into slot @dst of the task @dst_vs (a vspace cap), with
+ *  @rights (a subset of the source's) and @badge. */
+static inline long ful_cap_copy(unsigned src, unsigned dst_vs, unsigned dst,
+				unsigned rights, unsigned long badge)
+{
+	return FUL__SC(FUL_SYS_CAP_COPY, src, dst_vs, dst, rights, badge, 0, 0).x0;
+}
+
+static inline long ful_cap_delete(unsigned slot)
+{
+	return FUL__SC(FUL_SYS_CAP_DELETE, slot, 0, 0, 0, 0, 0, 0).x0;
+}
+
+/** Returns type | rights << 8 (FUL_CAP_*, FUL_R_*). */
+static inline long ful_cap_info(unsigned slot)
+{
+	return FUL__SC(FUL_SYS_CAP_INFO, slot, 0, 0, 0, 0, 0, 0).x0;
+}
+
+/* ---- object creation, drawing on the memory pool @pool ---- */
+
+static inline long ful_ep_create(unsigned pool, unsigned dst)
+{
+	return FUL__SC(FUL_SYS_EP_CREATE, pool, dst, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_ntfn_create(unsigned pool, unsigned dst)
+{
+	return FUL__SC(FUL_SYS_NTFN_CREATE, pool, dst, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_frame_create(unsigned pool, unsigned dst,
+				    unsigned long npages)
+{
+	return FUL__SC(FUL_SYS_FRAME_CREATE, pool, dst, npages, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_vspace_create(unsigned pool, unsigned dst)
+{
+	return FUL__SC(FUL_SYS_VSPACE_CREATE, pool, dst, 0, 0, 0, 0, 0).x0;
+}
+
+/* ---- address spaces ---- */
+
+/** Map all of @frame at @vaddr in @vs with @rights (FUL_R_READ/WRITE/EXEC). */
+static inline long ful_map(unsigned vs, unsigned frame, unsigned long vaddr,
+			   unsigned rights)
+{
+	return FUL__SC(FUL_SYS_MAP, vs, frame, vaddr, rights, 0, 0, 0).x0;
+}
+
+static inline long ful_unmap(unsigned vs, unsigned long vaddr)
+{
+	return FUL__SC(FUL_SYS_UNMAP, vs, vaddr, 0, 0, 0, 0, 0).x0;
+}
+
+/* ---- threads ---- */
+
+/** Create an inactive thread in task @vs; its cap goes to slot @dst.
+ *  Returns its tid. */
+static inline long ful_thread_create(unsigned pool, unsigned vs, unsigned dst,
+				     const struct ful_thread_attr *attr)
+{
+	return FUL__SC(FUL_SYS_THREAD_CREATE, pool, vs, dst, attr, 0, 0, 0).x0;
+}
+
+static inline long ful_thread_start(unsigned thread)
+{
+	return FUL__SC(FUL_SYS_THREAD_START, thread, 0, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_thread_kill(unsigned thread)
+{
+	return FUL__SC(FUL_SYS_THREAD_KILL, thread, 0, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_thread_migrate(unsigned sched, unsigned thread,
+				      unsigned cpu)
+{
+	return FUL__SC(FUL_SYS_THREAD_MIGRATE, sched, thread, cpu, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_thread_info(unsigned thread, struct ful_thread_info *info)
+{
+	return FUL__SC(FUL_SYS_THREAD_INFO, thread, info, 0, 0, 0, 0, 0).x0;
+}
+
+/* ---- system ---- */
+
+static inline long ful_sysinfo(struct ful_sysinfo *info)
+{
+	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_shutdown(unsigned sched)
+{
+	return FUL__SC(FUL_SYS_SHUTDOWN, sched, 0, 0, 0, 0, 0, 0).x0;
+}
+
+#endif
