@@ -34,7 +34,9 @@ KERNEL := $(BUILD)/kernel.elf
 # picolibc's crt0 (it writes EL1 registers): user/lib/crt0.S is the entry.
 # Each becomes build/user/<prog>.elf; its stripped copy is packed into the
 # kernel as a boot module (build/k/modules.S, kernel/module.h).
-USER_PROGS := rootserver hello
+# Every user/<prog>/ with a main.c is a program; the rootserver comes first.
+USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
+	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c))))
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
 # The compiler's own headers (stdarg.h, arm_neon.h, ...) come after
 # picolibc's; evaluated when used, as setup may install the compiler.

@@ -1,70 +1,77 @@
 /*
- * The rootserver: the first user task. It owns every resource the kernel
- * hands out at boot (see <fulcrum/bootinfo.h>). For now it lists the boot
- * modules, starts "hello" on every core and then idles.
+ * The rootserver: the first user task. It holds every capability the
+ * kernel hands out at boot (<fulcrum/bootinfo.h>) and decides what runs
+ * where. Modes, from the boot arguments:
+ *   utest=<filter>  run the user-level tests, then power off
+ *   ubench=<which>  run the user-level benchmarks, then power off
+ *   (otherwise)     the demo: hello on every core, an IPC ping-pong;
+ *                   with "demo", power off after it
+ * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <ful/ful.h>
 #include <ful/spawn.h>
 
-/** Print the bootinfo page; returns 0 if it looks right. */
-static int show_bootinfo(const struct ful_bootinfo *bi)
+#include "root.h"
+#include "utest.h"
+
+/** The value of boot argument @key (key=value, separated by spaces or
+ *  commas) in @out; false if absent. */
+bool root_bootarg(const char *key, char *out, size_t n)
 {
-	if (bi->magic != FUL_BOOTINFO_MAGIC) {
-		printf("rootserver: bad bootinfo magic %#lx\n", bi->magic);
-		return -1;
+	const char *p = ful_bootinfo()->bootargs;
+	size_t klen = strlen(key);
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *end = p;
+		while (*end && *end != ' ' && *end != ',')
+			end++;
+		if ((size_t)(end - p) >= klen && !strncmp(p, key, klen) &&
+		    (p[klen] == '=' || p + klen == end)) {
+			const char *v = p[klen] == '=' ? p + klen + 1 : end;
+			size_t len = (size_t)(end - v) < n - 1 ? (size_t)(end - v) : n - 1;
+			memcpy(out, v, len);
+			out[len] = 0;
+			return true;
+		}
+		p = end;
 	}
-	printf("rootserver: %u cpus, %u pool pages, args \"%.*s\"\n", bi->ncpus,
-	       bi->pool_pages, (int)sizeof bi->bootargs, bi->bootargs);
-	for (unsigned i = 0; i < bi->nmodules && i < FUL_MAX_MODULES; i++)
-		printf("  module %u: %-16.*s %8lu bytes, slot %u\n", i,
-		       (int)sizeof bi->modules[i].name, bi->modules[i].name,
-		       bi->modules[i].size, bi->modules[i].slot);
-	return 0;
+	return false;
 }
 
-/** Start module @name once on each core; returns how many started. */
-static unsigned spawn_everywhere(const char *name, unsigned ncpus)
-{
-	int mod = ful_module_find(name);
-	if (mod < 0) {
-		printf("rootserver: no module \"%s\"\n", name);
-		return 0;
-	}
-	unsigned n = 0;
-	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
-		struct ful_spawn_args a = { .module = (unsigned)mod, .cpu = cpu, .prio = 100 };
-		struct ful_task t;
-		int err = ful_spawn(&a, &t);
-		if (err < 0)
-			printf("rootserver: spawn %s on cpu %u: error %d\n", name, cpu, err);
-		else
-			n++;
-	}
-	return n;
-}
-
-/** Wait on a fresh endpoint that nobody else holds: forever. */
+/** Wait on an endpoint nobody else holds: forever. */
 static _Noreturn void idle(void)
 {
-	long ep = ful_slot_alloc();
-	if (ep >= 0 && ful_ep_create(FUL_SLOT_POOL, (unsigned)ep) >= 0)
-		for (;;) {
-			struct ful_msg m;
-			ful_recv((unsigned)ep, &m, FUL_FOREVER);
-		}
-	for (;;)
-		ful_yield();
+	long ep = ut_ep_new();
+	for (;;) {
+		struct ful_msg m;
+		if (ep < 0 || ful_recv((unsigned)ep, &m, FUL_FOREVER) < 0)
+			ful_yield();
+	}
 }
 
 int main(void)
 {
 	const struct ful_bootinfo *bi = ful_bootinfo();
-	if (show_bootinfo(bi) < 0)
+	char v[64];
+	if (bi->magic != FUL_BOOTINFO_MAGIC) {
+		printf("rootserver: bad bootinfo\n");
 		return 1;
+	}
 	ful_slot_init(bi->first_free_slot);
-	unsigned n = spawn_everywhere("hello", bi->ncpus);
-	printf("rootserver: started hello on %u of %u cpus\n", n, bi->ncpus);
+	if (root_bootarg("utest", v, sizeof(v))) {
+		utest_run_all(v);
+		ful_shutdown(FUL_SLOT_SCHED);
+	}
+	if (root_bootarg("ubench", v, sizeof(v))) {
+		ubench_run(v);
+		ful_shutdown(FUL_SLOT_SCHED);
+	}
+	root_demo();
+	if (root_bootarg("demo", v, sizeof(v)))
+		ful_shutdown(FUL_SLOT_SCHED);
 	idle();
 }

@@ -1,0 +1,14 @@
+/* Rootserver internals shared by its files. */
+#ifndef ROOT_ROOT_H
+#define ROOT_ROOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool root_bootarg(const char *key, char *out, size_t n);
+/** The demo: hello on every core, then a cross-core IPC ping-pong. */
+void root_demo(void);
+/** User-level benchmarks (ubench.c): BENCH lines for bench_report.py. */
+void ubench_run(const char *which);
+
+#endif
