@@ -58,6 +58,12 @@ void arch_init(void);
 /** Once per core (boot core too), IRQs masked: GIC CPU interface,
  *  banked PPIs/SGIs, PMU, vector base. */
 void arch_init_cpu(unsigned cpu);
+/** Handle every interrupt pending at this core without taking the
+ *  exception (acknowledge, dispatch as an IRQ would, end), for an idle
+ *  loop that waited with IRQs masked. Pre: IRQs masked. Post: the
+ *  caller runs the kernel-exit work (reschedule, batched IPIs). Returns
+ *  whether anything was pending. */
+bool arch_irq_poll(void);
 /** Start secondary core @cpu (MPIDR @hwid); it enters kmain_secondary(cpu)
  *  on its own boot stack with the MMU on. Returns 0 or -FUL_EINVAL. */
 int arch_cpu_start(unsigned cpu, uint64_t hwid);

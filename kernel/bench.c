@@ -106,9 +106,12 @@ static void bench_mailbox_post(void)
 	bench_print("mailbox_post");
 }
 
+/** On the target core: the instrumented vectors on (and idle polling
+ *  off, so that an idle core takes its SGIs as exceptions), or back. */
 static void bench_vectors_on(void *arg)
 {
 	arch_bench_vectors(arg != NULL);
+	this_cpu()->idle_poll = arg == NULL;
 }
 
 /** Post one CALL_FUNC to cpu1 and return its entry-to-eret count. */

@@ -62,14 +62,11 @@ void icc_send(unsigned cpu, struct icc_req *r)
 	icc_handle(r);
 }
 
-void icc_flush(void)
+void icc_flush_owed(struct cpu *c)
 {
-	struct cpu *c = this_cpu();
-	if (c->ipi_owed) {
-		arch_send_ipi(c->ipi_owed, IPI_ICC);
-		c->ipi_owed = 0;
-		c->stats.ipi_out++;
-	}
+	arch_send_ipi(c->ipi_owed, IPI_ICC);
+	c->ipi_owed = 0;
+	c->stats.ipi_out++;
 }
 
 void icc_complete(struct icc_req *r, int result)

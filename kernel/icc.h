@@ -62,8 +62,10 @@ void icc_post(unsigned cpu, struct icc_req *r);
 /** Deliver @r to @cpu: handled right here when @cpu is this core, else
  *  posted. Counted as posted either way. IRQs masked. */
 void icc_send(unsigned cpu, struct icc_req *r);
-/** Send the IPI_ICC owed by this core, one GIC write. IRQs masked. */
-void icc_flush(void);
+/** Send the IPI_ICC owed by this core, one GIC write. IRQs masked.
+ *  (Inline in percpu.h: most calls find nothing owed.) */
+static inline void icc_flush(void);
+void icc_flush_owed(struct cpu *c);
 /** Handle every request in this core's mailbox (IPI_ICC handler). */
 void icc_drain(void);
 /** Handle one request addressed to this core, without the mailbox. */

@@ -73,6 +73,7 @@ static void cpu_init_this(unsigned id)
 	struct cpu *c = &cpus[id];
 	c->self = c;
 	c->id = id;
+	c->idle_poll = true;
 	arch_set_this_cpu(c);
 	sched_init_cpu(c);
 	c->idle = thread_init_idle(id);

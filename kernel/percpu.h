@@ -39,10 +39,14 @@ struct cpu {
 	bool need_resched;         /* [O] switch at the next kernel exit */
 	_Atomic bool parked;       /* [O] IPI_RUN_IDLE received, not yet woken */
 	bool tick_on;              /* [O] tick timer armed */
+	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
+				    * off while a benchmark times the IRQ path */
 	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
 	struct thread *current;    /* [O] */
 	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */
+	struct thread *handoff;    /* [O] READY, off the run queue: made ready
+				    * while this core idled, runs next */
 	uint64_t last_switch;      /* [O] counter value at the last switch */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
 	uint32_t pool_next;        /* [O] next pool slot to try */
@@ -93,6 +97,13 @@ static inline struct owner owner_enter(uint64_t *flags)
 static inline struct owner owner_irq(void)
 {
 	return (struct owner){this_cpu()};
+}
+
+static inline void icc_flush(void)
+{
+	struct cpu *c = this_cpu();
+	if (c->ipi_owed)
+		icc_flush_owed(c);
 }
 
 static inline bool cpu_is_online(unsigned cpu)

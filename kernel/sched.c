@@ -32,6 +32,14 @@ void sched_make_ready(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
 	atomic_store_explicit(&t->state, T_READY, memory_order_relaxed);
+	/* An idle core runs the thread next anyway: skip the queue (the
+	 * wake-up path of a cross-core IPC or a migration to an idle core). */
+	if (c->current == c->idle && !c->handoff && !c->rq.nr &&
+	    !atomic_load_explicit(&c->parked, memory_order_relaxed)) {
+		c->handoff = t;
+		c->need_resched = true;
+		return;
+	}
 	rq_push_tail(&c->rq, &t->rq_link, t->prio);
 	if (sched_should_preempt(c, t))
 		c->need_resched = true;
@@ -39,7 +47,10 @@ void sched_make_ready(struct owner o, struct thread *t)
 
 void sched_unqueue(struct owner o, struct thread *t)
 {
-	rq_remove(&o.cpu->rq, &t->rq_link, t->prio);
+	if (o.cpu->handoff == t)
+		o.cpu->handoff = NULL;
+	else
+		rq_remove(&o.cpu->rq, &t->rq_link, t->prio);
 }
 
 /** Put the preempted current thread back: the head keeps its turn if it
@@ -59,6 +70,13 @@ static void sched_requeue_current(struct cpu *c, struct thread *prev)
 static struct thread *sched_pick(struct cpu *c)
 {
 	unsigned prio;
+	struct thread *h = c->handoff;
+	if (h) {
+		c->handoff = NULL;
+		if (!atomic_load_explicit(&c->parked, memory_order_relaxed))
+			return h;
+		rq_push_tail(&c->rq, &h->rq_link, h->prio); /* parked since */
+	}
 	if (atomic_load_explicit(&c->parked, memory_order_relaxed))
 		return c->idle;
 	struct rq_link *l = rq_pop(&c->rq, &prio);
@@ -284,10 +302,19 @@ void sched_idle_loop(void)
 		struct cpu *c = this_cpu();
 		bool parked = atomic_load_explicit(&c->parked,
 						   memory_order_relaxed);
-		if (c->need_resched || (!parked && c->rq.nr))
+		if (c->need_resched || (!parked && c->rq.nr)) {
 			schedule(owner_irq());
-		else
+		} else {
 			arch_wait_for_interrupt();
+			/* Woken with IRQs masked: handle what is pending right
+			 * here, which spares the exception entry and exit and
+			 * lets the next thread start from this loop. */
+			if (c->idle_poll && arch_irq_poll()) {
+				if (c->need_resched)
+					schedule(owner_irq());
+				icc_flush();
+			}
+		}
 		arch_irq_enable();
 	}
 }

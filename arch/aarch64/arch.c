@@ -13,6 +13,25 @@ void arch_init(void)
 	gic_init();
 }
 
+/**
+ * Align this core's cycle counter with the system counter, so that a
+ * benchmark window may start on one core and end on another. QEMU counts
+ * PMCCNTR at 1 GHz of virtual time (one per instruction under -icount
+ * shift=0) from the moment a core enables it; CNTVCT is one clock for
+ * every core. At a CNTVCT edge, set PMCCNTR to the edge's time in
+ * nanoseconds. The edge is seen within one 3-instruction loop pass, so
+ * cores agree to within 3 instructions. (On hardware, cycle counters of
+ * different cores are simply not comparable.)
+ */
+static void pmu_sync_cycles(void)
+{
+	uint64_t ns_per_tick = 1000000000ull / read_sysreg(cntfrq_el0);
+	uint64_t v0 = read_sysreg(cntvct_el0), v;
+	__asm__ volatile("1: mrs %0, cntvct_el0\n\tcmp %0, %1\n\tb.eq 1b"
+			 : "=&r"(v) : "r"(v0) : "cc");
+	write_sysreg(pmccntr_el0, v * ns_per_tick);
+}
+
 /** Per core, IRQs masked: vectors, GIC interface, PMU cycle counter,
  *  timer stopped until the scheduler arms it. */
 void arch_init_cpu(unsigned cpu)
@@ -21,11 +40,12 @@ void arch_init_cpu(unsigned cpu)
 	write_sysreg(vbar_el1, (uint64_t)vectors);
 	__asm__ volatile("isb");
 	gic_init_cpu();
-	write_sysreg(pmcr_el0, 1 | 2 | 4); /* enable, reset counters */
+	write_sysreg(pmcr_el0, 1);
 	write_sysreg(pmcntenset_el0, 1ull << 31);
 	write_sysreg(pmccfiltr_el0, 0);
 	write_sysreg(pmuserenr_el0, (1 << 2) | (1 << 3)); /* EL0 reads counters */
 	write_sysreg(cntkctl_el1, 1 << 1);                 /* EL0 reads CNTVCT */
+	pmu_sync_cycles();
 	mmu_init_cpu();
 	fpu_init_cpu();
 	arch_timer_stop();

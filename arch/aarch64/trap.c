@@ -15,10 +15,9 @@ void fpu_trap(void);
  * (reschedule, batched IPIs). EOI comes before the exit path so a switch
  * away never leaves the GIC's active priority raised.
  */
-void irq_handle(struct trap_frame *f)
+/** Acknowledge-dispatch-EOI one interrupt @iar. */
+static void irq_dispatch(uint32_t iar)
 {
-	(void)f;
-	uint32_t iar = gic_ack();
 	unsigned intid = iar & 0x3ff;
 
 	if (intid < 16) {
@@ -35,7 +34,24 @@ void irq_handle(struct trap_frame *f)
 		gic_eoi(iar);
 		kprintf("irq: unexpected intid %u\n", intid);
 	}
+}
+
+void irq_handle(struct trap_frame *f)
+{
+	(void)f;
+	irq_dispatch(gic_ack());
 	irq_exit();
+}
+
+bool arch_irq_poll(void)
+{
+	bool any = false;
+	uint32_t iar;
+	while (((iar = gic_ack()) & 0x3ff) < 1020) {
+		irq_dispatch(iar);
+		any = true;
+	}
+	return any;
 }
 
 static const char *const vector_names[16] = {

@@ -137,6 +137,10 @@ static void audit_core(void *arg)
 			a->seen[t - threads]++;
 		}
 	a->bad += !rq_check(&c->rq);
+	if (c->handoff) {
+		a->bad += atomic_load(&c->handoff->state) != T_READY;
+		a->seen[c->handoff - threads]++;
+	}
 	if (c->current != c->idle) {
 		a->bad += atomic_load(&c->current->state) != T_RUNNING;
 		a->seen[c->current - threads]++;
