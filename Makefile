@@ -82,6 +82,7 @@ QEMU := qemu-system-aarch64
 QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
 	-nographic -no-reboot -kernel $(KERNEL)
 TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
+	user1:1:utest=all user2:2:utest=all user4:4:utest=all \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000
@@ -202,9 +203,18 @@ test: kernel host-tests
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
+# Kernel paths, then user-level IPC (both deterministic under -icount,
+# booted twice to check that), then the cross/same-core ratio under
+# multi-threaded TCG; results merged into one results.json.
 bench: kernel
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
+		--append ubench=ipc --merge
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
+		--append ubench=mttcg --merge
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

@@ -3,8 +3,9 @@
 
 Called by `make bench-check`. A bound is an object such as
 {"median_max": 20}: each key is <stat>_max or <stat>_min where <stat> is
-one of min, median, max, mean from results.json. A bounded benchmark
-missing from the results fails. Ends with `N passed, M failed`.
+one of min, median, max, mean from results.json. {"median_ratio_max":
+[1.5, "other"]} bounds this benchmark's median over another's. A bounded
+benchmark missing from the results fails. Ends with `N passed, M failed`.
 """
 
 import argparse
@@ -23,6 +24,19 @@ def load_json(path):
             return json.load(f)
     except (OSError, ValueError) as exc:
         sys.exit(f"bench_check: cannot read {path}: {exc}")
+
+
+def check_ratio(name, key, limit, by_name):
+    """A bound on this benchmark's stat over another benchmark's."""
+    stat = key[: -len("_ratio_max")]
+    bound, other = limit
+    if stat not in STATS or other not in by_name:
+        return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
+    ratio = by_name[name][stat] / by_name[other][stat]
+    ok = ratio <= bound
+    word, rel = ("OK", "<=") if ok else ("FAIL", ">")
+    return ok, (f"{word} {name} {stat} / {other} {stat} = {ratio:.2f} "
+                f"{rel} {bound}")
 
 
 def check_one(name, key, limit, result):
@@ -52,7 +66,10 @@ def check_all(meta, results):
             failed += 1
             continue
         for key, limit in bound.items():
-            ok, message = check_one(name, key, limit, by_name[name])
+            if key.endswith("_ratio_max"):
+                ok, message = check_ratio(name, key, limit, by_name)
+            else:
+                ok, message = check_one(name, key, limit, by_name[name])
             print(message)
             passed, failed = passed + ok, failed + (not ok)
     return passed, failed

@@ -167,7 +167,9 @@ def median_line(median, paper):
     """`median X (paper average Y, ratio Y/X = Zx)`."""
     if not paper or paper.get("average") is None:
         return f"median {median}"
-    avg = paper["average"]
+    # compare_average: the paper's figure in the unit of ours, when its
+    # table is in another unit (IPC: microseconds -> cycles)
+    avg = paper.get("compare_average", paper["average"])
     ratio = f"{avg / median:.1f}x" if median else "n/a"
     return f"median {median} (paper average {avg}, ratio {avg}/{median} = {ratio})"
 
@@ -189,7 +191,8 @@ def warn(message):
 
 def boot(opts, index):
     """Boot the kernel once and return its output lines."""
-    extra = qemu.ICOUNT_ARGS + shlex.split(opts.extra_qemu_args)
+    extra = ([] if opts.no_icount else qemu.ICOUNT_ARGS) + \
+        shlex.split(opts.extra_qemu_args)
     log = os.path.join(opts.out, f"boot{index}.log")
     print(f"bench: boot {index} (-smp {opts.cpus} \"{opts.append}\"), "
           f"log {log}", flush=True)
@@ -263,6 +266,9 @@ def parse_args(argv):
                     help="kernel command line (default bench=all)")
     ap.add_argument("--extra-qemu-args", default="",
                     help="extra QEMU arguments (one shell-quoted string)")
+    ap.add_argument("--no-icount", action="store_true",
+                    help="multi-threaded TCG instead of -icount (for "
+                         "ratios measured within one run)")
     ap.add_argument("--merge", action="store_true",
                     help="merge into an existing results.json by name")
     ap.add_argument("--from-log", action="append", metavar="FILE",
@@ -288,7 +294,7 @@ def main(argv=None):
     if opts.merge:
         old = load_json(os.path.join(opts.out, "results.json"), [])
         results = merge_results(old, results)
-    for name in meta:
+    for name in ([] if opts.merge else meta):
         if name not in {r["name"] for r in results}:
             warn(f"meta entry {name} not in the benchmark output")
     report = format_report(results, meta)
