@@ -20,6 +20,7 @@ static bool cap_counted(unsigned type)
 int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,
 	       unsigned rights, struct cap *out)
 {
+	out->type = FUL_CAP_NONE; /* cap_release() of a failed lookup is a no-op */
 	if (slot == 0 || slot >= FUL_CSLOTS)
 		return -FUL_EBADCAP;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);

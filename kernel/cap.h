@@ -25,7 +25,8 @@ struct cap {
  * Copy the capability in @slot of @vs to @out if it has @type (0: any)
  * and every right in @rights, taking a transient reference on its object
  * (release with cap_release). Returns 0, -FUL_EBADCAP, -FUL_ETYPE or
- * -FUL_ERIGHTS. Takes and releases the vspace lock.
+ * -FUL_ERIGHTS (then @out is empty: releasing it does nothing). Takes and
+ * releases the vspace lock.
  */
 int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,
 	       unsigned rights, struct cap *out);

@@ -144,10 +144,18 @@ void icc_drain(void)
 int icc_wait(struct icc_req *r, uint64_t timeout_ms)
 {
 	uint64_t deadline = arch_counter() + ms_to_ticks(timeout_ms);
+	/* With IRQs masked (a system call), keep serving this core's own
+	 * mailbox: the request may have been forwarded back here, to the
+	 * thread's new owner, and nobody else will handle it. */
+	bool serve = !arch_irq_enabled();
 	while (atomic_load_explicit(&r->state, memory_order_acquire) !=
 	       REQ_DONE) {
 		if (arch_counter() > deadline)
 			return -FUL_ETIMEOUT;
+		if (serve && !mbox_empty(&this_cpu()->mbox)) {
+			icc_drain();
+			icc_flush();
+		}
 		arch_cpu_relax();
 	}
 	return r->result;

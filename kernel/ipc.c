@@ -19,7 +19,9 @@ uint64_t ipc_deadline(uint64_t timeout_us)
 {
 	if (timeout_us == FUL_FOREVER || timeout_us > (1ull << 40))
 		return ~0ull;
-	return arch_counter() + timeout_us * (arch_counter_freq() / 1000000);
+	uint64_t f = arch_counter_freq(); /* 62.5 MHz on QEMU: not a whole MHz */
+	return arch_counter() + timeout_us / 1000000 * f +
+	       ((timeout_us % 1000000) * f + 999999) / 1000000; /* round up */
 }
 
 void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,

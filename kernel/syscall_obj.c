@@ -15,6 +15,8 @@ int64_t sys_cap_copy(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), 0, 0, &src);
 	if (err)
 		return err;
+	if (src.type == FUL_CAP_REPLY) /* single use: never copied */
+		return -FUL_ETYPE;
 	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN,
 			      &dvs))) {
 		cap_release(&src);
@@ -22,9 +24,7 @@ int64_t sys_cap_copy(struct thread *t, struct arch_uregs *u)
 	}
 	uint64_t rights = ARG(3), badge = ARG(4);
 	bool badgeable = src.type == FUL_CAP_ENDPOINT || src.type == FUL_CAP_NTFN;
-	if (src.type == FUL_CAP_REPLY)
-		err = -FUL_ETYPE;
-	else if (ARG(2) == 0 || ARG(2) >= FUL_CSLOTS)
+	if (ARG(2) == 0 || ARG(2) >= FUL_CSLOTS)
 		err = -FUL_EBADCAP;
 	else if (rights & ~(uint64_t)FUL_R_ALL || (badge && !badgeable))
 		err = -FUL_EINVAL;
@@ -176,12 +176,12 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
 	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs)))
 		return err;
 	struct ful_thread_attr a;
-	int slot_err = cap_slot_free(t->vs, ARG(2));
-	err = slot_err == -FUL_EBADCAP ? slot_err
-				       : vspace_copy_in(t->vs, &a, ARG(3), sizeof(a));
 	struct thread *nt = NULL;
-	if (!err && slot_err)
-		err = -FUL_ESTATE;
+	err = ARG(2) == 0 || ARG(2) >= FUL_CSLOTS
+		      ? -FUL_EBADCAP
+		      : vspace_copy_in(t->vs, &a, ARG(3), sizeof(a));
+	/* An occupied slot (ESTATE) is found by cap_insert below, after
+	 * every argument check, and undoes the creation. */
 	if (!err)
 		err = uthread_create(vs.obj, &a, &nt);
 	cap_release(&vs);
@@ -233,7 +233,7 @@ int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
 	if (err || (err = sys_thread_cap(t, u, 1, FUL_R_ADMIN, &tid)))
 		return err;
-	if (!cpu_is_online(ARG(2)))
+	if (ARG(2) >= MAX_CPUS || !cpu_is_online((unsigned)ARG(2)))
 		return -FUL_EINVAL;
 	err = thread_migrate(tid, (unsigned)ARG(2));
 	return err == -FUL_ENOTHREAD ? -FUL_EDEAD : err;

@@ -140,6 +140,8 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 
 int vspace_unmap(struct vspace *vs, uintptr_t va)
 {
+	if ((va & (PAGE_SIZE - 1)) || va < FUL_USER_MIN || va >= FUL_USER_MAX)
+		return -FUL_EINVAL;
 	struct frame *f = NULL;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	for (unsigned i = 0; va && i < VS_MAPPINGS; i++) {
@@ -177,8 +179,17 @@ static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
 {
 	if (uva + len < uva)
 		return -FUL_EFAULT;
+	if (!len)
+		return 0;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	unsigned need = out ? FUL_R_WRITE : FUL_R_READ;
 	int err = 0;
+	/* All or nothing: a call that fails leaves user memory untouched. */
+	for (uint64_t p = uva & ~(PAGE_SIZE - 1); p < uva + len; p += PAGE_SIZE)
+		if (!vspace_lookup_page(vs, p, need)) {
+			spin_unlock_irqrestore(&vs->lock, flags);
+			return -FUL_EFAULT;
+		}
 	char *kp = k;
 	while (len) {
 		size_t chunk = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
