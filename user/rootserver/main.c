@@ -4,8 +4,8 @@
  * where. Modes, from the boot arguments:
  *   utest=<filter>  run the user-level tests, then power off
  *   ubench=<which>  run the user-level benchmarks, then power off
- *   (otherwise)     the demo: hello on every core, an IPC ping-pong;
- *                   with "demo", power off after it
+ *   (otherwise)     the demo: hello on every core; with "demo", power
+ *                   off after it
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>

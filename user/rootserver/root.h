@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 bool root_bootarg(const char *key, char *out, size_t n);
-/** The demo: hello on every core, then a cross-core IPC ping-pong. */
+/** The demo: hello, as its own task, on every core. */
 void root_demo(void);
 /** User-level benchmarks (ubench.c): BENCH lines for bench_report.py. */
 void ubench_run(const char *which);
