@@ -1,0 +1,242 @@
+/*
+ * The case table: for every system call, one row per class of bad
+ * argument (bad slot, empty slot, wrong type, missing rights, bad
+ * destination, length, pointer, value, state), plus rows with two bad
+ * arguments that pin down the documented order of checks
+ * (<fulcrum/syscall.h>): ENOSYS; per capability argument EBADCAP, ETYPE,
+ * ERIGHTS; destination slot EBADCAP; ERANGE; EFAULT; EINVAL; ESTATE.
+ * Every row must fail without side effects, so rows can run in any order
+ * and any number of times.
+ *
+ * Blocking calls get timeout 0: a valid call that would block returns
+ * ETIMEOUT. EXIT has no bad argument (it ignores all of them and ends the
+ * caller); special.c covers it from threads made to die. SHUTDOWN is only
+ * ever called with a capability that must be refused.
+ */
+#include <stdio.h>
+
+#include "bi.h"
+
+#define Z K_ZERO
+#define A K_ANY
+#define C(nr, err, what, a0, a1, a2, a3, a4, a5, a6)                        \
+	{FUL_SYS_##nr, FUL_##err, 0, {a0, a1, a2, a3, a4, a5, a6}, what}
+/* A row that found a kernel bug (fixed in c84c347). */
+#define CFIXED(nr, err, what, a0, a1, a2, a3, a4, a5, a6)                   \
+	{FUL_SYS_##nr, FUL_##err, BI_FIXED, {a0, a1, a2, a3, a4, a5, a6}, what}
+#define FUL_SYS_INVALID BI_NR_INVALID
+#define FUL_ZERO 0
+
+/* The four ways a capability argument can be bad, for argument 0 or 1
+ * of a call that needs type T there (NOT: other types) with rights
+ * (NOR: copies without them). */
+#define CAP4_0(nr, what, NOT, NOR, a1, a2, a3, a4, a5, a6)                    \
+	C(nr, EBADCAP, what " out of range", B_RANGE, a1, a2, a3, a4, a5, a6), \
+	C(nr, EBADCAP, what " empty", B_EMPTY, a1, a2, a3, a4, a5, a6),        \
+	C(nr, ETYPE, what " wrong type", NOT, a1, a2, a3, a4, a5, a6),         \
+	C(nr, ERIGHTS, what " lacks rights", NOR, a1, a2, a3, a4, a5, a6)
+#define CAP4_1(nr, what, NOT, NOR, a0, a2, a3, a4, a5, a6)                    \
+	C(nr, EBADCAP, what " out of range", a0, B_RANGE, a2, a3, a4, a5, a6), \
+	C(nr, EBADCAP, what " empty", a0, B_EMPTY, a2, a3, a4, a5, a6),        \
+	C(nr, ETYPE, what " wrong type", a0, NOT, a2, a3, a4, a5, a6),         \
+	C(nr, ERIGHTS, what " lacks rights", a0, NOR, a2, a3, a4, a5, a6)
+
+/* Unused arguments are K_ANY (ignored: any value), timeouts K_ZERO. */
+const struct bi_case bi_cases[] = {
+	/* 0 DEBUG_WRITE(ptr, len) */
+	C(DEBUG_WRITE, ERANGE, "len > max", V_PTR_R, B_DBG_LEN, A, A, A, A, A),
+	C(DEBUG_WRITE, EFAULT, "unmapped ptr", B_PTR, V_LEN, A, A, A, A, A),
+	C(DEBUG_WRITE, EFAULT, "ptr runs off the map", B_PTR_CROSS, V_LEN, A, A, A, A, A),
+	C(DEBUG_WRITE, ERANGE, "order: len before ptr", B_PTR, B_DBG_LEN, A, A, A, A, A),
+	C(DEBUG_WRITE, ZERO, "len 0 reads nothing", B_PTR, V_LEN0, A, A, A, A, A),
+	/* 1 YIELD(): every argument ignored */
+	C(YIELD, ZERO, "garbage arguments", B_GARBAGE, B_GARBAGE, A, A, A, A, A),
+	/* 3 SEND(ep, info, mr0..3, timeout) */
+	CAP4_0(SEND, "ep", B_NOT_EP, B_EP_NO_W, V_INFO, A, A, A, A, Z),
+	C(SEND, ERANGE, "info len > 512", V_EP, B_INFO_LEN, A, A, A, A, Z),
+	C(SEND, EINVAL, "info reserved bits", V_EP, B_INFO_BITS, A, A, A, A, Z),
+	C(SEND, ETIMEOUT, "no receiver, timeout 0", V_EP, V_INFO, A, A, A, A, Z),
+	C(SEND, ERIGHTS, "order: rights before len", B_EP_NO_W, B_INFO_LEN, A, A, A, A, Z),
+	C(SEND, EBADCAP, "order: slot before bits", B_EMPTY, B_INFO_BITS, A, A, A, A, Z),
+	/* 4 RECV(ep, -, ..., timeout) */
+	CAP4_0(RECV, "ep", B_NOT_EP, B_EP_NO_R, A, A, A, A, A, Z),
+	C(RECV, ETIMEOUT, "no sender, timeout 0", V_EP, A, A, A, A, A, Z),
+	/* 5 CALL(ep, info, mr0..3, timeout) */
+	CAP4_0(CALL, "ep", B_NOT_EP, B_EP_NO_W, V_INFO, A, A, A, A, Z),
+	C(CALL, ERANGE, "info len > 512", V_EP, B_INFO_LEN, A, A, A, A, Z),
+	C(CALL, EINVAL, "info reserved bits", V_EP, B_INFO_BITS, A, A, A, A, Z),
+	C(CALL, ETIMEOUT, "no receiver, timeout 0", V_EP, V_INFO, A, A, A, A, Z),
+	C(CALL, ETYPE, "order: type before len", B_NOT_EP, B_INFO_LEN, A, A, A, A, Z),
+	/* 6 REPLY(-, info, mr0..3) */
+	C(REPLY, ERANGE, "info len > 512", A, B_INFO_LEN, A, A, A, A, A),
+	C(REPLY, EINVAL, "info reserved bits", A, B_INFO_BITS, A, A, A, A, A),
+	C(REPLY, ESTATE, "no caller to reply to", B_GARBAGE, V_INFO, A, A, A, A, A),
+	/* 7 REPLY_RECV(ep, info, mr0..3, timeout) */
+	CAP4_0(REPLY_RECV, "ep", B_NOT_EP, B_EP_NO_R, V_INFO, A, A, A, A, Z),
+	C(REPLY_RECV, ERANGE, "info len > 512", V_EP, B_INFO_LEN, A, A, A, A, Z),
+	C(REPLY_RECV, EINVAL, "info reserved bits", V_EP, B_INFO_BITS, A, A, A, A, Z),
+	C(REPLY_RECV, ETIMEOUT, "nothing to reply, no sender", V_EP, V_INFO, A, A, A, A, Z),
+	C(REPLY_RECV, ERIGHTS, "order: rights before len", B_EP_NO_R, B_INFO_LEN, A, A, A, A, Z),
+	/* 8 NTFN_SIGNAL(ntfn, bits) */
+	CAP4_0(NTFN_SIGNAL, "ntfn", B_NOT_NTFN, B_NTFN_NO_W, V_BITS, A, A, A, A, A),
+	C(NTFN_SIGNAL, EINVAL, "no bits, no badge", V_NTFN, B_BITS0, A, A, A, A, A),
+	C(NTFN_SIGNAL, ERIGHTS, "order: rights before bits", B_NTFN_NO_W, B_BITS0, A, A, A, A, A),
+	/* 9 NTFN_WAIT(ntfn, ..., timeout) */
+	CAP4_0(NTFN_WAIT, "ntfn", B_NOT_NTFN, B_NTFN_NO_R, A, A, A, A, A, Z),
+	C(NTFN_WAIT, ETIMEOUT, "no bits, timeout 0", V_NTFN, A, A, A, A, A, Z),
+	/* 10 NTFN_POLL(ntfn) */
+	CAP4_0(NTFN_POLL, "ntfn", B_NOT_NTFN, B_NTFN_NO_R, A, A, A, A, A, A),
+	/* 11 CAP_COPY(src, dst_vs, dst, rights, badge) */
+	C(CAP_COPY, EBADCAP, "src out of range", B_RANGE, V_VS, V_FREE, V_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EBADCAP, "src empty", B_EMPTY, V_VS, V_FREE, V_RIGHTS, V_BADGE0, A, A),
+	CAP4_1(CAP_COPY, "dst_vs", B_NOT_VS, B_VS_NO_ADMIN, V_ANYCAP, V_FREE, V_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EBADCAP, "dst out of range", V_ANYCAP, V_VS, B_DST_RANGE, V_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EINVAL, "bad rights bits", V_ANYCAP, V_VS, V_FREE, B_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EINVAL, "badge on unbadgeable", V_UNBADGEABLE, V_VS, V_FREE, V_RIGHTS, B_BADGE, A, A),
+	C(CAP_COPY, ESTATE, "badge an already badged", B_BADGED, V_VS, V_FREE, V_RIGHTS, V_BADGE, A, A),
+	C(CAP_COPY, ESTATE, "dst occupied", V_ANYCAP, V_VS, B_DST_USED, V_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EBADCAP, "order: src before dst_vs", B_EMPTY, B_NOT_VS, B_DST_RANGE, B_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, ETYPE, "order: dst_vs before dst", V_ANYCAP, B_NOT_VS, B_DST_RANGE, V_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EBADCAP, "order: dst before rights", V_ANYCAP, V_VS, B_DST_RANGE, B_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EINVAL, "order: rights before occupied", V_ANYCAP, V_VS, B_DST_USED, B_RIGHTS, V_BADGE0, A, A),
+	C(CAP_COPY, EINVAL, "order: unbadgeable before occupied", V_UNBADGEABLE, V_VS, B_DST_USED, V_RIGHTS, B_BADGE, A, A),
+	/* 12 CAP_DELETE(slot), 13 CAP_INFO(slot) */
+	C(CAP_DELETE, EBADCAP, "slot out of range", B_RANGE, A, A, A, A, A, A),
+	C(CAP_DELETE, EBADCAP, "slot empty", B_EMPTY, A, A, A, A, A, A),
+	C(CAP_INFO, EBADCAP, "slot out of range", B_RANGE, A, A, A, A, A, A),
+	C(CAP_INFO, EBADCAP, "slot empty", B_EMPTY, A, A, A, A, A, A),
+	/* 14..17 *_CREATE(pool, dst[, npages]) */
+#define CREATE(nr, npages)                                                            \
+	CAP4_0(nr, "pool", B_NOT_POOL, B_POOL_NO_ADMIN, V_FREE, npages, A, A, A, A),    \
+	C(nr, EBADCAP, "dst out of range", V_POOL, B_DST_RANGE, npages, A, A, A, A),         \
+	C(nr, ESTATE, "dst occupied", V_POOL, B_DST_USED, npages, A, A, A, A),               \
+	C(nr, ERIGHTS, "order: pool before dst", B_POOL_NO_ADMIN, B_DST_RANGE, npages, A, A, A, A)
+	CREATE(EP_CREATE, A),
+	CREATE(NTFN_CREATE, A),
+	CREATE(FRAME_CREATE, V_NPAGES),
+	CREATE(VSPACE_CREATE, A),
+	C(FRAME_CREATE, ERANGE, "npages > max", V_POOL, V_FREE, B_NPAGES, A, A, A, A),
+	C(FRAME_CREATE, EINVAL, "npages 0", V_POOL, V_FREE, B_NPAGES0, A, A, A, A),
+	C(FRAME_CREATE, EBADCAP, "order: dst before npages", V_POOL, B_DST_RANGE, B_NPAGES, A, A, A, A),
+	C(FRAME_CREATE, ERANGE, "order: npages before occupied", V_POOL, B_DST_USED, B_NPAGES, A, A, A, A),
+	C(FRAME_CREATE, EINVAL, "order: npages 0 before occupied", V_POOL, B_DST_USED, B_NPAGES0, A, A, A, A),
+	/* 18 MAP(vs, frame, vaddr, rights) */
+	CAP4_0(MAP, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_FRAME, V_VADDR, V_MAP_RIGHTS, A, A, A),
+	CAP4_1(MAP, "frame", B_NOT_FRAME, B_FRAME_NO_R, V_SPARE, V_VADDR, V_MAP_RIGHTS, A, A, A),
+	C(MAP, ERIGHTS, "rights beyond the frame cap's", V_SPARE, B_FRAME_RO, V_VADDR, V_MAP_RW, A, A, A),
+	C(MAP, EINVAL, "bad rights", V_SPARE, V_FRAME, V_VADDR, B_MAP_RIGHTS, A, A, A),
+	C(MAP, EINVAL, "misaligned or outside vaddr", V_SPARE, V_FRAME, B_VADDR, V_MAP_RIGHTS, A, A, A),
+	C(MAP, ESTATE, "onto an existing mapping", V_SPARE, V_FRAME, B_VADDR_USED, V_MAP_RIGHTS, A, A, A),
+	C(MAP, ERIGHTS, "order: vs before frame", B_VS_NO_ADMIN, B_EMPTY, B_VADDR, B_MAP_RIGHTS, A, A, A),
+	C(MAP, ERIGHTS, "order: frame rights before vaddr", V_SPARE, B_FRAME_RO, B_VADDR, V_MAP_RW, A, A, A),
+	C(MAP, EINVAL, "order: vaddr before mapped", V_SPARE, V_FRAME, B_VADDR_USED, B_MAP_RIGHTS, A, A, A),
+	/* 19 UNMAP(vs, vaddr) */
+	CAP4_0(UNMAP, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_VADDR, A, A, A, A, A),
+	C(UNMAP, ESTATE, "nothing mapped there", V_SPARE, B_VADDR_UNMAPPED, A, A, A, A, A),
+	CFIXED(UNMAP, EINVAL, "misaligned or outside vaddr", V_SPARE, B_VADDR_MALFORMED, A, A, A, A, A),
+	/* 20 THREAD_CREATE(pool, vs, dst, attr*) */
+	CAP4_0(THREAD_CREATE, "pool", B_NOT_POOL, B_POOL_NO_ADMIN, V_SPARE, V_FREE, V_ATTR, A, A, A),
+	CAP4_1(THREAD_CREATE, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_POOL, V_FREE, V_ATTR, A, A, A),
+	C(THREAD_CREATE, EBADCAP, "dst out of range", V_POOL, V_SPARE, B_DST_RANGE, V_ATTR, A, A, A),
+	C(THREAD_CREATE, EFAULT, "unmapped attr", V_POOL, V_SPARE, V_FREE, B_PTR, A, A, A),
+	C(THREAD_CREATE, EFAULT, "attr runs off the map", V_POOL, V_SPARE, V_FREE, B_PTR_CROSS, A, A, A),
+	C(THREAD_CREATE, EINVAL, "bad attr field", V_POOL, V_SPARE, V_FREE, B_ATTR_FIELD, A, A, A),
+	C(THREAD_CREATE, EFAULT, "ipcbuf not writable in vs", V_POOL, V_SPARE, V_FREE, B_ATTR_IPCBUF, A, A, A),
+	C(THREAD_CREATE, ESTATE, "dst occupied", V_POOL, V_SPARE, B_DST_USED, V_ATTR, A, A, A),
+	C(THREAD_CREATE, ERIGHTS, "order: pool before vs", B_POOL_NO_ADMIN, B_EMPTY, B_DST_RANGE, B_PTR, A, A, A),
+	C(THREAD_CREATE, EBADCAP, "order: dst before attr", V_POOL, V_SPARE, B_DST_RANGE, B_PTR, A, A, A),
+	C(THREAD_CREATE, EFAULT, "order: attr before occupied", V_POOL, V_SPARE, B_DST_USED, B_PTR, A, A, A),
+	CFIXED(THREAD_CREATE, EINVAL, "order: attr field before occupied", V_POOL, V_SPARE, B_DST_USED, B_ATTR_FIELD, A, A, A),
+	/* 21 THREAD_START(thread), 22 THREAD_KILL(thread) */
+	CAP4_0(THREAD_START, "thread", B_NOT_THREAD, B_THREAD_NO_ADMIN, A, A, A, A, A, A),
+	C(THREAD_START, ESTATE, "already running", B_THREAD_RUNNING, A, A, A, A, A, A),
+	C(THREAD_START, EDEAD, "thread has exited", B_THREAD_DEAD, A, A, A, A, A, A),
+	CAP4_0(THREAD_KILL, "thread", B_NOT_THREAD, B_THREAD_NO_ADMIN, A, A, A, A, A, A),
+	C(THREAD_KILL, EDEAD, "thread has exited", B_THREAD_DEAD, A, A, A, A, A, A),
+	/* 23 THREAD_MIGRATE(sched, thread, cpu) */
+	CAP4_0(THREAD_MIGRATE, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_THREAD_INACT, V_CPU, A, A, A, A),
+	CAP4_1(THREAD_MIGRATE, "thread", B_NOT_THREAD, B_THREAD_NO_ADMIN, V_SCHED, V_CPU, A, A, A, A),
+	C(THREAD_MIGRATE, EINVAL, "no such core", V_SCHED, V_THREAD_INACT, B_CPU, A, A, A, A),
+	CFIXED(THREAD_MIGRATE, EINVAL, "core number above 32 bits", V_SCHED, V_THREAD_INACT, B_CPU_HIGH, A, A, A, A),
+	C(THREAD_MIGRATE, ESTATE, "thread never started", V_SCHED, B_THREAD_INACTIVE, V_CPU, A, A, A, A),
+	C(THREAD_MIGRATE, EDEAD, "thread has exited", V_SCHED, B_THREAD_DEAD, V_CPU, A, A, A, A),
+	C(THREAD_MIGRATE, ERIGHTS, "order: sched before thread", B_SCHED_NO_ADMIN, B_EMPTY, B_CPU, A, A, A, A),
+	C(THREAD_MIGRATE, ERIGHTS, "order: thread before core", V_SCHED, B_THREAD_NO_ADMIN, B_CPU, A, A, A, A),
+	C(THREAD_MIGRATE, EINVAL, "order: core before dead", V_SCHED, B_THREAD_DEAD, B_CPU, A, A, A, A),
+	/* 24 THREAD_INFO(thread, info*) */
+	CAP4_0(THREAD_INFO, "thread", B_NOT_THREAD, B_THREAD_NO_R, V_PTR_W, A, A, A, A, A),
+	C(THREAD_INFO, EFAULT, "unmapped info", V_THREAD_R, B_PTR, A, A, A, A, A),
+	C(THREAD_INFO, EFAULT, "info runs off the map", V_THREAD_R, B_PTR_CROSS, A, A, A, A, A),
+	C(THREAD_INFO, EFAULT, "read-only info", V_THREAD_R, B_PTR_RO, A, A, A, A, A),
+	C(THREAD_INFO, EDEAD, "thread has exited", B_THREAD_DEAD, V_PTR_W, A, A, A, A, A),
+	C(THREAD_INFO, EFAULT, "order: pointer before dead", B_THREAD_DEAD, B_PTR, A, A, A, A, A),
+	/* 25 REPLY_SAVE(dst) */
+	C(REPLY_SAVE, EBADCAP, "dst out of range", B_DST_RANGE, A, A, A, A, A, A),
+	C(REPLY_SAVE, ESTATE, "no pending reply", V_FREE, A, A, A, A, A, A),
+	C(REPLY_SAVE, ESTATE, "dst occupied", B_DST_USED, A, A, A, A, A, A),
+	/* 26 REPLY_TO(reply, info, mr0..3) */
+	C(REPLY_TO, EBADCAP, "reply out of range", B_RANGE, V_INFO, A, A, A, A, A),
+	C(REPLY_TO, EBADCAP, "reply empty", B_EMPTY, V_INFO, A, A, A, A, A),
+	C(REPLY_TO, ETYPE, "not a reply cap", B_NOT_REPLY, V_INFO, A, A, A, A, A),
+	C(REPLY_TO, EBADCAP, "order: slot before len", B_EMPTY, B_INFO_LEN, A, A, A, A, A),
+	/* 27 SYSINFO(info*) */
+	C(SYSINFO, EFAULT, "unmapped info", B_PTR, A, A, A, A, A, A),
+	C(SYSINFO, EFAULT, "info runs off the map", B_PTR_CROSS, A, A, A, A, A, A),
+	C(SYSINFO, EFAULT, "read-only info", B_PTR_RO, A, A, A, A, A, A),
+	/* 28 SHUTDOWN(sched): only capabilities it must refuse */
+	CAP4_0(SHUTDOWN, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, A, A, A, A, A, A),
+	/* numbers that name no call */
+	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
+};
+
+const unsigned bi_ncases = sizeof bi_cases / sizeof bi_cases[0];
+
+void bi_case_args(const struct bi_case *c, const unsigned vi[7],
+		  unsigned long a[7], unsigned long *nr)
+{
+	for (unsigned i = 0; i < 7; i++) {
+		const struct bi_values *k = &bi_kv[c->arg[i]];
+		a[i] = k->n ? k->v[vi[i] % k->n] : 0;
+	}
+	*nr = c->nr;
+}
+
+/** Index of the argument case @c is about (its first bad one), or -1. */
+static int vary_arg(const struct bi_case *c)
+{
+	for (int i = 0; i < 7; i++)
+		if (bi_kind_bad(c->arg[i]))
+			return i;
+	return -1;
+}
+
+/** Run case @c once per value of its bad argument (and, for the invalid
+ *  numbers row, once per invalid number). */
+static void run_case(struct bi_run *r, const struct bi_case *c)
+{
+	int vary = vary_arg(c);
+	unsigned nvals = vary < 0 ? 1 : bi_kv[c->arg[vary]].n;
+	const struct bi_values *nrs = &bi_kv[B_NR];
+	unsigned nnr = c->nr == BI_NR_INVALID ? nrs->n : 1;
+	long expect = -(long)c->expect;
+	for (unsigned n = 0; n < nnr; n++) {
+		for (unsigned v = 0; v < nvals; v++) {
+			unsigned vi[7] = {0};
+			unsigned long a[7], nr;
+			if (vary >= 0)
+				vi[vary] = v;
+			bi_case_args(c, vi, a, &nr);
+			if (c->nr == BI_NR_INVALID)
+				nr = nrs->v[n];
+			long got = bi_call(nr, a);
+			bi_check(r, nr, a, expect, got, c->what, c->flags);
+			bi_count(r, c->nr);
+		}
+	}
+}
+
+void bi_run_cases(struct bi_run *r)
+{
+	for (unsigned i = 0; i < bi_ncases; i++)
+		run_case(r, &bi_cases[i]);
+}

@@ -1,0 +1,221 @@
+/*
+ * The values behind each argument kind. Capability kinds name fixture
+ * slots (bi.h); pointer kinds name the caller's buffers or addresses it
+ * has not mapped; the rest are lengths, rights and numbers on either side
+ * of each documented limit. Value 0 of a kind is the one the systematic
+ * run uses when the kind is not the argument under test.
+ */
+#include <string.h>
+
+#include "bi.h"
+
+struct bi_values bi_kv[BI_NKINDS];
+
+char bi_scratch[2 * FUL_PAGE_SIZE] __attribute__((aligned(4096)));
+const char bi_ro_zero[FUL_PAGE_SIZE] __attribute__((aligned(4096)));
+unsigned bi_ncpus;
+
+/* THREAD_CREATE attribute blocks: one valid, the rest bad in one field. */
+#define BI_NATTR 24
+static struct ful_thread_attr attrs[BI_NATTR];
+static unsigned nattrs;
+
+/** Append @n values to kind @k. */
+static void put(unsigned k, unsigned n, const unsigned long *v)
+{
+	for (unsigned i = 0; i < n && bi_kv[k].n < BI_MAXV; i++)
+		bi_kv[k].v[bi_kv[k].n++] = v[i];
+}
+
+#define PUT(k, ...)                                                    \
+	do {                                                           \
+		const unsigned long v_[] = {__VA_ARGS__};              \
+		put((k), sizeof v_ / sizeof v_[0], v_);                \
+	} while (0)
+
+/** Values of the kinds that are plain numbers. */
+static void init_numbers(void)
+{
+	PUT(K_ZERO, 0);
+	PUT(K_ANY, 0, 1, ~0UL, 0xdeadbeefUL, 1UL << 63, FUL_USER_MAX, BI_KADDR,
+	    256, 0x7fffffffUL, 1UL << 32);
+	PUT(B_GARBAGE, ~0UL, 1, 0xdeadbeefcafeUL, BI_KADDR, 1UL << 63,
+	    FUL_CSLOTS, 513);
+	PUT(V_INFO, 0, FUL_MSG(1, 0), FUL_MSG(0xffffffffUL, 0), FUL_MSG(3, 16),
+	    FUL_MSG(4, FUL_IPCBUF_SIZE));
+	PUT(V_LEN, 16, 64, FUL_DEBUG_WRITE_MAX); /* > 8: crosses a page */
+	PUT(V_LEN0, 0);
+	PUT(V_NPAGES, 1, 2, FUL_FRAME_MAX_PAGES);
+	PUT(V_RIGHTS, FUL_R_ALL, 0, FUL_R_READ, FUL_R_WRITE | FUL_R_ADMIN);
+	PUT(V_BADGE0, 0);
+	PUT(V_BADGE, 1, 0xffff, ~0UL);
+	PUT(V_MAP_RIGHTS, FUL_R_READ, FUL_R_READ | FUL_R_WRITE,
+	    FUL_R_READ | FUL_R_EXEC, FUL_R_READ | FUL_R_WRITE | FUL_R_EXEC);
+	PUT(V_MAP_RW, FUL_R_READ | FUL_R_WRITE, FUL_R_READ | FUL_R_EXEC,
+	    FUL_R_WRITE, FUL_R_READ | FUL_R_WRITE | FUL_R_EXEC);
+	PUT(V_VADDR, BI_VA_FREE, FUL_USER_MIN, FUL_USER_MAX - FUL_PAGE_SIZE);
+	PUT(V_CPU, 0, bi_ncpus - 1);
+	PUT(V_BITS, 1, ~0UL, 1UL << 63);
+	PUT(B_DBG_LEN, FUL_DEBUG_WRITE_MAX + 1, 4096, ~0UL, 1UL << 32,
+	    (1UL << 32) + 16);
+	PUT(B_INFO_LEN, FUL_MSG(0, FUL_IPCBUF_SIZE + 1), FUL_MSG(7, 0x3ff),
+	    FUL_MSG(0, FUL_IPCBUF_SIZE + 1) | 1UL << 63,
+	    FUL_MSG(0, FUL_IPCBUF_SIZE + 1) | 1UL << 10);
+	PUT(B_INFO_BITS, 1UL << 10, 1UL << 15, FUL_MSG(1, 1) | 1UL << 48,
+	    1UL << 63, 0xffff000000000000UL);
+	PUT(B_NPAGES, FUL_FRAME_MAX_PAGES + 1, 1UL << 32, (1UL << 32) + 1,
+	    ~0UL);
+	PUT(B_NPAGES0, 0);
+	PUT(B_RIGHTS, 16, FUL_R_ALL | 16, ~0UL, (1UL << 32) | FUL_R_READ,
+	    1UL << 63);
+	PUT(B_BADGE, 1, 0xffff, ~0UL);
+	PUT(B_MAP_RIGHTS, 0, FUL_R_WRITE, FUL_R_EXEC, FUL_R_ADMIN,
+	    FUL_R_READ | FUL_R_ADMIN, 16, FUL_R_READ | 16, ~0UL,
+	    (1UL << 32) | FUL_R_READ);
+	PUT(B_CPU, bi_ncpus, 8, 64, 255, 0xffffffffUL, ~0UL);
+	PUT(B_CPU_HIGH, 1UL << 32, (1UL << 32) + bi_ncpus - 1, 1UL << 63);
+	PUT(B_BITS0, 0);
+	PUT(B_NR, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
+	    1UL << 32, (1UL << 32) | FUL_SYS_YIELD, (1UL << 32) | FUL_SYS_EXIT,
+	    (1UL << 32) | FUL_SYS_SHUTDOWN, 1UL << 63, ~0UL);
+}
+
+/** Values of the address kinds. */
+static void init_addresses(void)
+{
+	unsigned long scratch = (unsigned long)bi_scratch;
+	unsigned long ro = (unsigned long)bi_ro_zero;
+	unsigned long end = BI_IPCBUF + FUL_PAGE_SIZE; /* nothing above */
+
+	PUT(V_PTR_W, scratch, scratch + FUL_PAGE_SIZE - 16);
+	PUT(V_PTR_R, ro, scratch);
+	PUT(B_PTR, 0, 8, FUL_USER_MIN, BI_VA_FREE, end, FUL_TASK_STACK_TOP,
+	    FUL_USER_MAX - FUL_PAGE_SIZE, FUL_USER_MAX, FUL_USER_MAX + 4096,
+	    BI_KADDR, 0xffff000000000000UL, ~0UL - 3, 1UL << 63,
+	    (1UL << 32) | scratch);
+	PUT(B_PTR_CROSS, end - 8, end - 1);
+	PUT(B_PTR_RO, ro, ro + 64);
+	PUT(B_VADDR, 0, 0x1000, FUL_USER_MIN - FUL_PAGE_SIZE, BI_VA_FREE + 8,
+	    BI_VA_FREE + 0x800, FUL_USER_MAX, FUL_USER_MAX + FUL_PAGE_SIZE,
+	    BI_KADDR, ~0UL & ~(FUL_PAGE_SIZE - 1), 1UL << 63);
+	PUT(B_VADDR_USED, BI_SPARE_VA_RW, BI_SPARE_VA_RW + FUL_PAGE_SIZE,
+	    BI_SPARE_VA_RO);
+	PUT(B_VADDR_UNMAPPED, BI_VA_FREE, FUL_USER_MIN,
+	    BI_SPARE_VA_RW + FUL_PAGE_SIZE, FUL_USER_MAX - FUL_PAGE_SIZE);
+	PUT(B_VADDR_MALFORMED, 0, BI_SPARE_VA_RW + 8, BI_SPARE_VA_RO + 1,
+	    FUL_USER_MAX, BI_KADDR, ~0UL);
+}
+
+/** Values of the capability kinds: fixture slots. */
+static void init_caps(void)
+{
+	PUT(V_EP, F_EP);
+	PUT(V_NTFN, F_NTFN);
+	PUT(V_FRAME, F_FRAME);
+	PUT(V_VS, H_VS);
+	PUT(V_SPARE, F_SPARE);
+	PUT(V_POOL, H_POOL);
+	PUT(V_SCHED, H_SCHED);
+	PUT(V_THREAD_R, F_THREAD_R, H_THREAD, F_INACT);
+	PUT(V_THREAD_INACT, F_INACT);
+	PUT(V_FREE, F_FREE);
+	PUT(V_ANYCAP, F_EP, F_NTFN, F_FRAME, F_SPARE, H_POOL, H_SCHED, F_INACT,
+	    F_EP_BADGED, F_THREAD_R, F_DEAD);
+	PUT(V_UNBADGEABLE, F_FRAME, F_SPARE, H_POOL, H_SCHED, F_INACT,
+	    F_THREAD_R);
+	PUT(B_RANGE, 0, FUL_CSLOTS, FUL_CSLOTS + 1, 100000, ~0UL,
+	    (1UL << 32) | F_EP, (1UL << 32) | H_VS, (1UL << 32) | H_POOL,
+	    (1UL << 32) | F_THREAD_R, (1UL << 32) | F_NTFN, 1UL << 63);
+	PUT(B_EMPTY, 40, 128, 199, 241, 255, F_FREE);
+	PUT(B_DST_RANGE, 0, FUL_CSLOTS, 100000, ~0UL, (1UL << 32) | F_FREE);
+	PUT(B_DST_USED, F_EP, H_VS, F_FRAME, F_DEAD);
+	PUT(B_EP_NO_R, F_EP_W, F_EP_NONE);
+	PUT(B_EP_NO_W, F_EP_R, F_EP_NONE);
+	PUT(B_NTFN_NO_R, F_NTFN_W);
+	PUT(B_NTFN_NO_W, F_NTFN_R);
+	PUT(B_FRAME_NO_R, F_FRAME_W);
+	PUT(B_VS_NO_ADMIN, F_SPARE_R);
+	PUT(B_POOL_NO_ADMIN, F_POOL_R);
+	PUT(B_SCHED_NO_ADMIN, F_SCHED_R);
+	PUT(B_THREAD_NO_ADMIN, F_THREAD_R, F_INACT_NONE);
+	PUT(B_THREAD_NO_R, F_INACT_NONE);
+	PUT(B_BADGED, F_EP_BADGED, F_NTFN_BADGED);
+	PUT(B_FRAME_RO, F_FRAME_R);
+	PUT(B_THREAD_RUNNING, H_THREAD);
+	PUT(B_THREAD_DEAD, F_DEAD);
+	PUT(B_THREAD_INACTIVE, F_INACT);
+}
+
+/** B_NOT_<type>: one capability of every other type (reduced rights do
+ *  not matter: the type is checked first). */
+static void init_wrong_types(void)
+{
+	static const struct { unsigned type, slot; } reps[] = {
+		{FUL_CAP_THREAD, F_THREAD_R}, {FUL_CAP_VSPACE, F_SPARE_R},
+		{FUL_CAP_FRAME, F_FRAME_R},   {FUL_CAP_ENDPOINT, F_EP_R},
+		{FUL_CAP_NTFN, F_NTFN_R},     {FUL_CAP_SCHED, F_SCHED_R},
+		{FUL_CAP_POOL, F_POOL_R},
+	};
+	static const struct { unsigned kind, type; } nots[] = {
+		{B_NOT_EP, FUL_CAP_ENDPOINT}, {B_NOT_NTFN, FUL_CAP_NTFN},
+		{B_NOT_FRAME, FUL_CAP_FRAME}, {B_NOT_VS, FUL_CAP_VSPACE},
+		{B_NOT_POOL, FUL_CAP_POOL},   {B_NOT_THREAD, FUL_CAP_THREAD},
+		{B_NOT_SCHED, FUL_CAP_SCHED}, {B_NOT_REPLY, FUL_CAP_REPLY},
+	};
+	for (unsigned i = 0; i < sizeof nots / sizeof nots[0]; i++)
+		for (unsigned j = 0; j < sizeof reps / sizeof reps[0]; j++)
+			if (reps[j].type != nots[i].type)
+				put(nots[i].kind, 1,
+				    (const unsigned long[]){reps[j].slot});
+}
+
+/** A copy of the valid attribute block; the caller spoils one field. */
+static struct ful_thread_attr *attr_new(unsigned kind)
+{
+	struct ful_thread_attr *a = &attrs[nattrs++];
+	*a = attrs[0];
+	put(kind, 1, (const unsigned long[]){(unsigned long)a});
+	return a;
+}
+
+/** THREAD_CREATE attributes (into F_SPARE, where nothing is mapped but
+ *  the two fixture mappings): the valid block, then one bad field each. */
+static void init_attrs(void)
+{
+	attrs[0] = (struct ful_thread_attr){
+		.entry = 0x400000, .sp = FUL_TASK_STACK_TOP, .prio = 100,
+		.cpu = 0, .slice_ms = 10, .nice = 0, .name = "bi-never-run"};
+	nattrs = 1;
+	put(V_ATTR, 1, (const unsigned long[]){(unsigned long)&attrs[0]});
+	attr_new(B_ATTR_FIELD)->prio = 255;
+	attr_new(B_ATTR_FIELD)->prio = 1000;
+	attr_new(B_ATTR_FIELD)->slice_ms = 0;
+	attr_new(B_ATTR_FIELD)->slice_ms = 10001;
+	attr_new(B_ATTR_FIELD)->nice = -21;
+	attr_new(B_ATTR_FIELD)->nice = 20;
+	attr_new(B_ATTR_FIELD)->cpu = bi_ncpus;
+	attr_new(B_ATTR_FIELD)->cpu = ~0u;
+	attr_new(B_ATTR_FIELD)->entry = 0;
+	attr_new(B_ATTR_FIELD)->entry = FUL_USER_MIN - 4;
+	attr_new(B_ATTR_FIELD)->entry = 0x400002;
+	attr_new(B_ATTR_FIELD)->entry = FUL_USER_MAX;
+	attr_new(B_ATTR_FIELD)->entry = BI_KADDR;
+	attr_new(B_ATTR_FIELD)->sp = 0;
+	attr_new(B_ATTR_FIELD)->sp = FUL_USER_MIN;
+	attr_new(B_ATTR_FIELD)->sp = FUL_TASK_STACK_TOP - 8;
+	attr_new(B_ATTR_FIELD)->sp = FUL_USER_MAX + 16;
+	attr_new(B_ATTR_FIELD)->ipcbuf = BI_VA_FREE + 256;
+	attr_new(B_ATTR_FIELD)->ipcbuf = 1;
+	attr_new(B_ATTR_IPCBUF)->ipcbuf = BI_VA_FREE;     /* unmapped in vs */
+	attr_new(B_ATTR_IPCBUF)->ipcbuf = BI_SPARE_VA_RO; /* read-only in vs */
+}
+
+void bi_kinds_init(void)
+{
+	memset(bi_kv, 0, sizeof bi_kv);
+	init_numbers();
+	init_addresses();
+	init_caps();
+	init_wrong_types();
+	init_attrs();
+}

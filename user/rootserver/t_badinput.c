@@ -1,0 +1,235 @@
+/*
+ * Bad-input tests. The calls run in the badinput program (user/badinput,
+ * protocol in its report.h), a task of its own whose capability table
+ * holds only what it is given, so no bad call can touch the rootserver.
+ *
+ *   badinput_classes  every system call (and invalid numbers) with every
+ *                     class of bad argument, plus two-argument cases for
+ *                     the order of checks; the exact documented error of
+ *                     each. One line per call number with its case count;
+ *                     a call with no case fails the test.
+ *   badinput_random   a seeded run of random bad calls: targeted ones
+ *                     (exact error), then fully random ones (a documented
+ *                     result); at least 100,000 calls. Then the kernel
+ *                     must still spawn a task and do a call/reply with it.
+ *
+ * Boot arguments: bi_calls=N (random run total, default 200000),
+ * bi_seed=S (default 1).
+ *
+ * badinput prints a line per wrong result (the first 24); "REGRESSION"
+ * marks the checks that found the kernel bugs fixed in c84c347. A kernel
+ * with the sys_map bug back panics in both tests.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ful/spawn.h>
+
+#include "../badinput/report.h"
+#include "root.h"
+#include "utest.h"
+
+#define BI_DEFAULT_CALLS 200000UL
+#define BI_MIN_CALLS 100000UL
+#define BI_BADGE 0xb1
+
+struct bi_child {
+	struct ful_task task;
+	long ep; /* the report endpoint */
+};
+
+/** Start badinput in @mode on the last core, with the capabilities of
+ *  report.h. 0 or -FUL_E* (nothing left behind). */
+static int bi_start(struct bi_child *c, unsigned mode, unsigned long seed,
+		    unsigned long n1, unsigned long n2)
+{
+	memset(c, 0, sizeof *c);
+	int mod = ful_module_find("badinput");
+	if (mod < 0)
+		return mod;
+	if ((c->ep = ut_ep_new()) < 0)
+		return (int)c->ep;
+	const struct ful_cap_grant caps[] = {
+		{FUL_SLOT_POOL, FUL_CHILD_SLOT_ARG0, FUL_R_ALL, 0},
+		{FUL_SLOT_SCHED, FUL_CHILD_SLOT_ARG0 + 1, FUL_R_ALL, 0},
+	};
+	struct ful_spawn_args a = {
+		.module = (unsigned)mod, .cpu = ut_ncpus() - 1, .prio = 100,
+		.arg0 = BI_ARG0(mode, seed), .arg1 = BI_ARG1(n1, n2),
+		.vs_rights = FUL_R_ALL, .thread_rights = FUL_R_ALL,
+		.report_ep = (unsigned)c->ep, .report_badge = BI_BADGE,
+		.caps = caps, .ncaps = 2};
+	int err = ful_spawn(&a, &c->task);
+	if (err < 0)
+		ut_slot_drop((unsigned)c->ep);
+	return err;
+}
+
+/** Receive the child's report, polling so that a child that dies or
+ *  hangs ends the wait. 0, or -FUL_E* with *@why set. */
+static long bi_collect(struct bi_child *c, struct bi_report *rep,
+		       unsigned long timeout_us, const char **why)
+{
+	unsigned long dl = ful_counter() + ut_us_to_ticks(timeout_us);
+	for (;;) {
+		struct ful_msg m;
+		long err = ful_recv((unsigned)c->ep, &m, 100000);
+		if (err == 0) {
+			*why = "malformed report";
+			if (FUL_MSG_LABEL(m.info) != BI_LABEL_REPORT ||
+			    FUL_MSG_LEN(m.info) != sizeof *rep || m.badge != BI_BADGE)
+				return -FUL_EINVAL;
+			memcpy(rep, ful_ipcbuf(), sizeof *rep);
+			return rep->magic == BI_REPORT_MAGIC ? 0 : -FUL_EINVAL;
+		}
+		*why = err == -FUL_ETIMEOUT ? "" : "recv failed";
+		if (err != -FUL_ETIMEOUT)
+			return err;
+		if (ut_thread_dead(c->task.thread)) {
+			*why = "badinput died without a report (fault?)";
+			return -FUL_EDEAD;
+		}
+		if (ful_counter() > dl) {
+			*why = "no report in time (hang?)";
+			return -FUL_ETIMEOUT;
+		}
+	}
+}
+
+/** Wait for the child to end, then drop everything it was given. */
+static bool bi_finish(struct bi_child *c)
+{
+	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	bool dead;
+	while (!(dead = ut_thread_dead(c->task.thread)) && ful_counter() < dl)
+		ful_yield();
+	ful_task_destroy(&c->task);
+	ut_slot_drop((unsigned)c->ep);
+	return dead;
+}
+
+/** Run badinput in @mode to its report; false (test failed) if it did
+ *  not report, did not end, or faulted. */
+static bool bi_run(struct ut *ut, unsigned mode, unsigned long seed,
+		   unsigned long n1, unsigned long n2, struct bi_report *rep)
+{
+	struct bi_child c;
+	struct ful_sysinfo si0, si1;
+	ful_sysinfo(&si0);
+	int err = bi_start(&c, mode, seed, n1, n2);
+	if (err < 0) {
+		ut_fail(ut, __FILE__, __LINE__, "spawn badinput: %d", err);
+		return false;
+	}
+	const char *why = "";
+	unsigned long timeout = 60000000UL + (n1 + n2) * 200;
+	long got = bi_collect(&c, rep, timeout, &why);
+	bool ended = bi_finish(&c);
+	ful_sysinfo(&si1);
+	if (got < 0)
+		ut_fail(ut, __FILE__, __LINE__, "mode %u: %s (%ld)", mode, why, got);
+	else if (!ended)
+		ut_fail(ut, __FILE__, __LINE__, "mode %u: did not end", mode);
+	else if (si1.faults != si0.faults)
+		ut_fail(ut, __FILE__, __LINE__, "mode %u: %lu user faults", mode,
+			si1.faults - si0.faults);
+	else if (rep->setup_line)
+		ut_fail(ut, __FILE__, __LINE__, "badinput set-up failed at "
+			"main.c:%u with %d", rep->setup_line, rep->setup_err);
+	return !ut->failed;
+}
+
+/** Fail @ut with the first mismatch of @rep, if any. */
+static void bi_fail_mismatches(struct ut *ut, const struct bi_report *rep)
+{
+	if (!rep->mismatches)
+		return;
+	const struct bi_mismatch *m = &rep->first;
+	ut_fail(ut, __FILE__, __LINE__,
+		"%lu mismatches (%lu regressions); first: %s(%lu) [%s] "
+		"args %lx %lx %lx %lx: expected %ld, got %ld",
+		rep->mismatches, rep->regressions,
+		bi_call_name(m->nr < FUL_SYS_COUNT ? (unsigned)m->nr : BI_NR_INVALID),
+		m->nr, m->what, m->args[0], m->args[1], m->args[2], m->args[3],
+		m->expected, m->got);
+}
+
+static unsigned long bi_ms(unsigned long ticks)
+{
+	return ticks / (ful_counter_freq() / 1000);
+}
+
+/** The numeric boot argument @key, or @def. */
+static unsigned long bi_bootarg(const char *key, unsigned long def)
+{
+	char v[32];
+	return root_bootarg(key, v, sizeof v) && v[0] ? strtoul(v, NULL, 0) : def;
+}
+
+UTEST(badinput_classes, 1)
+{
+	struct bi_report rep;
+	if (!bi_run(ut, BI_MODE_CLASSES, 0, 0, 0, &rep))
+		return;
+	unsigned missing = BI_NCALLS;
+	for (unsigned nr = 0; nr < BI_NCALLS; nr++) {
+		printf("badinput: %2u %-14s %4u cases\n", nr, bi_call_name(nr),
+		       rep.per_call[nr]);
+		if (!rep.per_call[nr] && missing == BI_NCALLS)
+			missing = nr;
+	}
+	printf("badinput: %lu cases in %lu ms, %lu mismatches (%lu "
+	       "regressions)\n", rep.cases, bi_ms(rep.ticks), rep.mismatches,
+	       rep.regressions);
+	if (missing < BI_NCALLS) {
+		ut_fail(ut, __FILE__, __LINE__, "no case for %s",
+			bi_call_name(missing));
+		return;
+	}
+	bi_fail_mismatches(ut, &rep);
+}
+
+/** After the random run: a new task and a call/reply round trip with it
+ *  must still work. */
+static void bi_ping(struct ut *ut)
+{
+	struct bi_child c;
+	struct bi_report rep;
+	struct ful_msg m;
+	UT_CHECK_EQ(bi_start(&c, BI_MODE_PING, 0, 0, 0), 0);
+	long err = ful_recv((unsigned)c.ep, &m, UT_TIMEOUT_US);
+	bool call = err == 0 && FUL_MSG_LABEL(m.info) == BI_LABEL_PING;
+	if (call) {
+		m.info = 0;
+		m.mr[0]++;
+		err = ful_reply(&m);
+	}
+	const char *why = "";
+	long got = call && !err ? bi_collect(&c, &rep, UT_TIMEOUT_US, &why) : err;
+	bool ended = bi_finish(&c);
+	UT_CHECK(call);
+	UT_CHECK_EQ(got, 0);
+	UT_CHECK(ended);
+	UT_CHECK_EQ(rep.mismatches, 0);
+}
+
+UTEST(badinput_random, 1)
+{
+	unsigned long calls = bi_bootarg("bi_calls", BI_DEFAULT_CALLS);
+	unsigned long seed = bi_bootarg("bi_seed", 1);
+	unsigned long n1 = calls / 2, n2 = calls - n1;
+	struct bi_report rep;
+	if (!bi_run(ut, BI_MODE_RANDOM, seed, n1, n2, &rep))
+		return;
+	printf("badinput: random seed %lu: %lu calls (%lu targeted, %lu fully "
+	       "random of which %lu succeeded) in %lu ms, %lu mismatches\n",
+	       seed, rep.cases + rep.p2_calls, rep.cases, rep.p2_calls,
+	       rep.p2_ok, bi_ms(rep.ticks), rep.mismatches);
+	UT_CHECK_EQ(rep.cases, n1);
+	UT_CHECK_EQ(rep.p2_calls, n2);
+	UT_CHECK(calls < BI_MIN_CALLS || rep.cases + rep.p2_calls >= BI_MIN_CALLS);
+	bi_fail_mismatches(ut, &rep);
+	if (!ut->failed)
+		bi_ping(ut);
+}
