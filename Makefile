@@ -53,7 +53,7 @@ ULDFLAGS := -nostdlib -static -no-pie -T user/user.ld -L$(PICOLIBC)/lib \
 ULIBS := -Wl,--start-group -lc -lgcc -Wl,--end-group
 # Per-program link flags: the heap (in .bss) is 256 KiB unless overridden.
 ULDFLAGS_rootserver := -Wl,--defsym=__ful_heap_size=0x100000
-ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c
+ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c kernel/args.c
 ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
 USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))

@@ -3,6 +3,7 @@
  * own per-CPU state, starts the other cores through PSCI, then runs the
  * init thread (tests, benchmarks, demo or console) and becomes idle.
  */
+#include "args.h"
 #include "console.h"
 #include "fdt.h"
 #include "kernel.h"
@@ -34,26 +35,7 @@ uint64_t ticks_to_us(uint64_t ticks)
 
 bool bootarg(const char *key, char *out, size_t n)
 {
-	size_t klen = strlen(key);
-	for (const char *p = machine.bootargs; *p;) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		const char *end = p;
-		while (*end && *end != ' ' && *end != ',')
-			end++;
-		if ((size_t)(end - p) >= klen && !strncmp(p, key, klen) &&
-		    (p[klen] == '=' || p + klen == end)) {
-			const char *v = p[klen] == '=' ? p + klen + 1 : end;
-			size_t len = (size_t)(end - v);
-			if (len >= n)
-				len = n - 1;
-			memcpy(out, v, len);
-			out[len] = 0;
-			return true;
-		}
-		p = end;
-	}
-	return false;
+	return args_find(machine.bootargs, key, out, n);
 }
 
 uint64_t bootarg_num(const char *key, uint64_t dflt)

@@ -14,32 +14,13 @@
 #include <ful/ful.h>
 #include <ful/spawn.h>
 
+#include "args.h"
 #include "root.h"
 #include "utest.h"
 
-/** The value of boot argument @key (key=value, separated by spaces or
- *  commas) in @out; false if absent. */
 bool root_bootarg(const char *key, char *out, size_t n)
 {
-	const char *p = ful_bootinfo()->bootargs;
-	size_t klen = strlen(key);
-	while (*p) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		const char *end = p;
-		while (*end && *end != ' ' && *end != ',')
-			end++;
-		if ((size_t)(end - p) >= klen && !strncmp(p, key, klen) &&
-		    (p[klen] == '=' || p + klen == end)) {
-			const char *v = p[klen] == '=' ? p + klen + 1 : end;
-			size_t len = (size_t)(end - v) < n - 1 ? (size_t)(end - v) : n - 1;
-			memcpy(out, v, len);
-			out[len] = 0;
-			return true;
-		}
-		p = end;
-	}
-	return false;
+	return args_find(ful_bootinfo()->bootargs, key, out, n);
 }
 
 /** Wait on an endpoint nobody else holds: forever. */
