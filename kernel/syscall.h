@@ -28,6 +28,8 @@ int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
 
+/** Check a user thread attribute block: 0 or -FUL_EINVAL. */
+int uthread_attr_check(const struct ful_thread_attr *a);
 int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
 		   struct thread **out);
 

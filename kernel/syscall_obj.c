@@ -180,8 +180,12 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
 	err = ARG(2) == 0 || ARG(2) >= FUL_CSLOTS
 		      ? -FUL_EBADCAP
 		      : vspace_copy_in(t->vs, &a, ARG(3), sizeof(a));
-	/* An occupied slot (ESTATE) is found by cap_insert below, after
-	 * every argument check, and undoes the creation. */
+	/* An occupied slot is ESTATE, after every argument check; cap_insert
+	 * below still catches a slot filled by a racing thread. */
+	if (!err)
+		err = uthread_attr_check(&a);
+	if (!err)
+		err = cap_slot_free(t->vs, ARG(2));
 	if (!err)
 		err = uthread_create(vs.obj, &a, &nt);
 	cap_release(&vs);

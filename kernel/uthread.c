@@ -9,6 +9,7 @@
 #include "frame.h"
 #include "kernel.h"
 #include "sched.h"
+#include "syscall.h"
 #include "thread.h"
 #include "vspace.h"
 
@@ -24,7 +25,7 @@ static void uthread_entry(void *arg)
 }
 
 /** Check a user thread attribute block. 0 or -FUL_EINVAL. */
-static int uthread_attr_check(const struct ful_thread_attr *a)
+int uthread_attr_check(const struct ful_thread_attr *a)
 {
 	if (a->prio > 254 || a->slice_ms < 1 || a->slice_ms > 10000 ||
 	    a->nice < -20 || a->nice > 19 || !cpu_is_online(a->cpu))

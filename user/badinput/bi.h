@@ -95,8 +95,9 @@ struct bi_values {
 
 extern struct bi_values bi_kv[BI_NKINDS];
 
-/** Fill bi_kv[] (after the fixtures exist). */
-void bi_kinds_init(void);
+/** Fill bi_kv[] (after the fixtures exist); 0, or -(1000 + kind) if a
+ *  kind was left without values. */
+int bi_kinds_init(void);
 /** Is @k a bad kind (the argument a case is about)? */
 static inline bool bi_kind_bad(unsigned k)
 {

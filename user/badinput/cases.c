@@ -5,16 +5,14 @@
  * arguments that pin down the documented order of checks
  * (<fulcrum/syscall.h>): ENOSYS; per capability argument EBADCAP, ETYPE,
  * ERIGHTS; destination slot EBADCAP; ERANGE; EFAULT; EINVAL; ESTATE.
- * Every row must fail without side effects, so rows can run in any order
- * and any number of times.
+ * No row may leave a trace (every one fails, or is a no-op that returns
+ * 0), so rows can run in any order and any number of times.
  *
  * Blocking calls get timeout 0: a valid call that would block returns
  * ETIMEOUT. EXIT has no bad argument (it ignores all of them and ends the
  * caller); special.c covers it from threads made to die. SHUTDOWN is only
  * ever called with a capability that must be refused.
  */
-#include <stdio.h>
-
 #include "bi.h"
 
 #define Z K_ZERO

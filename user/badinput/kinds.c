@@ -172,7 +172,7 @@ static void init_wrong_types(void)
 /** A copy of the valid attribute block; the caller spoils one field. */
 static struct ful_thread_attr *attr_new(unsigned kind)
 {
-	struct ful_thread_attr *a = &attrs[nattrs++];
+	struct ful_thread_attr *a = &attrs[nattrs < BI_NATTR - 1 ? nattrs++ : nattrs];
 	*a = attrs[0];
 	put(kind, 1, (const unsigned long[]){(unsigned long)a});
 	return a;
@@ -210,7 +210,7 @@ static void init_attrs(void)
 	attr_new(B_ATTR_IPCBUF)->ipcbuf = BI_SPARE_VA_RO; /* read-only in vs */
 }
 
-void bi_kinds_init(void)
+int bi_kinds_init(void)
 {
 	memset(bi_kv, 0, sizeof bi_kv);
 	init_numbers();
@@ -218,4 +218,8 @@ void bi_kinds_init(void)
 	init_caps();
 	init_wrong_types();
 	init_attrs();
+	for (unsigned k = 0; k < BI_NKINDS; k++)
+		if (!bi_kv[k].n)
+			return -(int)(1000 + k); /* a kind without values */
+	return 0;
 }

@@ -168,7 +168,7 @@ static void send_report(void)
 	report.magic = BI_REPORT_MAGIC;
 	memcpy(ful_ipcbuf(), &report, sizeof report);
 	struct ful_msg m = {.info = FUL_MSG(BI_LABEL_REPORT, sizeof report)};
-	long err = ful_send(H_REPORT, &m, 60UL * 1000000);
+	long err = ful_send(H_REPORT, &m, FUL_FOREVER);
 	if (err < 0)
 		printf("badinput: report not delivered: %ld\n", err);
 }
@@ -181,6 +181,27 @@ static void ping(void)
 	report.cases = 1;
 	if (err < 0 || m.mr[0] != 42)
 		report.mismatches = 1;
+}
+
+/** Run @mode (report.h) once the fixtures are in place. */
+static void run_mode(struct bi_run *run, unsigned mode)
+{
+	switch (mode) {
+	case BI_MODE_CLASSES:
+		bi_run_cases(run);
+		bi_run_special(run);
+		break;
+	case BI_MODE_RANDOM:
+		bi_run_random(run, BI_SEED(ful_arg0), BI_N1(ful_arg1),
+			      BI_N2(ful_arg1));
+		break;
+	case BI_MODE_PING:
+		ping();
+		break;
+	default:
+		report.setup_line = __LINE__;
+		report.setup_err = -FUL_EINVAL;
+	}
 }
 
 int main(void)
@@ -196,19 +217,13 @@ int main(void)
 	if (mode != BI_MODE_PING) {
 		make_objects();
 		make_threads(&run);
-		bi_kinds_init();
+		SETUP(bi_kinds_init());
 	}
+	if (!report.setup_line)
+		run_mode(&run, mode);
 	if (report.setup_line)
 		printf("badinput: set-up failed at line %u: %d\n",
 		       report.setup_line, report.setup_err);
-	else if (mode == BI_MODE_CLASSES) {
-		bi_run_cases(&run);
-		bi_run_special(&run);
-	} else if (mode == BI_MODE_RANDOM)
-		bi_run_random(&run, BI_SEED(ful_arg0), BI_N1(ful_arg1),
-			      BI_N2(ful_arg1));
-	else if (mode == BI_MODE_PING)
-		ping();
 	teardown();
 	report.ticks = ful_counter() - t0;
 	send_report();

@@ -2,9 +2,9 @@
  * Cases that need state the table cannot hold: a thread without an IPC
  * buffer (message bytes it cannot send: ESTATE), threads that EXIT with
  * garbage arguments, a real reply capability (it can be saved once,
- * cannot be copied, is consumed by REPLY_TO), and failed calls that must
- * not have written any of the caller's memory, and a failed MAP right
- * after a SEND left user data on the kernel stack.
+ * cannot be copied, is consumed by REPLY_TO), failed calls that must not
+ * have written any of the caller's memory, and a failed MAP right after
+ * a SEND left user data on the kernel stack.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ char bi_raw_stack[1024] __attribute__((aligned(16)));
 
 /* bi_raw_exit: EXIT with every argument register full of garbage, again
  * if it ever returned. No stack, no TLS: any thread can run it. */
-__asm__(".text\n"
+__asm__(".pushsection .text.bi_raw_exit, \"ax\", %progbits\n"
 	".global bi_raw_exit\n"
 	".type bi_raw_exit, %function\n"
 	".balign 4\n"
@@ -31,7 +31,8 @@ __asm__(".text\n"
 	"	mov x8, #2\n" /* FUL_SYS_EXIT */
 	"	svc #0\n"
 	"	b bi_raw_exit\n"
-	".size bi_raw_exit, . - bi_raw_exit\n");
+	".size bi_raw_exit, . - bi_raw_exit\n"
+	".popsection\n");
 
 long bi_raw_thread(unsigned slot, void (*entry)(void), unsigned long arg0,
 		   unsigned long stack_top, unsigned cpu)

@@ -39,10 +39,19 @@ struct bi_child {
 	long ep; /* the report endpoint */
 };
 
-/** Start badinput in @mode on the last core, with the capabilities of
- *  report.h. 0 or -FUL_E* (nothing left behind). */
-static int bi_start(struct bi_child *c, unsigned mode, unsigned long seed,
-		    unsigned long n1, unsigned long n2)
+/* Tasks of one run: the random run has one per core (at most
+ * BI_MAX_TASKS), each with its own seed and share of the calls. */
+#define BI_MAX_TASKS 4
+
+struct bi_group {
+	unsigned n;
+	struct bi_child c[BI_MAX_TASKS];
+};
+
+/** Start badinput in @mode on @cpu, with the capabilities of report.h.
+ *  0 or -FUL_E* (nothing left behind). */
+static int bi_start(struct bi_child *c, unsigned cpu, unsigned mode,
+		    unsigned long seed, unsigned long n1, unsigned long n2)
 {
 	memset(c, 0, sizeof *c);
 	int mod = ful_module_find("badinput");
@@ -55,7 +64,7 @@ static int bi_start(struct bi_child *c, unsigned mode, unsigned long seed,
 		{FUL_SLOT_SCHED, FUL_CHILD_SLOT_ARG0 + 1, FUL_R_ALL, 0},
 	};
 	struct ful_spawn_args a = {
-		.module = (unsigned)mod, .cpu = ut_ncpus() - 1, .prio = 100,
+		.module = (unsigned)mod, .cpu = cpu, .prio = 100,
 		.arg0 = BI_ARG0(mode, seed), .arg1 = BI_ARG1(n1, n2),
 		.vs_rights = FUL_R_ALL, .thread_rights = FUL_R_ALL,
 		.report_ep = (unsigned)c->ep, .report_badge = BI_BADGE,
@@ -109,34 +118,82 @@ static bool bi_finish(struct bi_child *c)
 	return dead;
 }
 
-/** Run badinput in @mode to its report; false (test failed) if it did
- *  not report, did not end, or faulted. */
-static bool bi_run(struct ut *ut, unsigned mode, unsigned long seed,
-		   unsigned long n1, unsigned long n2, struct bi_report *rep)
+/** Add report @r to @sum (counts add up, the first mismatch is kept,
+ *  the run took as long as the slowest task). */
+static void bi_merge(struct bi_report *sum, const struct bi_report *r)
 {
-	struct bi_child c;
+	if (!sum->mismatches && r->mismatches)
+		sum->first = r->first;
+	if (!sum->setup_line && r->setup_line)
+		sum->setup_line = r->setup_line, sum->setup_err = r->setup_err;
+	sum->cases += r->cases;
+	sum->p2_calls += r->p2_calls;
+	sum->p2_ok += r->p2_ok;
+	sum->mismatches += r->mismatches;
+	sum->regressions += r->regressions;
+	sum->ticks = r->ticks > sum->ticks ? r->ticks : sum->ticks;
+	for (unsigned i = 0; i < BI_NCALLS; i++)
+		sum->per_call[i] += r->per_call[i];
+}
+
+/** Start @g->n tasks in @mode, task i on its own core with seed
+ *  @seed + i and 1/n of @n1 and @n2. 0 or -FUL_E* (none left running). */
+static int bi_start_group(struct bi_group *g, unsigned mode,
+			  unsigned long seed, unsigned long n1,
+			  unsigned long n2)
+{
+	unsigned ncpus = ut_ncpus();
+	for (unsigned i = 0; i < g->n; i++) {
+		unsigned long k1 = n1 / g->n + (i < n1 % g->n);
+		unsigned long k2 = n2 / g->n + (i < n2 % g->n);
+		int err = bi_start(&g->c[i], (ncpus - 1 - i) % ncpus, mode,
+				   seed + i, k1, k2);
+		if (err < 0) {
+			while (i--)
+				bi_finish(&g->c[i]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/** Run @ntasks badinput tasks in @mode to their reports, summed in
+ *  @sum; false (test failed) if one did not report, did not end, failed
+ *  its set-up, or any user thread faulted meanwhile. */
+static bool bi_run(struct ut *ut, unsigned mode, unsigned ntasks,
+		   unsigned long seed, unsigned long n1, unsigned long n2,
+		   struct bi_report *sum)
+{
+	struct bi_group g = {.n = ntasks};
 	struct ful_sysinfo si0, si1;
+	memset(sum, 0, sizeof *sum);
 	ful_sysinfo(&si0);
-	int err = bi_start(&c, mode, seed, n1, n2);
+	int err = bi_start_group(&g, mode, seed, n1, n2);
 	if (err < 0) {
 		ut_fail(ut, __FILE__, __LINE__, "spawn badinput: %d", err);
 		return false;
 	}
 	const char *why = "";
 	unsigned long timeout = 60000000UL + (n1 + n2) * 200;
-	long got = bi_collect(&c, rep, timeout, &why);
-	bool ended = bi_finish(&c);
+	long got = 0;
+	bool ended = true;
+	for (unsigned i = 0; i < g.n; i++) {
+		struct bi_report r;
+		if (!got && !(got = bi_collect(&g.c[i], &r, timeout, &why)))
+			bi_merge(sum, &r);
+		ended &= bi_finish(&g.c[i]);
+	}
 	ful_sysinfo(&si1);
-	if (got < 0)
+	if (got)
 		ut_fail(ut, __FILE__, __LINE__, "mode %u: %s (%ld)", mode, why, got);
 	else if (!ended)
 		ut_fail(ut, __FILE__, __LINE__, "mode %u: did not end", mode);
 	else if (si1.faults != si0.faults)
 		ut_fail(ut, __FILE__, __LINE__, "mode %u: %lu user faults", mode,
 			si1.faults - si0.faults);
-	else if (rep->setup_line)
+	else if (sum->setup_line)
 		ut_fail(ut, __FILE__, __LINE__, "badinput set-up failed at "
-			"main.c:%u with %d", rep->setup_line, rep->setup_err);
+			"main.c:%u with %d", sum->setup_line, sum->setup_err);
 	return !ut->failed;
 }
 
@@ -170,7 +227,7 @@ static unsigned long bi_bootarg(const char *key, unsigned long def)
 UTEST(badinput_classes, 1)
 {
 	struct bi_report rep;
-	if (!bi_run(ut, BI_MODE_CLASSES, 0, 0, 0, &rep))
+	if (!bi_run(ut, BI_MODE_CLASSES, 1, 0, 0, 0, &rep))
 		return;
 	unsigned missing = BI_NCALLS;
 	for (unsigned nr = 0; nr < BI_NCALLS; nr++) {
@@ -197,7 +254,7 @@ static void bi_ping(struct ut *ut)
 	struct bi_child c;
 	struct bi_report rep;
 	struct ful_msg m;
-	UT_CHECK_EQ(bi_start(&c, BI_MODE_PING, 0, 0, 0), 0);
+	UT_CHECK_EQ(bi_start(&c, 0, BI_MODE_PING, 0, 0, 0), 0);
 	long err = ful_recv((unsigned)c.ep, &m, UT_TIMEOUT_US);
 	bool call = err == 0 && FUL_MSG_LABEL(m.info) == BI_LABEL_PING;
 	if (call) {
@@ -220,15 +277,20 @@ UTEST(badinput_random, 1)
 	unsigned long seed = bi_bootarg("bi_seed", 1);
 	unsigned long n1 = calls / 2, n2 = calls - n1;
 	struct bi_report rep;
-	if (!bi_run(ut, BI_MODE_RANDOM, seed, n1, n2, &rep))
+	unsigned ntasks = ut_ncpus() < BI_MAX_TASKS ? ut_ncpus() : BI_MAX_TASKS;
+	if (!bi_run(ut, BI_MODE_RANDOM, ntasks, seed, n1, n2, &rep))
 		return;
-	printf("badinput: random seed %lu: %lu calls (%lu targeted, %lu fully "
-	       "random of which %lu succeeded) in %lu ms, %lu mismatches\n",
-	       seed, rep.cases + rep.p2_calls, rep.cases, rep.p2_calls,
-	       rep.p2_ok, bi_ms(rep.ticks), rep.mismatches);
+	printf("badinput: random seed %lu, %u tasks: %lu calls (%lu targeted, "
+	       "%lu fully random of which %lu succeeded) in %lu ms, %lu "
+	       "mismatches\n", seed, ntasks, rep.cases + rep.p2_calls, rep.cases,
+	       rep.p2_calls, rep.p2_ok, bi_ms(rep.ticks), rep.mismatches);
 	UT_CHECK_EQ(rep.cases, n1);
 	UT_CHECK_EQ(rep.p2_calls, n2);
 	UT_CHECK(calls < BI_MIN_CALLS || rep.cases + rep.p2_calls >= BI_MIN_CALLS);
+	for (unsigned nr = 0; calls >= BI_MIN_CALLS && nr < BI_NCALLS; nr++)
+		if (!rep.per_call[nr])
+			ut_fail(ut, __FILE__, __LINE__, "no random call of %s",
+				bi_call_name(nr));
 	bi_fail_mismatches(ut, &rep);
 	if (!ut->failed)
 		bi_ping(ut);
