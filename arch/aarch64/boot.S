@@ -12,7 +12,7 @@
 #define TCR_VALUE ((16 << 0) | (1 << 8) | (1 << 10) | (3 << 12) | \
 		   (16 << 16) | (1 << 24) | (1 << 26) | (3 << 28) | \
 		   (2 << 30) | (2 << 32) | (1 << 36))
-#define SCTLR_VALUE (0x30D00800 | (1 << 0) | (1 << 2) | (1 << 3) | (1 << 12))
+#define SCTLR_VALUE (0x30D00800 | (1 << 0) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 12)) /* SA0: EL0 SP alignment check */
 #define DEVICE_BLOCK 0x0060000000000401 /* UXN PXN AF, attr0 */
 #define NORMAL_BLOCK 0x0040000000000705 /* UXN AF ISH, attr1 */
 

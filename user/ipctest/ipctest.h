@@ -24,9 +24,10 @@ enum it_mode {
 	 * reported with IT_R_TIMEOUT, and it receives again). Exits when the
 	 * endpoint is gone. */
 	IT_ECHO = 1,
-	/* Checked calls. With a command endpoint in IT_SLOT_GO: loops on
-	 * IT_GO commands; else one batch of arg1 calls on IT_SLOT_EP with
-	 * seed param. Each batch ends with an IT_R_CLIENT report. */
+	/* Checked calls (odd ones with a long timeout, even ones without).
+	 * With a command endpoint in IT_SLOT_GO: loops on IT_GO commands;
+	 * else one batch of arg1 calls on IT_SLOT_EP with seed param. Each
+	 * batch ends with an IT_R_CLIENT report. */
 	IT_CLIENT,
 	/* arg1 SENDs (IT_L_SEQ, payload of IT_SEQ_LEN bytes) on IT_SLOT_EP;
 	 * param: the sender id. Then IT_R_DONE. */
@@ -45,12 +46,17 @@ enum it_mode {
 	IT_SIGNAL,
 	/* Spin in user mode without system calls, forever. */
 	IT_SPIN,
+	/* param rounds of: wait on IT_SLOT_EP (timeout arg1 us, retried),
+	 * signal the bits received on IT_SLOT_EP2. Then IT_R_DONE with mr2
+	 * the number of timeouts. */
+	IT_NTFN_PONG,
 };
 
 /* Child capability slots (FUL_CHILD_SLOT_ARG0.. are granted by the
  * parent; the rest the parent may copy in later). */
 #define IT_SLOT_EP 4      /* the endpoint / notification of the mode */
 #define IT_SLOT_GO 5      /* IT_CLIENT: command endpoint (READ) */
+#define IT_SLOT_EP2 5     /* IT_NTFN_PONG: the notification it signals */
 #define IT_SLOT_PARK 6    /* IT_ECHO: notification to block on for IT_L_HOLD */
 #define IT_SLOT_SAVED 9   /* IT_ECHO: the reply saved by IT_L_NOREPLY */
 #define IT_SLOT_TARGET 16 /* IT_CLIENT: targets of IT_GO are 16, 17, ... */
@@ -68,6 +74,7 @@ enum it_mode {
 #define IT_L_TIMEOUTS 0xfff00007u /* reply mr0: receive timeouts so far */
 #define IT_L_LATE 0xfff00008u    /* answer the reply saved by IT_L_NOREPLY now;
 				  * reply mr0: the result of that REPLY_TO */
+#define IT_L_FAULT 0xfff00009u   /* die of a fault (a store to address 8) */
 #define IT_L_SEQ 0xfff00010u     /* IT_SENDER messages */
 #define IT_L_VALUE 0xfff00011u   /* IT_CALL1 calls */
 #define IT_L_GO 0xfff00012u      /* IT_CLIENT commands */

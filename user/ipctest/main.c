@@ -73,6 +73,12 @@ static bool echo_handle(struct ful_msg *m)
 	}
 	case IT_L_EXIT:
 		ful_exit();
+	case IT_L_FAULT: {
+		unsigned long a = 8;
+		__asm__ volatile("" : "+r"(a)); /* hide the address from gcc */
+		*(volatile unsigned long *)a = label;
+		ful_exit();
+	}
 	case IT_L_NOREPLY:
 		ful_cap_delete(IT_SLOT_SAVED);
 		r[0] = (unsigned long)ful_reply_save(IT_SLOT_SAVED);
@@ -168,7 +174,8 @@ static void checked_call(unsigned slot, unsigned long i, unsigned long *seed,
 	for (size_t j = 0; j < len; j++)
 		buf[j] = expect[j] = (unsigned char)it_rand(seed);
 	it_echo_buf(expect, len);
-	if (ful_call(slot, &m, FUL_FOREVER) < 0)
+	/* Odd calls with a (long) timeout: they take the timed paths. */
+	if (ful_call(slot, &m, i & 1 ? 60000000UL : FUL_FOREVER) < 0)
 		return note(b, i, IT_E_RC);
 	if (FUL_MSG_LABEL(m.info) != it_echo_label(label))
 		return note(b, i, IT_E_LABEL);
@@ -264,6 +271,26 @@ static void signal1(void)
 	report(IT_R_DONE, (unsigned long)rc, this_cpu(), 0, 0);
 }
 
+/** IT_NTFN_PONG: echo notification bits back, waiting with short,
+ *  retried timeouts. */
+static void ntfn_pong(void)
+{
+	unsigned long rounds = IT_PARAM(ful_arg0), timeouts = 0, r = 0;
+	long err = 0;
+	while (r < rounds) {
+		unsigned long bits;
+		long rc = ful_ntfn_wait(IT_SLOT_EP, &bits, ful_arg1);
+		if (rc == -FUL_ETIMEOUT) {
+			timeouts++;
+			continue;
+		}
+		if ((err = rc) < 0 || (err = ful_ntfn_signal(IT_SLOT_EP2, bits)) < 0)
+			break;
+		r++;
+	}
+	report(IT_R_DONE, (unsigned long)err, this_cpu(), timeouts, 0);
+}
+
 int main(void)
 {
 	switch (IT_MODE(ful_arg0)) {
@@ -285,6 +312,9 @@ int main(void)
 		break;
 	case IT_SIGNAL:
 		signal1();
+		break;
+	case IT_NTFN_PONG:
+		ntfn_pong();
 		break;
 	case IT_SPIN:
 		for (;;)

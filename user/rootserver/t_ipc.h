@@ -16,7 +16,7 @@
 #include "../ipctest/ipctest.h"
 #include "utest.h"
 
-#define IT_MAX_TASKS 24
+#define IT_MAX_TASKS 64
 #define IT_MAX_SLOTS 64
 
 /* Timeout of every wait of the rootserver in these tests: a hang

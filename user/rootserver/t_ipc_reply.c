@@ -129,6 +129,15 @@ static void reply_server_dies(struct ut *ut, struct it_fix *f)
 	m = (struct ful_msg){.info = FUL_MSG(IT_L_EXIT, 0)};
 	UT_CHECK_EQ(ful_call((unsigned)ep, &m, IT_TMO), -FUL_EDEAD);
 
+	/* It dies of a fault while we wait: EDEAD too, one fault more. */
+	unsigned long faults = it_faults();
+	it_peer(f, it_core(2), IT_ARG0(IT_ECHO, 0), 0, (unsigned)ep,
+		FUL_R_READ, 0, &err);
+	IT_OK(err);
+	m = (struct ful_msg){.info = FUL_MSG(IT_L_FAULT, 0)};
+	UT_CHECK_EQ(ful_call((unsigned)ep, &m, IT_TMO), -FUL_EDEAD);
+	UT_CHECK_EQ(it_faults(), faults + 1);
+
 	/* It is killed while another task waits for its reply. */
 	struct ful_cap_grant g[2] = {{(unsigned)ep2, IT_SLOT_EP, FUL_R_READ, 0},
 				     {(unsigned)park, IT_SLOT_PARK, FUL_R_READ, 0}};

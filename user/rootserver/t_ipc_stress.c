@@ -6,17 +6,30 @@
  *   ipc_migrate_bursts  a thread running in user mode is moved in quick
  *                       bursts (to Y, to our core, to Z): every move
  *                       succeeds at once
+ *   ipc_stress_timeouts calls and notification waits whose timeouts race
+ *                       with the answer: each gets its own answer or
+ *                       ETIMEOUT, never a stale one, and nothing is lost
+ *   ipc_stress_crossed  two threads on two cores each ask the other's
+ *                       core, at the same time and over and over, to
+ *                       move the other thread (where it already is):
+ *                       each request must complete at once
  *   ipc_stress_kill     clients are killed in the middle of their calls;
  *                       then the server itself is killed and replaced on
  *                       the same endpoint while clients keep calling
  */
+#include <malloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "t_ipc.h"
 
-#define ST_CALLS 400
+#define ST_CALLS 1000
 #define ST_ENDLESS 100000000UL
 #define ST_BURSTS 300
+#define ST_RACES 2000
+#define ST_PONGS 2000
+#define ST_RACE_US 50
+#define ST_CROSSED 300
 
 /** The number of messages the echo server at @ep has handled. */
 static long served(unsigned ep)
@@ -24,6 +37,15 @@ static long served(unsigned ep)
 	struct ful_msg m = {.info = FUL_MSG(IT_L_INFO, 0)};
 	long rc = ful_call(ep, &m, IT_TMO);
 	return rc < 0 ? rc : (long)m.mr[3];
+}
+
+/** Wait until clients of the echo server at @ep made @k more calls
+ *  (our own queries do not count). */
+static void wait_progress(struct ut *ut, unsigned ep, long k)
+{
+	long s0 = served(ep), polls = 0;
+	IT_OK(s0);
+	UT_WAIT(served(ep) - ++polls > s0 + k);
 }
 
 /** One checked round trip through the echo server at @ep. */
@@ -80,6 +102,7 @@ static void stress_migrate_body(struct ut *ut, struct it_fix *f)
 			done++;
 		}
 		UT_CHECK(ful_counter() < dl);
+		ful_yield(); /* let the server and a client run on our core */
 	}
 	struct ful_thread_info info;
 	IT_OK(ful_thread_info(srv->thread, &info));
@@ -139,9 +162,9 @@ static void kill_clients(struct ut *ut, struct it_fix *f, unsigned ep)
 	if (first < 0)
 		return;
 	for (unsigned i = 0; i < n; i++) {
-		long s0 = served(ep);
-		IT_OK(s0);
-		UT_WAIT(served(ep) > s0 + 20 + (long)i * 7);
+		wait_progress(ut, ep, 20 + (long)i * 7);
+		if (ut->failed)
+			return;
 		it_kill(&f->tasks[first + i]);
 		echo_ok(ut, ep, 100 + i);
 		if (ut->failed)
@@ -159,9 +182,9 @@ static void replace_server(struct ut *ut, struct it_fix *f, unsigned ep,
 	long err = 0, first = start_clients(ut, f, ep, ST_CALLS, n);
 	if (first < 0)
 		return;
-	long s0 = served(ep);
-	IT_OK(s0);
-	UT_WAIT(served(ep) > s0 + 50);
+	wait_progress(ut, ep, 50);
+	if (ut->failed)
+		return;
 	it_kill(srv);
 	it_peer(f, it_core(n), IT_ARG0(IT_ECHO, 0), 0, ep, FUL_R_READ, 0, &err);
 	IT_OK(err);
@@ -194,4 +217,152 @@ static void stress_kill_body(struct ut *ut, struct it_fix *f)
 UTEST(ipc_stress_kill, 1)
 {
 	IT_RUN(stress_kill_body);
+}
+
+/** Calls with timeouts about as long as a round trip: each returns the
+ *  reply to this very call or ETIMEOUT, never the late reply to an
+ *  earlier call. */
+static void call_races(struct ut *ut, struct it_fix *f)
+{
+	long ep = it_ep(f), err = 0;
+	unsigned long seed = 99;
+	IT_OK(ep);
+	it_peer(f, it_core(1), IT_ARG0(IT_ECHO, 0), 0, (unsigned)ep,
+		FUL_R_READ, 0, &err);
+	IT_OK(err);
+	for (unsigned long i = 0; i < ST_RACES; i++) {
+		struct ful_msg m = {.info = FUL_MSG(0x66, 0), .mr = {i, ~i, 0, 0}};
+		long rc = ful_call((unsigned)ep, &m, 1 + it_rand(&seed) % 200);
+		if (rc == -FUL_ETIMEOUT)
+			continue;
+		UT_CHECK_EQ(rc, 0);
+		if (m.mr[0] != it_echo_mr(i, 0) || m.mr[1] != it_echo_mr(~i, 1)) {
+			ut_fail(ut, __FILE__, __LINE__, "call %lu got the reply "
+				"of call %lu", i, (m.mr[0] - 1) / 3);
+			return;
+		}
+	}
+	echo_ok(ut, (unsigned)ep, 3);
+}
+
+/** Notification ping-pong where both sides wait with short, retried
+ *  timeouts: a signal racing with a timeout is never lost. */
+static void ntfn_races(struct ut *ut, struct it_fix *f)
+{
+	long n1 = it_ntfn(f), n2 = it_ntfn(f), err = 0, rc;
+	IT_OK(n1);
+	IT_OK(n2);
+	struct ful_cap_grant g[2] = {{(unsigned)n1, IT_SLOT_EP, FUL_R_READ, 0},
+				     {(unsigned)n2, IT_SLOT_EP2, FUL_R_WRITE, 0}};
+	struct it_spawn s = {.cpu = it_core(1), .caps = g, .ncaps = 2,
+			     .arg0 = IT_ARG0(IT_NTFN_PONG, ST_PONGS),
+			     .arg1 = ST_RACE_US};
+	it_start(f, &s, &err);
+	IT_OK(err);
+	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	for (unsigned r = 0; r < ST_PONGS; r++) {
+		unsigned long bits = 1UL << (r % 64), got = 0;
+		UT_CHECK_EQ(ful_ntfn_signal((unsigned)n1, bits), 0);
+		while ((rc = ful_ntfn_wait((unsigned)n2, &got, ST_RACE_US)) ==
+		       -FUL_ETIMEOUT) {
+			if (ful_counter() > dl) {
+				ut_fail(ut, __FILE__, __LINE__, "round %u: the "
+					"echo of %#lx was lost", r, bits);
+				return;
+			}
+		}
+		UT_CHECK_EQ(rc, 0);
+		UT_CHECK_EQ(got, bits);
+	}
+	struct ful_msg m;
+	IT_REPORT(f, &m, IT_R_DONE);
+	UT_CHECK_EQ(m.mr[0], 0);
+}
+
+static void stress_timeouts_body(struct ut *ut, struct it_fix *f)
+{
+	call_races(ut, f);
+	if (!ut->failed)
+		ntfn_races(ut, f);
+}
+
+UTEST(ipc_stress_timeouts, 1)
+{
+	IT_RUN(stress_timeouts_body);
+}
+
+/* ---- ipc_stress_crossed ---- */
+
+struct crossed {
+	struct ful_thread th[2];
+	unsigned cpu[2];
+	atomic_int go, done;
+	unsigned ntfn; /* each side signals its bit when done */
+	long rc[2];
+	unsigned long at[2];
+};
+
+/** Side @i of ipc_stress_crossed: ask the other side's core, over and
+ *  over, to move the other thread to where it already is. */
+static void crossed_side(struct crossed *c, unsigned i)
+{
+	unsigned other = 1 - i;
+	while (!atomic_load(&c->go))
+		ful_yield();
+	c->rc[i] = 0;
+	for (unsigned long k = 0; k < ST_CROSSED && !c->rc[i]; k++) {
+		unsigned long t0 = ful_counter();
+		c->rc[i] = ful_thread_migrate(FUL_SLOT_SCHED, c->th[other].slot,
+					      c->cpu[other]);
+		c->at[i] = k << 32 | it_elapsed_us(t0) / 1000;
+	}
+	atomic_fetch_add(&c->done, 1);
+	ful_ntfn_signal(c->ntfn, 1UL << i);
+	while (atomic_load(&c->done) < 2) /* stay a live target */
+		ful_yield();
+}
+
+static void crossed_0(void *arg)
+{
+	crossed_side(arg, 0);
+}
+
+static void crossed_1(void *arg)
+{
+	crossed_side(arg, 1);
+}
+
+UTEST(ipc_stress_crossed, 2)
+{
+	static struct crossed c;
+	void (*fn[2])(void *) = {crossed_0, crossed_1};
+	long n = ut_ntfn_new();
+	IT_OK(n);
+	c.ntfn = (unsigned)n;
+	atomic_store(&c.go, 0);
+	atomic_store(&c.done, 0);
+	for (unsigned i = 0; i < 2; i++) {
+		c.cpu[i] = ut_ncpus() - 1 - i;
+		struct ful_thread_args a = {.fn = fn[i], .arg = &c,
+					    .pool = FUL_SLOT_POOL,
+					    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+					    .cpu = c.cpu[i], .name = "t-crossed"};
+		IT_OK(ful_thread_spawn(&a, &c.th[i]));
+	}
+	atomic_store(&c.go, 1);
+	unsigned long bits = 0, b;
+	while (bits != 3 && ful_ntfn_wait(c.ntfn, &b, IT_TMO) == 0)
+		bits |= b; /* sleep: leave our core to the side that shares it */
+	UT_WAIT(atomic_load(&c.done) == 2);
+	for (unsigned i = 0; i < 2; i++) {
+		UT_WAIT(ut_thread_dead(c.th[i].slot));
+		free(c.th[i].mem);
+		ut_slot_drop(c.th[i].slot);
+	}
+	ut_slot_drop(c.ntfn);
+	for (unsigned i = 0; i < 2; i++)
+		if (c.rc[i])
+			ut_fail(ut, __FILE__, __LINE__, "cpu%u, request %lu: "
+				"%ld after %lu ms", c.cpu[i], c.at[i] >> 32,
+				c.rc[i], c.at[i] & 0xffffffff);
 }

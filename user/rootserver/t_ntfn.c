@@ -107,6 +107,7 @@ static void wake_cores_body(struct ut *ut, struct it_fix *f)
 			return;
 		UT_CHECK_EQ(ful_ntfn_signal((unsigned)n, 1UL << c), 0);
 		waiter_woken(ut, f, 1UL << c, c);
+		it_kill(&f->tasks[f->ntasks - 1]); /* done: free it now */
 		if (ut->failed)
 			return;
 		/* Woken by a task on the next core, before its timeout. */
@@ -124,6 +125,8 @@ static void wake_cores_body(struct ut *ut, struct it_fix *f)
 				UT_CHECK_EQ(m.mr[2], c);
 			}
 		}
+		it_kill(&f->tasks[f->ntasks - 1]);
+		it_kill(&f->tasks[f->ntasks - 2]);
 	}
 	/* A waiter that times out takes nothing: a later signal stays. */
 	if (!blocked_waiter(ut, f, it_core(1), (unsigned)n, NTFN_TMO_US))
