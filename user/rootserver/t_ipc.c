@@ -4,7 +4,9 @@
  *   ipc_ordering    per-sender order, no loss or duplicates, FIFO queues
  *   ipc_badges      badges per client, unbadged copies, no re-badging
  * Reply capabilities and timeouts are in t_ipc_reply.c, cross-core pairs
- * and migration in t_ipc_xcore.c.
+ * and migration in t_ipc_xcore.c, IPC under migrations, kills and racing
+ * timeouts in t_ipc_stress.c, notifications and object deletion in
+ * t_ntfn.c, isolation in t_isolation.c.
  */
 #include <stdio.h>
 #include <string.h>
