@@ -30,7 +30,6 @@ void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
 		 enum ipc_wait w)
 {
 	t->ipc_seq++;
-	t->ipc_queue = q;
 	t->ipc_lock = lock;
 	t->ipc_link.prev = q->head.prev;
 	t->ipc_link.next = &q->head;
@@ -44,7 +43,6 @@ static void ipc_unlink(struct thread *t)
 {
 	t->ipc_link.prev->next = t->ipc_link.next;
 	t->ipc_link.next->prev = t->ipc_link.prev;
-	t->ipc_queue = NULL;
 }
 
 struct thread *ipc_dequeue_claim(struct ipc_queue *q)
@@ -165,19 +163,9 @@ static void ipc_abort_claimed(struct thread *t, int err)
 	ipc_complete(t, err, true);
 }
 
-void ipc_reply_abort(uint64_t token, int err)
-{
-	struct thread *c = thread_lookup((tid_t)(token >> 32));
-	uint32_t expect = IPC_STATE(token, IPC_REPLY);
-	if (c && atomic_compare_exchange_strong(
-			 &c->ipc_state, &expect,
-			 IPC_STATE(token, IPC_CLAIMED)))
-		ipc_abort_claimed(c, err);
-}
-
 /** Claim the caller waiting on reply @token. NULL if it is gone or no
  *  longer waiting for this reply. */
-static struct thread *ipc_claim_caller(uint64_t token)
+static inline struct thread *ipc_claim_caller(uint64_t token)
 {
 	struct thread *c = thread_lookup((tid_t)(token >> 32));
 	uint32_t expect = IPC_STATE(token, IPC_REPLY);
@@ -185,6 +173,13 @@ static struct thread *ipc_claim_caller(uint64_t token)
 						  IPC_STATE(token, IPC_CLAIMED)))
 		return NULL;
 	return c;
+}
+
+void ipc_reply_abort(uint64_t token, int err)
+{
+	struct thread *c = ipc_claim_caller(token);
+	if (c)
+		ipc_abort_claimed(c, err);
 }
 
 /**

@@ -77,10 +77,9 @@ struct thread {
 	uint32_t ipc_seq;               /* [O] wait counter, survives slot reuse */
 	bool ipc_is_call;               /* staged send is a call */
 	int32_t ipc_result;
-	struct ipc_queue *ipc_queue;    /* queue it waits on, if any */
-	spinlock_t *ipc_lock;           /* that queue's lock */
+	spinlock_t *ipc_lock;           /* lock of the queue it waits on */
 	struct kobj *sys_hold;          /* [O] object a blocking call holds */
-	struct rq_link ipc_link;        /* on ipc_queue */
+	struct rq_link ipc_link;        /* on that queue */
 	struct ipc_msg ipc_msg;         /* staged (sender) or delivered */
 	uint64_t reply_to;              /* [O] token of the caller awaiting our reply */
 };

@@ -119,12 +119,8 @@ void thread_wake_handle(struct owner o, struct thread *t)
 /** Wake @t if parked (token semantics, see thread.c). Any core. */
 void thread_wake(struct thread *t)
 {
-	atomic_exchange(&t->wake_token, 1);
-	if (atomic_exchange(&t->wake_inflight, 1))
-		return; /* a wake record is on its way and will see the token */
 	uint64_t flags = arch_irq_save();
-	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
-		 &t->wake_req);
+	thread_wake_owed(t);
 	icc_flush();
 	arch_irq_restore(flags);
 }
@@ -135,7 +131,7 @@ void thread_wake_owed(struct thread *t)
 {
 	atomic_exchange(&t->wake_token, 1);
 	if (atomic_exchange(&t->wake_inflight, 1))
-		return;
+		return; /* a wake record is on its way and will see the token */
 	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
 		 &t->wake_req);
 }

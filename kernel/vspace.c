@@ -173,34 +173,36 @@ static uintptr_t vspace_lookup_page(struct vspace *vs, uint64_t uva,
 	return kva + (uva & (PAGE_SIZE - 1));
 }
 
-/** Copy between user @uva and kernel @k, page by page. */
+/** Is every byte of [uva, uva + len) mapped with @rights? Lock held. */
+static bool vspace_range_ok(struct vspace *vs, uint64_t uva, size_t len,
+			    unsigned rights)
+{
+	if (uva + len < uva)
+		return false;
+	if (!len)
+		return true;
+	for (uint64_t p = uva & ~(PAGE_SIZE - 1); p < uva + len; p += PAGE_SIZE)
+		if (!vspace_lookup_page(vs, p, rights))
+			return false;
+	return true;
+}
+
+/** Copy between user @uva and kernel @k, page by page, all or nothing:
+ *  a call that fails leaves user memory untouched. */
 static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
 		       bool out)
 {
-	if (uva + len < uva)
-		return -FUL_EFAULT;
-	if (!len)
-		return 0;
-	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	unsigned need = out ? FUL_R_WRITE : FUL_R_READ;
-	int err = 0;
-	/* All or nothing: a call that fails leaves user memory untouched. */
-	for (uint64_t p = uva & ~(PAGE_SIZE - 1); p < uva + len; p += PAGE_SIZE)
-		if (!vspace_lookup_page(vs, p, need)) {
-			spin_unlock_irqrestore(&vs->lock, flags);
-			return -FUL_EFAULT;
-		}
-	char *kp = k;
-	while (len) {
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	if (!vspace_range_ok(vs, uva, len, need)) {
+		spin_unlock_irqrestore(&vs->lock, flags);
+		return -FUL_EFAULT;
+	}
+	for (char *kp = k; len;) {
 		size_t chunk = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
 		if (chunk > len)
 			chunk = len;
-		uintptr_t p = vspace_lookup_page(vs, uva,
-						 out ? FUL_R_WRITE : FUL_R_READ);
-		if (!p) {
-			err = -FUL_EFAULT;
-			break;
-		}
+		uintptr_t p = vspace_lookup_page(vs, uva, need);
 		if (out)
 			memcpy((void *)p, kp, chunk);
 		else
@@ -210,22 +212,16 @@ static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
 		len -= chunk;
 	}
 	spin_unlock_irqrestore(&vs->lock, flags);
-	return err;
+	return 0;
 }
 
 int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
 		 unsigned rights)
 {
-	if (uva + len < uva)
-		return -FUL_EFAULT;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
-	int err = 0;
-	uint64_t end = uva + len;
-	for (uint64_t p = uva & ~(PAGE_SIZE - 1); !err && p < end; p += PAGE_SIZE)
-		if (!vspace_lookup_page(vs, p, rights))
-			err = -FUL_EFAULT;
+	bool ok = vspace_range_ok(vs, uva, len, rights);
 	spin_unlock_irqrestore(&vs->lock, flags);
-	return err;
+	return ok ? 0 : -FUL_EFAULT;
 }
 
 int vspace_copy_in(struct vspace *vs, void *dst, uint64_t uva, size_t len)
