@@ -16,6 +16,7 @@
 #define FUL_SLOT_POOL 4        /* all free memory, ALL */
 #define FUL_SLOT_BOOTINFO 5    /* the bootinfo frame, READ */
 #define FUL_SLOT_IPCBUF 6      /* its IPC buffer frame, READ|WRITE */
+#define FUL_SLOT_LOAD 7        /* the load area (<fulcrum/load.h>), READ */
 #define FUL_SLOT_MODULE0 8     /* module i is at FUL_SLOT_MODULE0 + i, READ */
 
 /* Rootserver memory layout. */
