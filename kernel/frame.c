@@ -60,9 +60,24 @@ int frame_create(struct pool *p, unsigned npages, struct frame **out)
 	return 0;
 }
 
+int frame_wrap(uintptr_t kva, unsigned npages, struct frame **out)
+{
+	struct frame *f = frame_slot_alloc();
+	if (!f)
+		return -FUL_ENOMEM;
+	obj_init(&f->obj, KOBJ_FRAME);
+	f->kva = kva;
+	f->pool = NULL;
+	f->npages = npages;
+	*out = f;
+	return 0;
+}
+
 void frame_destroy(struct kobj *o)
 {
 	struct frame *f = container_of(o, struct frame, obj);
+	if (!f->pool)
+		panic("frame_destroy: kernel memory frame %lx freed", f->kva);
 	page_free((void *)f->kva, f->npages);
 	pool_credit(f->pool, f->npages);
 	frame_slot_free(f);

@@ -1,5 +1,6 @@
 /* In-kernel test runner (see ktest.h). */
 #include "ktest.h"
+#include "load.h"
 #include "percpu.h"
 #include "thread.h"
 
@@ -35,6 +36,32 @@ static bool ktest_match(const char *name, const char *filter)
 	return false;
 }
 
+struct load_check {
+	bool ok;
+	char why[160];
+};
+
+static void ktest_load_check_here(void *arg)
+{
+	struct load_check *lc = arg;
+	uint64_t flags = arch_irq_save();
+	lc->ok = load_verify_cpu(owner_irq(), lc->why, sizeof(lc->why));
+	arch_irq_restore(flags);
+}
+
+/** The load area matches the thread table on every core. */
+static void ktest_check_load(struct ktest_ctx *kt)
+{
+	for (unsigned i = 0; i < machine.ncpus; i++) {
+		struct load_check lc = {.ok = false};
+		if (icc_call_sync(i, ktest_load_check_here, &lc) != 0)
+			ktest_fail(kt, __FILE__, __LINE__,
+				   "load check on cpu%u not run", i);
+		else if (!lc.ok)
+			ktest_fail(kt, __FILE__, __LINE__, "%s", lc.why);
+	}
+}
+
 /** Kernel-wide invariants every test must leave intact. */
 static void ktest_check_health(struct ktest_ctx *kt)
 {
@@ -49,6 +76,7 @@ static void ktest_check_health(struct ktest_ctx *kt)
 			ktest_fail(kt, __FILE__, __LINE__,
 				   "cpu%u switched in a thread live elsewhere", i);
 	}
+	ktest_check_load(kt);
 }
 
 void ktest_run_all(const char *filter)

@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "ktest.h"
 #include "page.h"
+#include "load.h"
 #include "pool.h"
 #include "sched.h"
 
@@ -150,6 +151,7 @@ void kmain(void)
 	/* User objects may take 3/4 of free RAM; the rest stays for kernel
 	 * stacks and tables. */
 	root_pool.limit = page_free_count() / 4 * 3;
+	load_init();
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);

@@ -8,6 +8,7 @@
 #include "elf.h"
 #include "frame.h"
 #include "kernel.h"
+#include "load.h"
 #include "module.h"
 #include "page.h"
 #include "pool.h"
@@ -102,6 +103,11 @@ void root_task_start(void)
 		vs, 1, FUL_BOOTINFO_VADDR, FUL_R_READ, NULL, 0, 0,
 		FUL_SLOT_BOOTINFO);
 	root_bootinfo(vs, bi);
+	if (vspace_map(vs, load_frame(), FUL_LOAD_VADDR, FUL_R_READ) != 0)
+		panic("rootserver: cannot map the load area");
+	struct cap lc = {.type = FUL_CAP_FRAME, .rights = FUL_R_READ,
+			 .obj = load_frame()};
+	cap_insert(vs, FUL_SLOT_LOAD, &lc);
 
 	struct cap c = {.type = FUL_CAP_VSPACE, .rights = FUL_R_ALL, .obj = vs};
 	cap_insert(vs, FUL_SLOT_SELF_VS, &c); /* immortal: it holds itself */

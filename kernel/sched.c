@@ -5,6 +5,7 @@
  */
 #include "sched.h"
 #include "kernel.h"
+#include "load.h"
 #include "vspace.h"
 
 static inline struct thread *rq_thread(struct rq_link *l)
@@ -32,6 +33,7 @@ void sched_make_ready(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
 	atomic_store_explicit(&t->state, T_READY, memory_order_relaxed);
+	load_enter(o, t);
 	/* An idle core runs the thread next anyway: skip the queue (the
 	 * wake-up path of a cross-core IPC or a migration to an idle core). */
 	if (c->current == c->idle && !c->handoff && !c->rq.nr &&
@@ -83,8 +85,9 @@ static struct thread *sched_pick(struct cpu *c)
 	return l ? rq_thread(l) : c->idle;
 }
 
-/** Charge the time since the last switch to @prev and its core. */
-static void sched_account(struct cpu *c, struct thread *prev)
+/** Charge the time since the last switch to @prev and its core;
+ *  returns that time. */
+static uint64_t sched_account(struct cpu *c, struct thread *prev)
 {
 	uint64_t now = arch_counter();
 	uint64_t delta = now - c->last_switch;
@@ -94,6 +97,7 @@ static void sched_account(struct cpu *c, struct thread *prev)
 		c->stats.idle += delta;
 	else
 		c->stats.busy += delta;
+	return delta;
 }
 
 static inline struct thread *sleep_thread(struct rq_link *l)
@@ -191,6 +195,8 @@ void schedule(struct owner o)
 	if (next == prev) {
 		atomic_store_explicit(&prev->state, T_RUNNING,
 				      memory_order_relaxed);
+		if (prev != c->idle)
+			load_thread_state(prev);
 		return;
 	}
 	sched_switch(c, prev, next);
@@ -201,7 +207,7 @@ void schedule(struct owner o)
 static void sched_switch(struct cpu *c, struct thread *prev,
 			 struct thread *next)
 {
-	sched_account(c, prev);
+	uint64_t delta = sched_account(c, prev);
 	sched_update_tick(c, next);
 	if (next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
@@ -213,6 +219,7 @@ static void sched_switch(struct cpu *c, struct thread *prev,
 		c->stats.overlap++;
 	c->current = next;
 	c->stats.switches++;
+	load_switch((struct owner){c}, prev, next, delta);
 	arch_context_switch_out(&prev->ctx);
 	vspace_switch(next->vs);
 	prev = arch_context_switch(&prev->ctx, &next->ctx, prev);
@@ -242,6 +249,7 @@ void sched_block_switch(struct owner o, struct thread *next,
 		return;
 	}
 	c->need_resched = false;
+	load_enter(o, next);
 	sched_switch(c, cur, next);
 }
 
@@ -265,6 +273,7 @@ void sched_tick(void)
 
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
+	load_tick(owner_irq(), sched_account(c, cur));
 	sched_wake_sleepers(c);
 	sched_update_tick(c, cur);
 	if (cur == c->idle)

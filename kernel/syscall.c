@@ -277,6 +277,8 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_REPLY_TO] = sys_reply_to,
 	[FUL_SYS_SYSINFO] = sys_sysinfo,
 	[FUL_SYS_SHUTDOWN] = sys_shutdown,
+	[FUL_SYS_MIGRATE] = sys_migrate,
+	[FUL_SYS_THREAD_SET] = sys_thread_set,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -26,6 +26,8 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_start(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u);
+int64_t sys_migrate(struct thread *t, struct arch_uregs *u);
+int64_t sys_thread_set(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
 
 /** Check a user thread attribute block: 0 or -FUL_EINVAL. */

@@ -243,18 +243,6 @@ int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u)
 	return err == -FUL_ENOTHREAD ? -FUL_EDEAD : err;
 }
 
-static unsigned thread_state_abi(uint32_t st)
-{
-	switch (st) {
-	case T_READY: return FUL_TS_READY;
-	case T_RUNNING: return FUL_TS_RUNNING;
-	case T_BLOCKED: return FUL_TS_BLOCKED;
-	case T_MIGRATING: return FUL_TS_MIGRATING;
-	case T_INACTIVE: return FUL_TS_INACTIVE;
-	default: return FUL_TS_DEAD;
-	}
-}
-
 int64_t sys_thread_info(struct thread *t, struct arch_uregs *u)
 {
 	tid_t tid;

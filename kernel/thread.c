@@ -20,6 +20,7 @@
 #include "thread.h"
 #include "kernel.h"
 #include "kport.h"
+#include "load.h"
 #include "page.h"
 #include "sched.h"
 
@@ -100,6 +101,9 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->slice_left = t->slice_ticks;
 	t->runtime = 0;
 	t->migrations = 0;
+	t->affinity = ~0u;
+	t->load_counted = false;
+	t->blocked_counted = false;
 	t->kill_pending = false;
 	t->yielding = false;
 	t->pending_dest = -1;
@@ -141,6 +145,7 @@ struct thread *thread_create_inactive(const struct thread_attr *a,
 			  fn, arg);
 	atomic_store_explicit(&t->cpu, a->cpu, memory_order_relaxed);
 	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
+	load_thread_static(t);
 	*err = 0;
 	return t;
 }
@@ -157,6 +162,7 @@ int thread_activate(struct thread *t)
 		return -FUL_ESTATE;
 	}
 	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_relaxed);
+	load_thread_static(t); /* now with its task (kernel flag) */
 	if (cpu == o.cpu->id) {
 		sched_make_ready(o, t);
 	} else {
@@ -202,6 +208,7 @@ void uthread_release(struct thread *t);
 
 void thread_release(struct thread *t)
 {
+	load_thread_free(owner_irq(), t);
 	if (t->vs)
 		uthread_release(t);
 	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);

@@ -57,6 +57,9 @@ struct thread {
 	struct rq_link sleep_link; /* [O] on its owner's sleepers list */
 	bool sleeping;           /* [O] on the sleepers list */
 	uint32_t migrations;     /* [O] completed moves */
+	uint32_t affinity;       /* [O] cores it may be moved to (syscalls) */
+	bool load_counted;       /* [O] in its core's load sums (load.c) */
+	bool blocked_counted;    /* [O] in its core's blocked count (load.c) */
 	struct icc_req mig_req;  /* [O] TASK_IN, in flight only if MIGRATING */
 	struct icc_req wake_req; /* [A] TASK_IPC, survives slot reuse */
 	_Atomic uint32_t wake_token;    /* [A] a wake-up not yet consumed */
@@ -151,6 +154,19 @@ struct thread *thread_current(void);
 /** Number of slots in use (not FREE). */
 unsigned thread_count_live(void);
 uint32_t nice_to_weight(int nice);
+
+/** The ABI name (enum ful_thread_state) of a kernel thread state. */
+static inline unsigned thread_state_abi(uint32_t st)
+{
+	switch (st) {
+	case T_READY: return FUL_TS_READY;
+	case T_RUNNING: return FUL_TS_RUNNING;
+	case T_BLOCKED: return FUL_TS_BLOCKED;
+	case T_MIGRATING: return FUL_TS_MIGRATING;
+	case T_INACTIVE: return FUL_TS_INACTIVE;
+	default: return FUL_TS_DEAD;
+	}
+}
 
 /* Owner-core operations, IRQs masked (called by ICC handlers and the
  * local fast paths). Each returns 0 or -FUL_E*. */

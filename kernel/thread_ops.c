@@ -4,6 +4,7 @@
  */
 #include "kernel.h"
 #include "kport.h"
+#include "load.h"
 #include "sched.h"
 #include "thread.h"
 
@@ -30,12 +31,19 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		return 0;
 	t->migrations++;
 	c->stats.migrations_out++;
+	load_count_migration(o, false);
 	if (st == T_READY)
 		sched_unqueue(o, t);
 	if (st != T_BLOCKED) /* a blocked thread just changes owner */
 		atomic_store_explicit(&t->state, T_MIGRATING,
 				      memory_order_relaxed);
 	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	if (st == T_READY)
+		load_leave(o, t);
+	if (st == T_BLOCKED)
+		load_blocked_moved(o, t, dest);
+	else
+		load_thread_static(t);
 	if (st == T_READY) {
 		icc_post(dest, &t->mig_req);
 	} else if (st == T_RUNNING) { /* posted once switched out */
@@ -88,6 +96,7 @@ void thread_accept(struct owner o, struct thread *t)
 		panic("TASK_IN of %s in state %u for cpu %u", t->name,
 		      thread_state(t), atomic_load(&t->cpu));
 	c->stats.migrations_in++;
+	load_count_migration(o, true);
 	sched_make_ready(o, t);
 	if (t->kill_pending) {
 		t->kill_pending = false;

@@ -68,7 +68,7 @@ struct ful_load_cpu {
 	unsigned long mig_in;   /* threads that arrived */
 	unsigned long mig_out;  /* threads that left */
 	unsigned long switches;
-	unsigned long pad[5];
+	unsigned long pad[6];
 };
 
 /* ful_load_thread.flags */

@@ -53,7 +53,7 @@
 #define FUL_SYS_SHUTDOWN 28     /* sched    (powers the machine off)               */
 #define FUL_SYS_MIGRATE 29     /* sched    moves*  count  (struct ful_move[], <fulcrum/load.h>) -> moves done */
 #define FUL_SYS_THREAD_SET 30  /* sched    tid     attr   value  (FUL_TA_*, <fulcrum/load.h>) */
-#define FUL_SYS_COUNT 29 /* 29 and 30: being implemented (issue 4) */
+#define FUL_SYS_COUNT 31
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender

@@ -57,6 +57,7 @@ enum {
 extern char bi_scratch[2 * FUL_PAGE_SIZE];     /* writable, .bss */
 extern const char bi_ro_zero[FUL_PAGE_SIZE];   /* read-only zeros */
 extern unsigned bi_ncpus;
+extern unsigned bi_tid; /* the caller's own thread */
 
 /* Argument kinds: each names a small set of values (kinds.c). The B_*
  * kinds (from B_GARBAGE on) are the bad ones; the systematic run
@@ -66,7 +67,7 @@ enum bi_kind {
 	K_ZERO, K_ANY,
 	V_INFO, V_LEN, V_LEN0, V_NPAGES, V_RIGHTS, V_BADGE0, V_BADGE,
 	V_MAP_RIGHTS, V_MAP_RW, V_VADDR, V_CPU, V_BITS, V_ATTR,
-	V_PTR_W, V_PTR_R,
+	V_PTR_W, V_PTR_R, V_MOVES_N, V_TID, V_TA, V_TA_VAL,
 	V_EP, V_NTFN, V_FRAME, V_VS, V_SPARE, V_POOL, V_SCHED,
 	V_THREAD_R, V_THREAD_INACT, V_FREE, V_ANYCAP, V_UNBADGEABLE,
 	B_GARBAGE, /* unused arguments full of garbage: must be ignored */
@@ -82,6 +83,8 @@ enum bi_kind {
 	B_DBG_LEN, B_INFO_LEN, B_INFO_BITS, B_NPAGES, B_NPAGES0,
 	B_RIGHTS, B_BADGE, B_MAP_RIGHTS, B_VADDR, B_VADDR_USED,
 	B_VADDR_UNMAPPED, B_VADDR_MALFORMED, B_CPU, B_CPU_HIGH, B_BITS0,
+	B_MOVES_N, B_TID, B_TA, B_SLICE, B_NICE, B_AFFINITY,
+	K_TA_SLICE, K_TA_NICE, K_TA_AFFINITY, /* valid attrs with bad values */
 	B_NR,
 	BI_NKINDS
 };

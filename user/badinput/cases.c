@@ -183,6 +183,23 @@ const struct bi_case bi_cases[] = {
 	C(SYSINFO, EFAULT, "read-only info", B_PTR_RO, A, A, A, A, A, A),
 	/* 28 SHUTDOWN(sched): only capabilities it must refuse */
 	CAP4_0(SHUTDOWN, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, A, A, A, A, A, A),
+	/* 29 MIGRATE(sched, moves*, count): only failing calls (a valid
+	 * batch would move threads) */
+	CAP4_0(MIGRATE, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_PTR_W, V_MOVES_N, A, A, A, A),
+	C(MIGRATE, ERANGE, "count > FUL_MIGRATE_MAX", V_SCHED, V_PTR_W, B_MOVES_N, A, A, A, A),
+	C(MIGRATE, EFAULT, "unmapped moves", V_SCHED, B_PTR, V_MOVES_N, A, A, A, A),
+	C(MIGRATE, EFAULT, "read-only moves (results are written)", V_SCHED, B_PTR_RO, V_MOVES_N, A, A, A, A),
+	C(MIGRATE, ERANGE, "order: count before pointer", V_SCHED, B_PTR, B_MOVES_N, A, A, A, A),
+	C(MIGRATE, ERIGHTS, "order: sched before count", B_SCHED_NO_ADMIN, B_PTR, B_MOVES_N, A, A, A, A),
+	/* 30 THREAD_SET(sched, tid, attr, value) */
+	CAP4_0(THREAD_SET, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_TID, V_TA, V_TA_VAL, A, A, A),
+	C(THREAD_SET, EINVAL, "no such attribute", V_SCHED, V_TID, B_TA, V_TA_VAL, A, A, A),
+	C(THREAD_SET, EINVAL, "slice out of range", V_SCHED, V_TID, K_TA_SLICE, B_SLICE, A, A, A),
+	C(THREAD_SET, EINVAL, "nice out of range", V_SCHED, V_TID, K_TA_NICE, B_NICE, A, A, A),
+	C(THREAD_SET, EINVAL, "affinity names no online core", V_SCHED, V_TID, K_TA_AFFINITY, B_AFFINITY, A, A, A),
+	C(THREAD_SET, ENOTHREAD, "no such thread", V_SCHED, B_TID, V_TA, V_TA_VAL, A, A, A),
+	C(THREAD_SET, EINVAL, "order: value before thread", V_SCHED, B_TID, K_TA_SLICE, B_SLICE, A, A, A),
+	C(THREAD_SET, ERIGHTS, "order: sched before value", B_SCHED_NO_ADMIN, B_TID, B_TA, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

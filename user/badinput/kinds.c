@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include <fulcrum/load.h>
+
 #include "bi.h"
 
 struct bi_values bi_kv[BI_NKINDS];
@@ -14,6 +16,7 @@ struct bi_values bi_kv[BI_NKINDS];
 char bi_scratch[2 * FUL_PAGE_SIZE] __attribute__((aligned(4096)));
 const char bi_ro_zero[FUL_PAGE_SIZE] __attribute__((aligned(4096)));
 unsigned bi_ncpus;
+unsigned bi_tid;
 
 /* THREAD_CREATE attribute blocks: one valid, the rest bad in one field. */
 #define BI_NATTR 24
@@ -75,6 +78,19 @@ static void init_numbers(void)
 	PUT(B_CPU, bi_ncpus, 8, 64, 255, 0xffffffffUL, ~0UL);
 	PUT(B_CPU_HIGH, 1UL << 32, (1UL << 32) + bi_ncpus - 1, 1UL << 63);
 	PUT(B_BITS0, 0);
+	PUT(V_MOVES_N, 1, 2, FUL_MIGRATE_MAX);
+	PUT(B_MOVES_N, FUL_MIGRATE_MAX + 1, 1000, 1UL << 32, ~0UL);
+	PUT(V_TID, bi_tid);
+	PUT(V_TA, FUL_TA_SLICE);
+	PUT(V_TA_VAL, 10);
+	PUT(B_TID, 0, 0xfff, 1UL << 32 | bi_tid, ~0UL);
+	PUT(B_TA, 0, FUL_TA_NICE + 1, 100, 1UL << 32 | FUL_TA_SLICE, ~0UL);
+	PUT(K_TA_SLICE, FUL_TA_SLICE);
+	PUT(K_TA_NICE, FUL_TA_NICE);
+	PUT(K_TA_AFFINITY, FUL_TA_AFFINITY);
+	PUT(B_SLICE, 0, 10001, 1UL << 32 | 10, ~0UL);
+	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
+	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
 	PUT(B_NR, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
 	    1UL << 32, (1UL << 32) | FUL_SYS_YIELD, (1UL << 32) | FUL_SYS_EXIT,
 	    (1UL << 32) | FUL_SYS_SHUTDOWN, 1UL << 63, ~0UL);

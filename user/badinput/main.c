@@ -212,6 +212,7 @@ int main(void)
 	unsigned long t0 = ful_counter();
 	ful_sysinfo(&si);
 	bi_ncpus = si.ncpus;
+	bi_tid = si.tid;
 	report.mode = mode;
 	move_granted();
 	if (mode != BI_MODE_PING) {

@@ -224,6 +224,9 @@ static const unsigned allowed[FUL_SYS_COUNT] = {
 	[FUL_SYS_REPLY_TO] = CAPS | MSG | E(DEAD),
 	[FUL_SYS_SYSINFO] = E(FAULT),
 	[FUL_SYS_SHUTDOWN] = CAPS,
+	[FUL_SYS_MIGRATE] = CAPS | E(RANGE) | E(FAULT),
+	[FUL_SYS_THREAD_SET] = CAPS | E(INVAL) | E(NOTHREAD) | E(STATE) |
+			       E(AGAIN),
 };
 
 /** Is @got a documented result of call @nr with @a? */
@@ -241,6 +244,8 @@ static bool p2_documented(unsigned long nr, const unsigned long a[7], long got)
 		       (got & 0xff) <= FUL_CAP_REPLY && (got >> 8) <= FUL_R_ALL;
 	case FUL_SYS_THREAD_CREATE:
 		return got > 0;
+	case FUL_SYS_MIGRATE:
+		return (unsigned long)got <= a[2];
 	default:
 		return got == 0;
 	}

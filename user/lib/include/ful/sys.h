@@ -223,6 +223,21 @@ static inline long ful_thread_info(unsigned thread, struct ful_thread_info *info
 
 /* ---- system ---- */
 
+/** Move threads in a batch (<fulcrum/load.h>): each moves[i].result is
+ *  filled in; returns the number of FUL_MOVE_DONE moves or -FUL_E*. */
+static inline long ful_migrate(unsigned sched, struct ful_move *moves,
+			       unsigned long n)
+{
+	return FUL__SC(FUL_SYS_MIGRATE, sched, moves, n, 0, 0, 0, 0).x0;
+}
+
+/** Set a scheduling attribute (FUL_TA_*) of thread @tid. */
+static inline long ful_thread_set(unsigned sched, unsigned tid, unsigned attr,
+				  long value)
+{
+	return FUL__SC(FUL_SYS_THREAD_SET, sched, tid, attr, value, 0, 0, 0).x0;
+}
+
 static inline long ful_sysinfo(struct ful_sysinfo *info)
 {
 	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;

@@ -1,0 +1,318 @@
+/*
+ * Load accounting (see load.h and <fulcrum/load.h>). The load area is a
+ * static, page-aligned kernel array: the hooks below write straight into
+ * it, so publishing costs no copy. Writers of a cpu record: its core
+ * only, IRQs masked. Writers of a thread record: the thread's owner core
+ * (state, run time, counted sums) or its creator before it starts.
+ */
+#include "load.h"
+#include "frame.h"
+#include "kernel.h"
+#include "sched.h"
+
+struct ful_load_page load_area __attribute__((aligned(4096)));
+static struct frame *load_frame_obj;
+
+static inline struct ful_load_cpu *lcpu(struct cpu *c)
+{
+	return &load_area.cpu[c->id];
+}
+
+static inline struct ful_load_thread *lthread(struct thread *t)
+{
+	return &load_area.thread[t - threads];
+}
+
+/* Sequence counter protocol: odd while a record is being rewritten. */
+static inline void seq_begin(unsigned *seq)
+{
+	*(volatile unsigned *)seq = *seq + 1;
+	atomic_thread_fence(memory_order_release); /* dmb ish: seq first */
+}
+
+static inline void seq_end(unsigned *seq)
+{
+	atomic_thread_fence(memory_order_release); /* fields before seq */
+	*(volatile unsigned *)seq = *seq + 1;
+}
+
+void load_init(void)
+{
+	struct ful_load_hdr *h = &load_area.hdr;
+	h->version = FUL_LOAD_VERSION;
+	h->ncpus = machine.ncpus;
+	h->nthreads = MAX_THREADS;
+	h->cpu_offset = (unsigned)offsetof(struct ful_load_page, cpu);
+	h->thread_offset = (unsigned)offsetof(struct ful_load_page, thread);
+	h->counter_freq = arch_counter_freq();
+	if (frame_wrap((uintptr_t)&load_area, FUL_LOAD_PAGES,
+		       &load_frame_obj) != 0)
+		panic("load: no frame slot for the load area");
+}
+
+struct frame *load_frame(void)
+{
+	return load_frame_obj;
+}
+
+static inline void tgen_bump(void)
+{
+	atomic_fetch_add_explicit((_Atomic unsigned long *)&load_area.hdr.tgen,
+				  1, memory_order_release);
+}
+
+/** Publish the counts of @c that are not sums (blocked threads). */
+static inline void lcpu_counts(struct cpu *c, struct ful_load_cpu *l)
+{
+	l->nblocked = (unsigned)(c->nblocked_own +
+				 atomic_load_explicit(&c->nblocked_in,
+						      memory_order_relaxed));
+}
+
+/*
+ * Blocked counts: t->blocked_counted says @t is in the blocked count of
+ * its owner core, which is nblocked_own (changed by the owner) plus
+ * nblocked_in (blocked threads that arrived by migration, added by the
+ * core they left). A wake-up on the new owner decrements its own count,
+ * so the sum stays exact although own alone may go negative.
+ */
+void load_enter(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	if (t->blocked_counted) {
+		t->blocked_counted = false;
+		c->nblocked_own--;
+	}
+	load_thread_state(t);
+	if (t->load_counted)
+		return;
+	t->load_counted = true;
+	seq_begin(&l->seq);
+	l->nrunnable++;
+	l->load += t->slice_ms;
+	l->weight += t->weight;
+	lcpu_counts(c, l);
+	seq_end(&l->seq);
+}
+
+void load_leave(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
+	if (st == T_BLOCKED && !t->blocked_counted) {
+		t->blocked_counted = true;
+		c->nblocked_own++;
+	}
+	lthread(t)->state = (uint8_t)thread_state_abi(st);
+	if (!t->load_counted) {
+		lcpu_counts(c, l);
+		return;
+	}
+	t->load_counted = false;
+	seq_begin(&l->seq);
+	l->nrunnable--;
+	l->load -= t->slice_ms;
+	l->weight -= t->weight;
+	lcpu_counts(c, l);
+	seq_end(&l->seq);
+}
+
+void load_switch(struct owner o, struct thread *prev, struct thread *next,
+		 uint64_t delta)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	if (prev != c->idle) {
+		struct ful_load_thread *lt = lthread(prev);
+		lt->runtime = prev->runtime;
+		if (atomic_load_explicit(&prev->state, memory_order_relaxed) ==
+		    T_READY)
+			lt->state = FUL_TS_READY;
+		else
+			load_leave(o, prev);
+	}
+	if (next != c->idle)
+		lthread(next)->state = FUL_TS_RUNNING;
+	seq_begin(&l->seq);
+	if (prev == c->idle)
+		l->idle += delta;
+	else
+		l->busy += delta;
+	l->stamp = c->last_switch;
+	l->switches++;
+	l->running = next == c->idle ? 0
+				     : atomic_load_explicit(&next->tid,
+							    memory_order_relaxed);
+	seq_end(&l->seq);
+}
+
+void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
+{
+	if (t->blocked_counted) {
+		o.cpu->nblocked_own--;
+		atomic_fetch_add_explicit(&cpus[dest].nblocked_in, 1,
+					  memory_order_relaxed);
+		lcpu_counts(o.cpu, lcpu(o.cpu));
+	}
+	load_thread_static(t);
+}
+
+void load_tick(struct owner o, uint64_t delta)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	if (c->current != c->idle)
+		lthread(c->current)->runtime = c->current->runtime;
+	seq_begin(&l->seq);
+	if (c->current == c->idle)
+		l->idle += delta;
+	else
+		l->busy += delta;
+	l->stamp = c->last_switch;
+	lcpu_counts(c, l);
+	seq_end(&l->seq);
+}
+
+void load_thread_state(struct thread *t)
+{
+	lthread(t)->state = (uint8_t)thread_state_abi(
+		atomic_load_explicit(&t->state, memory_order_relaxed));
+}
+
+void load_thread_static(struct thread *t)
+{
+	struct ful_load_thread *lt = lthread(t);
+	seq_begin(&lt->seq);
+	lt->tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
+	lt->cpu = (uint8_t)atomic_load_explicit(&t->cpu, memory_order_relaxed);
+	lt->state = (uint8_t)thread_state_abi(
+		atomic_load_explicit(&t->state, memory_order_relaxed));
+	uint32_t online = atomic_load_explicit(&cpus_online_mask,
+					       memory_order_relaxed);
+	uint32_t aff = t->affinity & online;
+	lt->flags = (uint8_t)((t->vs ? 0 : FUL_LT_KERNEL) |
+			      (aff != online ? FUL_LT_PINNED : 0));
+	lt->nice = t->nice;
+	lt->slice_ms = t->slice_ms;
+	lt->weight = t->weight;
+	lt->affinity = aff;
+	seq_end(&lt->seq);
+	tgen_bump();
+}
+
+void load_thread_free(struct owner o, struct thread *t)
+{
+	load_leave(o, t);
+	if (t->blocked_counted) {
+		t->blocked_counted = false;
+		o.cpu->nblocked_own--;
+	}
+	struct ful_load_thread *lt = lthread(t);
+	seq_begin(&lt->seq);
+	lt->tid = 0;
+	lt->state = FUL_TS_DEAD;
+	seq_end(&lt->seq);
+	tgen_bump();
+}
+
+void load_set_slice(struct owner o, struct thread *t, uint32_t slice_ms)
+{
+	bool counted = t->load_counted;
+	if (counted)
+		load_leave(o, t);
+	t->slice_ms = slice_ms;
+	t->slice_ticks = (slice_ms * SCHED_HZ + 999) / 1000;
+	if (t->slice_left > t->slice_ticks)
+		t->slice_left = t->slice_ticks;
+	if (counted)
+		load_enter(o, t);
+	load_thread_static(t);
+}
+
+void load_set_nice(struct owner o, struct thread *t, int nice)
+{
+	bool counted = t->load_counted;
+	if (counted)
+		load_leave(o, t);
+	t->nice = (int8_t)nice;
+	t->weight = nice_to_weight(nice);
+	if (counted)
+		load_enter(o, t);
+	load_thread_static(t);
+}
+
+void load_count_migration(struct owner o, bool in)
+{
+	struct ful_load_cpu *l = lcpu(o.cpu);
+	seq_begin(&l->seq);
+	if (in)
+		l->mig_in++;
+	else
+		l->mig_out++;
+	seq_end(&l->seq);
+}
+
+/** Count what o.cpu's records should say, from the thread table. */
+static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
+			 unsigned *nblk, uint64_t *weight)
+{
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct thread *t = &threads[i];
+		uint32_t st = atomic_load_explicit(&t->state,
+						   memory_order_acquire);
+		if (t == o.cpu->idle ||
+		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+			    o.cpu->id)
+			continue;
+		if (st == T_READY || st == T_RUNNING) {
+			*load += t->slice_ms;
+			*weight += t->weight;
+			(*nrun)++;
+		} else if (st == T_BLOCKED) {
+			(*nblk)++;
+		}
+	}
+}
+
+bool load_verify_cpu(struct owner o, char *why, size_t n)
+{
+	uint64_t load = 0, weight = 0;
+	unsigned nrun = 0, nblk = 0;
+	load_recount(o, &load, &nrun, &nblk, &weight);
+	struct ful_load_cpu *l = lcpu(o.cpu);
+	lcpu_counts(o.cpu, l);
+	if (l->load != load || l->nrunnable != nrun || l->nblocked != nblk ||
+	    l->weight != weight || (l->seq & 1)) {
+		ksnprintf(why, n,
+			  "cpu%u load %lu/%lu runnable %u/%u blocked %u/%u "
+			  "weight %lu/%lu seq %u (published/actual)",
+			  o.cpu->id, l->load, load, l->nrunnable, nrun,
+			  l->nblocked, nblk, l->weight, weight, l->seq);
+		return false;
+	}
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct thread *t = &threads[i];
+		uint32_t st = atomic_load_explicit(&t->state,
+						   memory_order_acquire);
+		struct ful_load_thread *lt = &load_area.thread[i];
+		if (t == o.cpu->idle || st == T_FREE || st == T_EMBRYO ||
+		    st == T_MIGRATING ||
+		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+			    o.cpu->id)
+			continue;
+		if (lt->tid != atomic_load(&t->tid) ||
+		    lt->state != thread_state_abi(st) ||
+		    lt->cpu != o.cpu->id || lt->slice_ms != t->slice_ms) {
+			ksnprintf(why, n,
+				  "thread %s: published tid %x state %u cpu %u,"
+				  " actual %x %u %u",
+				  t->name, lt->tid, lt->state, lt->cpu,
+				  atomic_load(&t->tid), thread_state_abi(st),
+				  o.cpu->id);
+			return false;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,175 @@
+/*
+ * System calls of the scheduling capability that carry the balancer's
+ * decisions: batch migration (FUL_SYS_MIGRATE) and per-thread scheduling
+ * attributes (FUL_SYS_THREAD_SET). Threads are named by tid: the SCHED
+ * capability is the authority over every user thread's placement, as in
+ * the papers' rootserver. Kernel threads are never moved from EL0.
+ */
+#include "kernel.h"
+#include "load.h"
+#include "syscall.h"
+#include "vspace.h"
+#include <fulcrum/load.h>
+
+/** A user thread named @tid that may run on @cpu, or an error. */
+static int sched_target(tid_t tid, uint64_t cpu, struct thread **out)
+{
+	if (cpu >= MAX_CPUS || !cpu_is_online((unsigned)cpu))
+		return -FUL_EINVAL;
+	struct thread *t = thread_lookup(tid);
+	if (!t)
+		return -FUL_ENOTHREAD;
+	if (!t->vs || !(t->affinity >> cpu & 1))
+		return -FUL_ESTATE;
+	*out = t;
+	return 0;
+}
+
+/**
+ * Start one move: done here if this core owns the thread, else a
+ * TASK_OUT record is posted to the owner (the IPI is owed, sent once for
+ * the whole batch) and returned in *@req to be waited for. IRQs masked.
+ */
+static int migrate_start(struct owner o, const struct ful_move *m,
+			 struct icc_req **req)
+{
+	struct thread *t;
+	int err = sched_target(m->tid, m->cpu, &t);
+	if (err)
+		return err;
+	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	if (owner == m->cpu &&
+	    atomic_load_explicit(&t->state, memory_order_relaxed) != T_MIGRATING)
+		return FUL_MOVE_ALREADY;
+	if (owner == o.cpu->id) {
+		err = thread_migrate_local(o, t, m->cpu);
+		return err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
+	}
+	struct icc_req *r = icc_req_alloc(ICC_TASK_OUT);
+	if (!r)
+		return -FUL_EAGAIN;
+	r->tid = m->tid;
+	r->dest = m->cpu;
+	r->flags = 0;
+	icc_post(owner, r);
+	*req = r;
+	return 0;
+}
+
+int64_t sys_migrate(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	uint64_t n = ARG(2);
+	if (n > FUL_MIGRATE_MAX)
+		return -FUL_ERANGE;
+	struct ful_move mv[FUL_MIGRATE_MAX];
+	struct icc_req *req[FUL_MIGRATE_MAX] = {0};
+	size_t len = n * sizeof(mv[0]);
+	if ((err = vspace_check(t->vs, ARG(1), len, FUL_R_WRITE)) ||
+	    (err = vspace_copy_in(t->vs, mv, ARG(1), len)))
+		return err;
+	uint64_t flags;
+	struct owner o = owner_enter(&flags);
+	for (uint64_t i = 0; i < n; i++)
+		mv[i].result = migrate_start(o, &mv[i], &req[i]);
+	icc_flush(); /* one SGI per core for the whole batch */
+	arch_irq_restore(flags);
+	int64_t done = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (req[i]) {
+			int res = icc_wait(req[i], 10000);
+			if (res != -FUL_ETIMEOUT)
+				icc_req_free(req[i]);
+			mv[i].result = res == -FUL_EDEAD ? -FUL_ENOTHREAD : res;
+		}
+		done += mv[i].result == FUL_MOVE_DONE;
+	}
+	if ((err = vspace_copy_out(t->vs, ARG(1), mv, len)))
+		return err;
+	return done;
+}
+
+struct thread_set_req {
+	tid_t tid;
+	unsigned attr;
+	int64_t value;
+	int result;
+};
+
+/** Apply a THREAD_SET on the owner core: the slice, nice value and
+ *  affinity are owner fields. -FUL_EAGAIN if the thread moved away. */
+static void thread_set_here(void *arg)
+{
+	struct thread_set_req *r = arg;
+	uint64_t flags;
+	struct owner o = owner_enter(&flags);
+	struct thread *t = thread_lookup(r->tid);
+	r->result = -FUL_ENOTHREAD;
+	if (t && atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+			 o.cpu->id) {
+		r->result = -FUL_EAGAIN;
+	} else if (t && r->attr == FUL_TA_SLICE) {
+		load_set_slice(o, t, (uint32_t)r->value);
+		r->result = 0;
+	} else if (t && r->attr == FUL_TA_NICE) {
+		load_set_nice(o, t, (int)r->value);
+		r->result = 0;
+	} else if (t) {
+		t->affinity = (uint32_t)r->value;
+		load_thread_static(t);
+		r->result = 0;
+		if (!(t->affinity >> o.cpu->id & 1)) /* to its first core */
+			r->result = thread_migrate_local(
+				o, t, (unsigned)__builtin_ctz(t->affinity));
+	}
+	arch_irq_restore(flags);
+}
+
+/** Check a THREAD_SET attribute and value; the value to store. */
+static int thread_set_check(uint64_t attr, uint64_t v, int64_t *out)
+{
+	uint32_t online = atomic_load(&cpus_online_mask);
+	switch (attr) {
+	case FUL_TA_AFFINITY:
+		*out = v ? (int64_t)(v & online) : (int64_t)~0u;
+		return v && (v > 0xffffffffu || !(v & online)) ? -FUL_EINVAL : 0;
+	case FUL_TA_SLICE:
+		*out = (int64_t)v;
+		return v >= 1 && v <= 10000 ? 0 : -FUL_EINVAL;
+	case FUL_TA_NICE:
+		*out = (int64_t)v;
+		return *out >= -20 && *out <= 19 ? 0 : -FUL_EINVAL;
+	default:
+		return -FUL_EINVAL;
+	}
+}
+
+int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	struct thread_set_req r = {.tid = (tid_t)ARG(1),
+				   .attr = (unsigned)ARG(2)};
+	if ((err = thread_set_check(ARG(2), ARG(3), &r.value)))
+		return err;
+	if (ARG(1) > 0xffffffffu)
+		return -FUL_ENOTHREAD;
+	for (int tries = 0; tries < 100; tries++) {
+		struct thread *tt = thread_lookup(r.tid);
+		if (!tt)
+			return -FUL_ENOTHREAD;
+		if (!tt->vs)
+			return -FUL_ESTATE;
+		err = icc_call_sync(atomic_load(&tt->cpu), thread_set_here, &r);
+		if (err)
+			return err;
+		if (r.result != -FUL_EAGAIN)
+			return r.result;
+	}
+	return -FUL_EAGAIN;
+}
