@@ -9,6 +9,7 @@
 
 #include <ful/syscall_raw.h>
 #include <fulcrum/errno.h>
+#include <fulcrum/load.h>
 
 /* A message: four registers plus a label and a length of IPC-buffer bytes
  * (info, FUL_MSG()). On receive the kernel also fills in the badge of the
