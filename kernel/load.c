@@ -61,28 +61,23 @@ static inline void tgen_bump(void)
 				  1, memory_order_release);
 }
 
-/** Publish the counts of @c that are not sums (blocked threads). */
-static inline void lcpu_counts(struct cpu *c, struct ful_load_cpu *l)
+/** Add @d to core @cpu's blocked count: the one field of a cpu record
+ *  another core may change (handing it a blocked thread), so it is
+ *  atomic and outside the sequence counter. */
+static inline void blocked_add(unsigned cpu, int d)
 {
-	l->nblocked = (unsigned)(c->nblocked_own +
-				 atomic_load_explicit(&c->nblocked_in,
-						      memory_order_relaxed));
+	atomic_fetch_add_explicit((_Atomic unsigned *)&load_area.cpu[cpu].nblocked,
+				  (unsigned)d, memory_order_relaxed);
 }
 
-/*
- * Blocked counts: t->blocked_counted says @t is in the blocked count of
- * its owner core, which is nblocked_own (changed by the owner) plus
- * nblocked_in (blocked threads that arrived by migration, added by the
- * core they left). A wake-up on the new owner decrements its own count,
- * so the sum stays exact although own alone may go negative.
- */
+/* t->blocked_counted: @t is in the blocked count of its owner core. */
 void load_enter(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
 	if (t->blocked_counted) {
 		t->blocked_counted = false;
-		c->nblocked_own--;
+		blocked_add(c->id, -1);
 	}
 	load_thread_state(t);
 	if (t->load_counted)
@@ -92,7 +87,6 @@ void load_enter(struct owner o, struct thread *t)
 	l->nrunnable++;
 	l->load += t->slice_ms;
 	l->weight += t->weight;
-	lcpu_counts(c, l);
 	seq_end(&l->seq);
 }
 
@@ -103,19 +97,16 @@ void load_leave(struct owner o, struct thread *t)
 	uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
 	if (st == T_BLOCKED && !t->blocked_counted) {
 		t->blocked_counted = true;
-		c->nblocked_own++;
+		blocked_add(c->id, 1);
 	}
 	lthread(t)->state = (uint8_t)thread_state_abi(st);
-	if (!t->load_counted) {
-		lcpu_counts(c, l);
+	if (!t->load_counted)
 		return;
-	}
 	t->load_counted = false;
 	seq_begin(&l->seq);
 	l->nrunnable--;
 	l->load -= t->slice_ms;
 	l->weight -= t->weight;
-	lcpu_counts(c, l);
 	seq_end(&l->seq);
 }
 
@@ -150,13 +141,10 @@ void load_switch(struct owner o, struct thread *prev, struct thread *next,
 
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
 {
-	if (t->blocked_counted) {
-		o.cpu->nblocked_own--;
-		atomic_fetch_add_explicit(&cpus[dest].nblocked_in, 1,
-					  memory_order_relaxed);
-		lcpu_counts(o.cpu, lcpu(o.cpu));
+	if (t->blocked_counted) { /* the count moves with it */
+		blocked_add(o.cpu->id, -1);
+		blocked_add(dest, 1);
 	}
-	load_thread_static(t);
 }
 
 void load_tick(struct owner o, uint64_t delta)
@@ -171,7 +159,6 @@ void load_tick(struct owner o, uint64_t delta)
 	else
 		l->busy += delta;
 	l->stamp = c->last_switch;
-	lcpu_counts(c, l);
 	seq_end(&l->seq);
 }
 
@@ -181,14 +168,12 @@ void load_thread_state(struct thread *t)
 		atomic_load_explicit(&t->state, memory_order_relaxed));
 }
 
-void load_thread_static(struct thread *t)
+void load_thread_static(struct thread *t, unsigned cpu)
 {
 	struct ful_load_thread *lt = lthread(t);
 	seq_begin(&lt->seq);
 	lt->tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
-	lt->cpu = (uint8_t)atomic_load_explicit(&t->cpu, memory_order_relaxed);
-	lt->state = (uint8_t)thread_state_abi(
-		atomic_load_explicit(&t->state, memory_order_relaxed));
+	lt->cpu = (uint8_t)cpu;
 	uint32_t online = atomic_load_explicit(&cpus_online_mask,
 					       memory_order_relaxed);
 	uint32_t aff = t->affinity & online;
@@ -207,7 +192,7 @@ void load_thread_free(struct owner o, struct thread *t)
 	load_leave(o, t);
 	if (t->blocked_counted) {
 		t->blocked_counted = false;
-		o.cpu->nblocked_own--;
+		blocked_add(o.cpu->id, -1);
 	}
 	struct ful_load_thread *lt = lthread(t);
 	seq_begin(&lt->seq);
@@ -228,7 +213,7 @@ void load_set_slice(struct owner o, struct thread *t, uint32_t slice_ms)
 		t->slice_left = t->slice_ticks;
 	if (counted)
 		load_enter(o, t);
-	load_thread_static(t);
+	load_thread_static(t, o.cpu->id);
 }
 
 void load_set_nice(struct owner o, struct thread *t, int nice)
@@ -240,7 +225,7 @@ void load_set_nice(struct owner o, struct thread *t, int nice)
 	t->weight = nice_to_weight(nice);
 	if (counted)
 		load_enter(o, t);
-	load_thread_static(t);
+	load_thread_static(t, o.cpu->id);
 }
 
 void load_count_migration(struct owner o, bool in)
@@ -282,7 +267,6 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 	unsigned nrun = 0, nblk = 0;
 	load_recount(o, &load, &nrun, &nblk, &weight);
 	struct ful_load_cpu *l = lcpu(o.cpu);
-	lcpu_counts(o.cpu, l);
 	if (l->load != load || l->nrunnable != nrun || l->nblocked != nblk ||
 	    l->weight != weight || (l->seq & 1)) {
 		ksnprintf(why, n,

@@ -5,8 +5,7 @@
  * owns, and publishes both to the rootserver's read-only mapping.
  *
  * Every hook runs on the owner core with IRQs masked (the owner token),
- * except load_thread_static(), which needs only that the caller may
- * change the thread's static fields (creator, or owner core).
+ * except load_thread_static() (see there).
  *
  * Invariant: t->load_counted is true exactly while @t is READY or
  * RUNNING on its owner core, and then its slice and weight are in that
@@ -36,14 +35,19 @@ void load_switch(struct owner o, struct thread *prev, struct thread *next,
 		 uint64_t delta);
 /** Scheduler tick: @delta counter ticks went to the current thread. */
 void load_tick(struct owner o, uint64_t delta);
-/** A blocked @t of o.cpu now belongs to @dest (migration while blocked). */
+/** Blocked @t of o.cpu is about to belong to @dest: move its blocked
+ *  count there. Call before t->cpu changes (dest may wake it at once). */
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest);
 /** Publish @t's state and owner core (after a state change that neither
  *  enters nor leaves the runnable set, e.g. MIGRATING in flight). */
 void load_thread_state(struct thread *t);
-/** Publish @t's static fields (tid, core, slice, nice, weight, affinity,
- *  flags) under its sequence counter and bump the thread generation. */
-void load_thread_static(struct thread *t);
+/** Publish @t's static fields (tid, owner @cpu, slice, nice, weight,
+ *  affinity, flags) under its sequence counter and bump the thread
+ *  generation. Only the one core that may change them calls it: the
+ *  creator before the thread starts, then the owner (a migrating thread
+ *  is published by the core it leaves, before the new owner sees it).
+ *  The state byte is not touched: the owner keeps it current. */
+void load_thread_static(struct thread *t, unsigned cpu);
 /** Clear @t's record: its slot is being freed. Owner core. */
 void load_thread_free(struct owner o, struct thread *t);
 /** Change a thread's slice on its owner core, keeping the sums exact. */

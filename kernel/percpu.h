@@ -50,8 +50,6 @@ struct cpu {
 	uint64_t last_switch;      /* [O] counter value at the last switch */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
 	uint32_t pool_next;        /* [O] next pool slot to try */
-	int32_t nblocked_own;      /* [O] blocked-count changes by this core */
-	_Atomic int32_t nblocked_in; /* [A] blocked threads moved here (load.c) */
 	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
 	struct cpu_stats stats;
 	struct runqueue rq;        /* [O] */

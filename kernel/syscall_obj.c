@@ -239,6 +239,9 @@ int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u)
 		return err;
 	if (ARG(2) >= MAX_CPUS || !cpu_is_online((unsigned)ARG(2)))
 		return -FUL_EINVAL;
+	struct thread *mt = thread_lookup(tid);
+	if (mt && !(mt->affinity >> ARG(2) & 1)) /* pinned elsewhere */
+		return -FUL_ESTATE;
 	err = thread_migrate(tid, (unsigned)ARG(2));
 	return err == -FUL_ENOTHREAD ? -FUL_EDEAD : err;
 }

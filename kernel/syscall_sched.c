@@ -119,7 +119,7 @@ static void thread_set_here(void *arg)
 		r->result = 0;
 	} else if (t) {
 		t->affinity = (uint32_t)r->value;
-		load_thread_static(t);
+		load_thread_static(t, o.cpu->id);
 		r->result = 0;
 		if (!(t->affinity >> o.cpu->id & 1)) /* to its first core */
 			r->result = thread_migrate_local(

@@ -145,7 +145,8 @@ struct thread *thread_create_inactive(const struct thread_attr *a,
 			  fn, arg);
 	atomic_store_explicit(&t->cpu, a->cpu, memory_order_relaxed);
 	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
-	load_thread_static(t);
+	load_thread_static(t, a->cpu);
+	load_thread_state(t);
 	*err = 0;
 	return t;
 }
@@ -162,7 +163,7 @@ int thread_activate(struct thread *t)
 		return -FUL_ESTATE;
 	}
 	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_relaxed);
-	load_thread_static(t); /* now with its task (kernel flag) */
+	load_thread_static(t, cpu); /* now with its task (kernel flag) */
 	if (cpu == o.cpu->id) {
 		sched_make_ready(o, t);
 	} else {

@@ -37,13 +37,14 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	if (st != T_BLOCKED) /* a blocked thread just changes owner */
 		atomic_store_explicit(&t->state, T_MIGRATING,
 				      memory_order_relaxed);
-	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	/* Settle the load accounting before the new owner can see the
+	 * thread: a blocked one may be woken there at once. */
 	if (st == T_READY)
 		load_leave(o, t);
-	if (st == T_BLOCKED)
+	else if (st == T_BLOCKED)
 		load_blocked_moved(o, t, dest);
-	else
-		load_thread_static(t);
+	load_thread_static(t, dest);
+	atomic_store_explicit(&t->cpu, dest, memory_order_release);
 	if (st == T_READY) {
 		icc_post(dest, &t->mig_req);
 	} else if (st == T_RUNNING) { /* posted once switched out */

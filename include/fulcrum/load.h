@@ -23,8 +23,8 @@
  *
  * Definitions (the paper's load L is `load`):
  *   runnable  READY or RUNNING (idle threads are never counted)
- *   blocked   owned by the core and waiting: IPC, notification, sleep,
- *             park, or started but not yet run (INACTIVE is not counted)
+ *   blocked   owned by the core and BLOCKED: IPC, notification, sleep,
+ *             park (INACTIVE threads are not counted)
  *   load      sum of slice_ms over the core's runnable threads
  *   weight    sum of the nice weights (1024 / 1.25^nice) of the same
  *   busy/idle counter ticks the core spent running a thread / idling,
@@ -58,7 +58,8 @@ struct ful_load_hdr {
 struct ful_load_cpu {
 	unsigned int seq;       /* odd while being written */
 	unsigned int nrunnable; /* READY + RUNNING */
-	unsigned int nblocked;
+	unsigned int nblocked;  /* atomic, outside seq: the core that hands
+				 * a blocked thread over adds it here */
 	unsigned int running;   /* tid of the running thread, 0 while idle */
 	unsigned long load;     /* sum of slice_ms of the runnable threads */
 	unsigned long weight;   /* sum of their weights */

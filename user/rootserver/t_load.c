@@ -1,0 +1,283 @@
+/*
+ * The load area and the balancer's system calls, black box:
+ *   load_area_header     version, sizes, offsets, cores, counter rate
+ *   load_tracks_threads  the figures of a core follow its threads as
+ *                        they block, run, migrate (batch, running and
+ *                        blocked) and exit; per-thread records agree
+ *   load_thread_set      slice, nice and affinity through THREAD_SET;
+ *                        a pinned thread refuses other cores
+ * The kernel tests additionally check the area against the thread table
+ * after every kernel test (kernel/ktest.c).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fulcrum/bootinfo.h>
+#include <fulcrum/load.h>
+
+#include "root.h"
+#include "utest.h"
+
+#define LW_N 3
+
+static const volatile struct ful_load_page *la(void)
+{
+	return (const volatile struct ful_load_page *)FUL_LOAD_VADDR;
+}
+
+/** A consistent copy of core @cpu's record. */
+static struct ful_load_cpu lcpu(unsigned cpu)
+{
+	const volatile struct ful_load_cpu *r = &la()->cpu[cpu];
+	struct ful_load_cpu c;
+	for (;;) {
+		unsigned s0 = atomic_load_explicit((_Atomic unsigned *)&r->seq,
+						   memory_order_acquire);
+		memcpy(&c, (const void *)r, sizeof(c));
+		atomic_thread_fence(memory_order_acquire);
+		if (!(s0 & 1) && s0 == r->seq)
+			return c;
+	}
+}
+
+/** A consistent copy of the record of thread @tid. */
+static struct ful_load_thread lthread(unsigned tid)
+{
+	const volatile struct ful_load_thread *r =
+		&la()->thread[FUL_TID_SLOT(tid)];
+	struct ful_load_thread t;
+	for (;;) {
+		unsigned s0 = atomic_load_explicit((_Atomic unsigned *)&r->seq,
+						   memory_order_acquire);
+		memcpy(&t, (const void *)r, sizeof(t));
+		atomic_thread_fence(memory_order_acquire);
+		if (!(s0 & 1) && s0 == r->seq)
+			return t;
+	}
+}
+
+struct lw {
+	long ntfn;
+	_Atomic int phase, quit, spinning;
+	struct ful_thread th;
+};
+
+/** Block on the notification; when signalled, spin until the phase
+ *  changes; exit when told to. */
+static void lw_main(void *arg)
+{
+	struct lw *w = arg;
+	unsigned long bits;
+	for (;;) {
+		ful_ntfn_wait((unsigned)w->ntfn, &bits, FUL_FOREVER);
+		if (atomic_load(&w->quit))
+			return;
+		int ph = atomic_load(&w->phase);
+		atomic_fetch_add(&w->spinning, 1);
+		while (atomic_load(&w->phase) == ph)
+			;
+		atomic_fetch_sub(&w->spinning, 1);
+	}
+}
+
+static int lw_start(struct lw *w, unsigned cpu, unsigned slice)
+{
+	w->ntfn = ut_ntfn_new();
+	if (w->ntfn < 0)
+		return (int)w->ntfn;
+	struct ful_thread_args a = {.fn = lw_main, .arg = w,
+				    .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .cpu = cpu, .slice_ms = slice,
+				    .name = "loadw"};
+	return ful_thread_spawn(&a, &w->th);
+}
+
+static void lw_free(struct lw *w)
+{
+	ut_slot_drop(w->th.slot);
+	ut_slot_drop((unsigned)w->ntfn);
+	free(w->th.mem);
+}
+
+UTEST(load_area_header, 1)
+{
+	const volatile struct ful_load_page *p = la();
+	UT_CHECK_EQ(p->hdr.version, FUL_LOAD_VERSION);
+	UT_CHECK_EQ(p->hdr.ncpus, ut_ncpus());
+	UT_CHECK_EQ(p->hdr.nthreads, FUL_LOAD_THREADS);
+	UT_CHECK_EQ(p->hdr.cpu_offset, 128);
+	UT_CHECK_EQ(p->hdr.thread_offset, 4096);
+	UT_CHECK_EQ(p->hdr.counter_freq, ful_counter_freq());
+	/* The rootserver itself: a user thread, running on core 0. */
+	struct ful_sysinfo si;
+	UT_CHECK_EQ(ful_sysinfo(&si), 0);
+	struct ful_load_thread me = lthread(si.tid);
+	UT_CHECK_EQ(me.tid, si.tid);
+	UT_CHECK_EQ(me.cpu, si.cpu);
+	UT_CHECK_EQ(me.state, FUL_TS_RUNNING);
+	UT_CHECK_EQ(me.flags & FUL_LT_KERNEL, 0);
+	/* Read-only: the kernel refuses a writable mapping of it. */
+	long s = ful_slot_alloc();
+	UT_CHECK(s > 0);
+	UT_CHECK_EQ(ful_cap_info(FUL_SLOT_LOAD) & 0xff, FUL_CAP_FRAME);
+	UT_CHECK_EQ(ful_map(FUL_SLOT_SELF_VS, FUL_SLOT_LOAD, 0x60000000UL,
+			    FUL_R_READ | FUL_R_WRITE),
+		    -FUL_ERIGHTS);
+	ful_slot_free((unsigned)s);
+}
+
+/** Wait until core @cpu's record satisfies @cond (c is the copy). */
+#define WAIT_CPU(cpu, cond)                                                \
+	do {                                                               \
+		struct ful_load_cpu c;                                     \
+		UT_WAIT((c = lcpu(cpu), (cond)));                          \
+	} while (0)
+
+static void lw_signal_all(struct lw *w)
+{
+	for (unsigned i = 0; i < LW_N; i++)
+		ful_ntfn_signal((unsigned)w[i].ntfn, 1);
+}
+
+/** Every worker's record: on @cpu, in one of the states in @states. */
+static bool lw_records(struct lw *w, unsigned cpu, unsigned states)
+{
+	for (unsigned i = 0; i < LW_N; i++) {
+		struct ful_load_thread t = lthread((unsigned)w[i].th.tid);
+		if (t.tid != (unsigned)w[i].th.tid || t.cpu != cpu ||
+		    !(states >> t.state & 1))
+			return false;
+	}
+	return true;
+}
+
+#define ST(s) (1u << FUL_TS_##s)
+
+static void tracks_body(struct ut *ut, struct lw *w, unsigned x, unsigned y)
+{
+	static const unsigned slices[LW_N] = {7, 11, 13};
+	struct ful_load_cpu bx = lcpu(x), by = lcpu(y);
+	for (unsigned i = 0; i < LW_N; i++)
+		UT_CHECK_EQ(lw_start(&w[i], x, slices[i]), 0);
+	/* Blocked in their first wait: counted as blocked, not as load. */
+	WAIT_CPU(x, c.nblocked == bx.nblocked + LW_N && c.load == bx.load);
+	UT_CHECK(lw_records(w, x, ST(BLOCKED)));
+	UT_CHECK_EQ(lthread((unsigned)w[1].th.tid).slice_ms, 11);
+	/* Running: L is the sum of their slices. */
+	lw_signal_all(w);
+	UT_WAIT(atomic_load(&w[0].spinning) + atomic_load(&w[1].spinning) +
+			atomic_load(&w[2].spinning) == LW_N);
+	WAIT_CPU(x, c.load == bx.load + 31 && c.nrunnable == bx.nrunnable + LW_N &&
+			    c.nblocked == bx.nblocked);
+	UT_CHECK(lw_records(w, x, ST(READY) | ST(RUNNING)));
+	/* One batch: three running threads, one already there, one bogus. */
+	struct ful_move mv[5] = {
+		{(unsigned)w[0].th.tid, y, 99, 0}, {(unsigned)w[1].th.tid, y, 99, 0},
+		{(unsigned)w[2].th.tid, y, 99, 0}, {(unsigned)w[2].th.tid, y, 99, 0},
+		{0xffffffu, y, 99, 0}};
+	/* The repeated move finds the first in flight (DONE: it lands on
+	 * y anyway) or already done (ALREADY). */
+	long done = ful_migrate(FUL_SLOT_SCHED, mv, 5);
+	for (unsigned i = 0; i < 3; i++)
+		UT_CHECK_EQ(mv[i].result, FUL_MOVE_DONE);
+	UT_CHECK(mv[3].result == FUL_MOVE_ALREADY || mv[3].result == FUL_MOVE_DONE);
+	UT_CHECK_EQ(done, 3 + (mv[3].result == FUL_MOVE_DONE));
+	UT_CHECK_EQ(mv[4].result, -FUL_ENOTHREAD);
+	WAIT_CPU(y, c.load == by.load + 31 && c.nrunnable == by.nrunnable + LW_N);
+	WAIT_CPU(x, c.load == bx.load && c.nrunnable == bx.nrunnable &&
+			    c.mig_out >= bx.mig_out + LW_N);
+	UT_CHECK(lw_records(w, y, ST(READY) | ST(RUNNING)));
+	UT_CHECK(lcpu(y).mig_in >= by.mig_in + LW_N);
+	/* Blocked on y, then moved back while blocked. */
+	atomic_fetch_add(&w[0].phase, 1);
+	atomic_fetch_add(&w[1].phase, 1);
+	atomic_fetch_add(&w[2].phase, 1);
+	WAIT_CPU(y, c.load == by.load && c.nblocked == by.nblocked + LW_N);
+	for (unsigned i = 0; i < 3; i++)
+		mv[i] = (struct ful_move){(unsigned)w[i].th.tid, x, 99, 0};
+	UT_CHECK_EQ(ful_migrate(FUL_SLOT_SCHED, mv, 3), 3);
+	WAIT_CPU(x, c.nblocked == bx.nblocked + LW_N && c.load == bx.load);
+	WAIT_CPU(y, c.nblocked == by.nblocked && c.load == by.load);
+	UT_CHECK(lw_records(w, x, ST(BLOCKED)));
+	/* Woken where they now belong, then gone. */
+	lw_signal_all(w);
+	WAIT_CPU(x, c.load == bx.load + 31 && c.nblocked == bx.nblocked);
+}
+
+UTEST(load_tracks_threads, 2)
+{
+	static struct lw w[LW_N];
+	memset(w, 0, sizeof(w));
+	unsigned x = ut_ncpus() - 1, y = ut_ncpus() > 2 ? 1 : 0;
+	struct ful_load_cpu bx = lcpu(x);
+	tracks_body(ut, w, x, y);
+	for (unsigned i = 0; i < LW_N; i++) {
+		atomic_store(&w[i].quit, 1);
+		atomic_fetch_add(&w[i].phase, 1);
+		if (w[i].ntfn > 0)
+			ful_ntfn_signal((unsigned)w[i].ntfn, 1);
+	}
+	for (unsigned i = 0; i < LW_N; i++)
+		if (w[i].th.tid > 0)
+			UT_WAIT(ut_thread_dead(w[i].th.slot));
+	if (ut->failed)
+		return;
+	WAIT_CPU(x, c.load == bx.load && c.nblocked == bx.nblocked &&
+			    c.nrunnable == bx.nrunnable);
+	for (unsigned i = 0; i < LW_N; i++) {
+		UT_CHECK(lthread((unsigned)w[i].th.tid).tid !=
+			 (unsigned)w[i].th.tid);
+		lw_free(&w[i]);
+	}
+}
+
+UTEST(load_thread_set, 2)
+{
+	static struct lw w;
+	memset(&w, 0, sizeof(w));
+	unsigned x = ut_ncpus() - 1, y = 0;
+	UT_CHECK_EQ(lw_start(&w, x, 10), 0);
+	unsigned tid = (unsigned)w.th.tid;
+	UT_WAIT(lthread(tid).state == FUL_TS_BLOCKED);
+	unsigned long gen = la()->hdr.tgen;
+	struct ful_load_cpu bx = lcpu(x);
+	/* Slice and nice: the record and, while it runs, the core's sums. */
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_SLICE, 25), 0);
+	UT_CHECK_EQ(lthread(tid).slice_ms, 25);
+	UT_CHECK(la()->hdr.tgen > gen);
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_NICE, -5), 0);
+	UT_CHECK_EQ(lthread(tid).nice, -5);
+	UT_CHECK(lthread(tid).weight > 1024);
+	ful_ntfn_signal((unsigned)w.ntfn, 1);
+	WAIT_CPU(x, c.load == bx.load + 25);
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_SLICE, 40), 0);
+	WAIT_CPU(x, c.load == bx.load + 40);
+	/* Pinned to x: moves elsewhere are refused, the flag is set. */
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_AFFINITY,
+				   1L << x), 0);
+	UT_CHECK(lthread(tid).flags & FUL_LT_PINNED);
+	UT_CHECK_EQ(lthread(tid).affinity, 1u << x);
+	struct ful_move mv = {tid, y, 99, 0};
+	UT_CHECK_EQ(ful_migrate(FUL_SLOT_SCHED, &mv, 1), 0);
+	UT_CHECK_EQ(mv.result, -FUL_ESTATE);
+	UT_CHECK_EQ(ful_thread_migrate(FUL_SLOT_SCHED, w.th.slot, y), -FUL_ESTATE);
+	/* Re-pinned to y: the kernel moves it there. */
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_AFFINITY,
+				   1L << y), 0);
+	UT_WAIT(lthread(tid).cpu == y);
+	WAIT_CPU(x, c.load == bx.load);
+	/* Unpinned: every core again. */
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_AFFINITY, 0), 0);
+	UT_CHECK_EQ(lthread(tid).flags & FUL_LT_PINNED, 0);
+	/* Kernel threads cannot be changed from EL0; no such thread. */
+	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, 0xfff, FUL_TA_SLICE, 5),
+		    -FUL_ENOTHREAD);
+	atomic_store(&w.quit, 1);
+	atomic_fetch_add(&w.phase, 1);
+	ful_ntfn_signal((unsigned)w.ntfn, 1);
+	UT_WAIT(ut_thread_dead(w.th.slot));
+	lw_free(&w);
+}
