@@ -1,0 +1,213 @@
+/*
+ * The policy interface: tunables by name, the decision wrappers, and the
+ * helpers every policy shares (eligible cores, load states of paper 000,
+ * least / most loaded core).
+ */
+#include <string.h>
+
+#include "lb.h"
+
+/** Initialise @p as the policy called @name. 0 or LB_E_NAME. */
+int lb_policy_init(struct lb_policy *p, const char *name)
+{
+	if (!strcmp(name, "mginkgo"))
+		lb_mginkgo_init(p);
+	else if (!strcmp(name, "fulcrum"))
+		lb_fulcrum_init(p);
+	else
+		return LB_E_NAME;
+	return 0;
+}
+
+static struct lb_tunable *tunable_find(const struct lb_policy *p,
+				       const char *name)
+{
+	for (unsigned i = 0; i < p->ntunables; i++)
+		if (!strcmp(p->tun[i].name, name))
+			return (struct lb_tunable *)&p->tun[i];
+	return NULL;
+}
+
+/** Set tunable @name to @value. 0, LB_E_NAME, or LB_E_RANGE (unchanged). */
+int lb_tunable_set(struct lb_policy *p, const char *name, long value)
+{
+	struct lb_tunable *t = tunable_find(p, name);
+	if (!t)
+		return LB_E_NAME;
+	if (value < t->min || value > t->max)
+		return LB_E_RANGE;
+	t->value = value;
+	return 0;
+}
+
+/** Read tunable @name into *@value. 0 or LB_E_NAME. */
+int lb_tunable_get(const struct lb_policy *p, const char *name, long *value)
+{
+	const struct lb_tunable *t = tunable_find(p, name);
+	if (!t)
+		return LB_E_NAME;
+	*value = t->value;
+	return 0;
+}
+
+/** Fill the part of @d that does not depend on the policy. */
+static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
+			   struct lb_decision *d, unsigned kind,
+			   unsigned trigger)
+{
+	d->time = s->now;
+	d->policy = p->name;
+	d->kind = (unsigned char)kind;
+	d->trigger = (unsigned char)trigger;
+	d->gate = LB_GATE_NONE;
+	d->nmoves = 0;
+	d->has_reject = false;
+}
+
+unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+		  const struct lb_new_thread *t, struct lb_decision *d)
+{
+	s->needs = p->needs;
+	lb_snap_refresh(s, now);
+	decision_begin(p, s, d, LB_KIND_PLACE, LB_TRIG_CREATE);
+	return p->place(p, s, t, d);
+}
+
+unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
+		      unsigned long now, enum lb_trigger trigger,
+		      struct ful_move *moves, unsigned max,
+		      struct lb_decision *d)
+{
+	s->needs = p->needs;
+	lb_snap_refresh(s, now);
+	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
+	if (max > LB_MAX_MOVES)
+		max = LB_MAX_MOVES;
+	return p->rebalance(p, s, moves, max, d);
+}
+
+/**
+ * The cores that take part: every online core, without the rootserver's
+ * unless include_root is set. (The paper's A excludes the rootserver's
+ * core and its placement never chooses it.)
+ */
+unsigned lb_eligible(const struct lb_policy *p, const struct lb_snap *s)
+{
+	unsigned mask = (1u << s->ncpus) - 1;
+	if (!p->tun[LB_T_INCLUDE_ROOT].value && s->root_cpu < s->ncpus)
+		mask &= ~(1u << s->root_cpu);
+	return mask;
+}
+
+/** Load state of equation 1 in paper 000, exact in integers:
+ *  A = sum / n, heavy iff L > A(1 + T), light iff L < A(1 - T). */
+static unsigned load_state(unsigned long load, unsigned long sum, unsigned n,
+			   unsigned long tpct)
+{
+	unsigned long l = load * n * 100;
+	if (l > sum * (100 + tpct))
+		return LB_ST_HEAVY;
+	if (l < sum * (100 - tpct))
+		return LB_ST_LIGHT;
+	return LB_ST_NORMAL;
+}
+
+/**
+ * Record the figures a decision is based on: each core's load and
+ * runnable count, the average A over the cores in @mask, the thresholds
+ * and each core's state (LB_ST_EXCLUDED outside @mask).
+ */
+void lb_classify(const struct lb_policy *p, const struct lb_snap *s,
+		 unsigned mask, struct lb_decision *d)
+{
+	unsigned long sum = 0, tpct = (unsigned long)p->tun[LB_T_THRESHOLD].value;
+	unsigned n = 0;
+	d->ncpus = (unsigned char)s->ncpus;
+	d->root_cpu = (unsigned char)(s->root_cpu < s->ncpus ? s->root_cpu
+							     : LB_NO_CPU);
+	d->include_root = (unsigned char)p->tun[LB_T_INCLUDE_ROOT].value;
+	d->threshold_pct = (unsigned char)tpct;
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		d->load[c] = s->cpu[c].load;
+		d->nrun[c] = s->cpu[c].nrunnable;
+		if (mask & (1u << c))
+			sum += s->cpu[c].load, n++;
+	}
+	for (unsigned c = 0; c < s->ncpus; c++)
+		d->state[c] = (unsigned char)(mask & (1u << c)
+			? load_state(s->cpu[c].load, sum, n, tpct)
+			: LB_ST_EXCLUDED);
+	n = n ? n : 1;
+	d->avg100 = sum * 100 / n;
+	d->hi100 = sum * (100 + tpct) / n;
+	d->lo100 = sum * (100 - tpct) / n;
+}
+
+/** The core of @mask with the smallest load, ties to the lowest id;
+ *  LB_NO_CPU if @mask is empty. */
+unsigned lb_least_loaded(const unsigned long *load, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1)
+		if ((mask & 1) && (best == LB_NO_CPU || load[c] < load[best]))
+			best = c;
+	return best;
+}
+
+/** The core of @mask with the largest load, ties to the lowest id. */
+unsigned lb_most_loaded(const unsigned long *load, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1)
+		if ((mask & 1) && (best == LB_NO_CPU || load[c] > load[best]))
+			best = c;
+	return best;
+}
+
+/** Among @mask, the least loaded core; ties to fewer runnable threads,
+ *  then to the lowest id. */
+static unsigned least_loaded_nrun(const unsigned long *load,
+				  const unsigned *nrun, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (best == LB_NO_CPU || load[c] < load[best] ||
+		    (load[c] == load[best] && nrun[c] < nrun[best]))
+			best = c;
+	}
+	return best;
+}
+
+/**
+ * Placement shared by the policies: the least loaded eligible core that
+ * @t's affinity allows, ties to the lowest id (or, with @tie_nrun, to
+ * fewer runnable threads first). If the affinity excludes every eligible
+ * core: the least loaded core it allows (LB_R_NO_ELIGIBLE). With no
+ * eligible core at all (one core, the rootserver's): that core
+ * (LB_R_TOO_FEW_CORES). Logs the placement as move[0] with no tid.
+ */
+unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d,
+			bool tie_nrun)
+{
+	unsigned mask = lb_eligible(p, s);
+	unsigned online = (1u << s->ncpus) - 1;
+	unsigned allowed = (t->affinity ? t->affinity : ~0u) & online;
+	lb_classify(p, s, mask, d);
+	unsigned to = tie_nrun ? least_loaded_nrun(d->load, d->nrun,
+						   mask & allowed)
+			       : lb_least_loaded(d->load, mask & allowed);
+	d->reason = LB_R_PLACED;
+	if (to == LB_NO_CPU) {
+		d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
+		to = lb_least_loaded(d->load, allowed ? allowed : online);
+		to = to == LB_NO_CPU ? 0 : to;
+	}
+	d->nmoves = 1;
+	d->move[0] = (struct lb_dmove){.slice = t->slice_ms, .from = LB_NO_CPU,
+				       .to = (unsigned char)to,
+				       .to_after = d->load[to] + t->slice_ms};
+	return to;
+}
