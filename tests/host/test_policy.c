@@ -81,9 +81,9 @@ HTEST(table1_step_by_step)
 	CHECK_EQ(dec.gate, LB_GATE_HEAVY_LIGHT);
 	CHECK(dec.move[0].from == 1 && dec.move[0].to == 3);
 	CHECK(dec.move[0].from_after == 100 && dec.move[0].to_after == 100);
-	CHECK(dec.state[0] == LB_ST_EXCLUDED && dec.state[1] == LB_ST_HEAVY &&
-	      dec.state[2] == LB_ST_NORMAL && dec.state[3] == LB_ST_LIGHT);
-	CHECK(dec.avg100 == 10000 && dec.hi100 == 12000 && dec.lo100 == 8000);
+	CHECK(lb_state(&dec, 0) == LB_ST_EXCLUDED && lb_state(&dec, 1) == LB_ST_HEAVY &&
+	      lb_state(&dec, 2) == LB_ST_NORMAL && lb_state(&dec, 3) == LB_ST_LIGHT);
+	CHECK(lb_avg100(&dec) == 10000 && lb_hi100(&dec) == 12000 && lb_lo100(&dec) == 8000);
 	CHECK_EQ(lb_fake_apply(&area, mv, 1), 1); /* row 5 */
 	CHECK(load_of(1) == 100 && load_of(2) == 100 && load_of(3) == 100);
 	CHECK_EQ(rebalance(), 0);
@@ -124,7 +124,7 @@ HTEST(place_ties_and_all_equal)
 	CHECK_EQ(dec.reason, LB_R_BALANCED);
 	fill(1, 1, 10, &tid);
 	CHECK_EQ(place(10), 2); /* 2 and 3 tie */
-	CHECK_EQ(dec.state[1], LB_ST_HEAVY);
+	CHECK_EQ(lb_state(&dec, 1), LB_ST_HEAVY);
 }
 
 HTEST(place_fulcrum_ties_prefer_fewer_threads)
@@ -184,15 +184,15 @@ HTEST(include_root_on_off)
 	fill(2, 1, 30, &tid);
 	fill(3, 1, 30, &tid);
 	CHECK_EQ(place(10), 1);
-	CHECK_EQ(dec.avg100, 3000); /* the root core's 90 is left out */
-	CHECK_EQ(dec.state[ROOT], LB_ST_EXCLUDED);
+	CHECK_EQ(lb_avg100(&dec), 3000); /* the root core's 90 is left out */
+	CHECK_EQ(lb_state(&dec, ROOT), LB_ST_EXCLUDED);
 	CHECK_EQ(rebalance(), 0);
 	CHECK_EQ(dec.reason, LB_R_BALANCED);
 	CHECK_EQ(lb_tunable_set(&pol, "include_root", 1), 0);
 	CHECK_EQ(place(10), 1);
-	CHECK_EQ(dec.avg100, 4500); /* 180 / 4 */
-	CHECK_EQ(dec.state[ROOT], LB_ST_HEAVY);
-	CHECK_EQ(dec.state[1], LB_ST_LIGHT);
+	CHECK_EQ(lb_avg100(&dec), 4500); /* 180 / 4 */
+	CHECK_EQ(lb_state(&dec, ROOT), LB_ST_HEAVY);
+	CHECK_EQ(lb_state(&dec, 1), LB_ST_LIGHT);
 	CHECK_EQ(rebalance(), 1);
 	CHECK(mv[0].tid == 1 && mv[0].cpu == 1);
 	/* The root core is empty: include_root lets placement choose it. */
@@ -265,7 +265,7 @@ HTEST(empty_and_blocked_cores)
 	setup(4, "mginkgo");
 	CHECK_EQ(rebalance(), 0); /* nothing anywhere */
 	CHECK_EQ(dec.reason, LB_R_BALANCED);
-	CHECK(dec.avg100 == 0 && dec.state[1] == LB_ST_NORMAL);
+	CHECK(lb_avg100(&dec) == 0 && lb_state(&dec, 1) == LB_ST_NORMAL);
 	fill(1, 3, 10, &tid);
 	lb_fake_set_state(&area, 1, FUL_TS_BLOCKED);
 	lb_fake_set_state(&area, 2, FUL_TS_BLOCKED);
@@ -289,7 +289,7 @@ HTEST(mginkgo_needs_heavy_and_light)
 	fill(3, 7, 10, &tid); /* 100 / 70 / 70: A 80, no core below 64 */
 	CHECK_EQ(rebalance(), 0);
 	CHECK_EQ(dec.reason, LB_R_NO_LIGHT);
-	CHECK(dec.state[1] == LB_ST_HEAVY && dec.state[2] == LB_ST_NORMAL);
+	CHECK(lb_state(&dec, 1) == LB_ST_HEAVY && lb_state(&dec, 2) == LB_ST_NORMAL);
 }
 
 /* ---- fulcrum -------------------------------------------------------- */
@@ -418,12 +418,12 @@ HTEST(threshold_changes_states)
 	CHECK_EQ(dec.reason, LB_R_BALANCED);
 	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 5), 0);
 	CHECK_EQ(rebalance(), 1); /* 110 > 105, 90 < 95; 90 + 10 < 110 */
-	CHECK(dec.state[1] == LB_ST_HEAVY && dec.state[3] == LB_ST_LIGHT);
+	CHECK(lb_state(&dec, 1) == LB_ST_HEAVY && lb_state(&dec, 3) == LB_ST_LIGHT);
 	CHECK_EQ(dec.threshold_pct, 5);
 	/* Exactly on a threshold is normal (equation 1 is strict). */
 	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 10), 0);
 	CHECK_EQ(rebalance(), 0);
-	CHECK(dec.state[1] == LB_ST_NORMAL && dec.state[3] == LB_ST_NORMAL);
+	CHECK(lb_state(&dec, 1) == LB_ST_NORMAL && lb_state(&dec, 3) == LB_ST_NORMAL);
 }
 
 /* ---- snapshot and index --------------------------------------------- */
@@ -514,7 +514,7 @@ HTEST(json_rebalance_line)
 		"\"kind\":\"rebalance\",\"trigger\":\"timer\","
 		"\"gate\":\"heavy_light\",\"ncpus\":4,\"root\":0,"
 		"\"include_root\":0,\"threshold_pct\":20,"
-		"\"load\":[0,150,100,50],\"nrun\":[0,2,2,1],"
+		"\"load\":[0,150,100,50],\"nrun\":null,"
 		"\"avg\":100.00,\"hi\":120.00,\"lo\":80.00,"
 		"\"state\":[\"excluded\",\"heavy\",\"normal\",\"light\"],"
 		"\"moves\":[{\"tid\":2,\"slice\":50,\"from\":1,\"to\":3,"
@@ -567,12 +567,14 @@ HTEST(json_truncation_and_worst_case)
 				.kind = LB_KIND_REBALANCE,
 				.nmoves = LB_MAX_MOVES, .has_reject = true};
 	for (unsigned c = 0; c < 8; c++) {
-		d.load[c] = 5120000;
-		d.nrun[c] = 512;
-		d.state[c] = LB_ST_EXCLUDED;
+		d.v.load[c] = 5120000;
+		d.v.nrun[c] = 512;
 	}
 	d.seq = d.time = ~0UL;
-	d.avg100 = d.hi100 = d.lo100 = ~0UL;
+	d.v.has_nrun = true;
+	d.mask = 0xff;
+	d.neligible = 1;
+	d.sum = ~0UL / 200; /* the largest A the formula takes */
 	for (unsigned i = 0; i < LB_MAX_MOVES; i++)
 		d.move[i] = (struct lb_dmove){~0u, ~0u, 7, 7, ~0UL, ~0UL};
 	d.reject = d.move[0];

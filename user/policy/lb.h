@@ -32,14 +32,22 @@
 
 /* ---- snapshot ------------------------------------------------------- */
 
-/* Figures a policy needs besides nrunnable and load (struct lb_policy
- * needs): LB_NEED_ALL copies every field of each core record. */
-#define LB_NEED_ALL 1u
+/* Figures a policy needs besides each core's load (struct lb_policy
+ * needs). load alone is one 8-byte field, read atomically without the
+ * seqcount; LB_NEED_NRUN reads load and nrunnable as a consistent pair
+ * (seqcount); LB_NEED_ALL also copies the rest of each core record. */
+#define LB_NEED_NRUN 1u
+#define LB_NEED_ALL 2u
 
-struct lb_cpu {
-	unsigned nrunnable;
-	unsigned long load;     /* sum of slice_ms of the runnable threads */
-	/* Only with LB_NEED_ALL: */
+/* Per-core load and runnable count: what every decision is based on. */
+struct lb_loads {
+	unsigned long load[FUL_LOAD_CPUS]; /* sum of slice_ms of the runnable */
+	unsigned nrun[FUL_LOAD_CPUS];      /* runnable threads (if has_nrun) */
+	bool has_nrun;                     /* LB_NEED_NRUN or LB_NEED_ALL */
+};
+
+/* The rest of a core record (only with LB_NEED_ALL). */
+struct lb_cpu_ext {
 	unsigned nblocked, running;
 	unsigned long weight, busy, idle, stamp;
 };
@@ -55,10 +63,21 @@ struct lb_snap {
 	unsigned root_cpu;     /* the rootserver's core, LB_NO_CPU if none */
 	unsigned needs;        /* LB_NEED_*: set by lb_place/lb_rebalance */
 	unsigned ncpus;
+	bool include_root;     /* the rootserver's core is eligible: set by
+				* lb_place/lb_rebalance from the policy */
 	unsigned long now;     /* the caller's clock at the last refresh */
-	struct lb_cpu cpu[FUL_LOAD_CPUS];
+	struct lb_loads cur;
+	/* Load monitoring over the eligible cores (paper 000's sum, max,
+	 * min), computed while reading: */
+	unsigned mask;         /* eligible cores */
+	unsigned neligible;
+	unsigned long sum;     /* their total load */
+	unsigned min, max;     /* least / most loaded of them, ties to the
+				* lowest id; LB_NO_CPU if there is none */
+	struct lb_cpu_ext ext[FUL_LOAD_CPUS];
 	/* Thread index: core c's movable threads are key[first[c] ..
-	 * first[c + 1]), each (c << 56 | slice_ms << 32 | tid), ascending. */
+	 * first[c + 1]), each (c << 56 | slice_ms << 32 | tid), ascending.
+	 * Valid while hdr.tgen == tgen (checked by lb_snap_pick). */
 	bool index_ok;
 	unsigned long tgen;    /* hdr.tgen read before the last rebuild */
 	unsigned short first[FUL_LOAD_CPUS + 1];
@@ -128,13 +147,46 @@ struct lb_decision {
 	unsigned char ncpus, root_cpu, include_root, threshold_pct;
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
-	unsigned char state[FUL_LOAD_CPUS];  /* enum lb_state */
-	unsigned nrun[FUL_LOAD_CPUS];
-	unsigned long load[FUL_LOAD_CPUS];   /* before the decision */
-	unsigned long avg100, hi100, lo100;  /* A, A(1+T), A(1-T), x100 */
+	unsigned char mask;  /* eligible cores (the others are "excluded") */
+	unsigned char neligible;
+	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
+	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
 };
+
+/* Derived figures (computed when needed, not stored: they cost the
+ * decision nothing). States follow equation 1 of paper 000, exactly,
+ * in integers: heavy iff L n 100 > sum (100 + T), light iff < sum (100 - T). */
+static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
+{
+	if (c >= FUL_LOAD_CPUS || !((d->mask >> c) & 1u))
+		return LB_ST_EXCLUDED;
+	unsigned long l = d->v.load[c] * d->neligible * 100;
+	if (l > d->sum * (100 + d->threshold_pct))
+		return LB_ST_HEAVY;
+	if (l < d->sum * (100 - d->threshold_pct))
+		return LB_ST_LIGHT;
+	return LB_ST_NORMAL;
+}
+
+/** A, A(1+T), A(1-T) of @d, times 100 (two decimals). */
+static inline unsigned long lb_avg100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * 100 / d->neligible : 0;
+}
+
+static inline unsigned long lb_hi100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * (100 + d->threshold_pct) / d->neligible
+			    : 0;
+}
+
+static inline unsigned long lb_lo100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * (100 - d->threshold_pct) / d->neligible
+			    : 0;
+}
 
 /* ---- policies ------------------------------------------------------- */
 
@@ -192,9 +244,8 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct lb_decision *d);
 
 /* Helpers shared by the policies (lb_policy.c). */
-unsigned lb_eligible(const struct lb_policy *p, const struct lb_snap *s);
-void lb_classify(const struct lb_policy *p, const struct lb_snap *s,
-		 unsigned mask, struct lb_decision *d);
+unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
+		   struct lb_decision *d);
 unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,

@@ -60,10 +60,10 @@ static unsigned fulcrum_gate(const struct lb_policy *p,
 	for (unsigned c = 0; c < d->ncpus; c++) {
 		if (!(mask & (1u << c)))
 			continue;
-		heavy |= d->state[c] == LB_ST_HEAVY;
-		light |= d->state[c] == LB_ST_LIGHT;
-		idle |= d->nrun[c] == 0;
-		busy |= d->nrun[c] >= 2;
+		heavy |= lb_state(d, c) == LB_ST_HEAVY;
+		light |= lb_state(d, c) == LB_ST_LIGHT;
+		idle |= d->v.nrun[c] == 0;
+		busy |= d->v.nrun[c] >= 2;
 	}
 	if (p->tun[FU_T_IDLE].value && idle && busy)
 		return LB_GATE_IDLE;
@@ -144,8 +144,7 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct ful_move *moves, unsigned max,
 				  struct lb_decision *d)
 {
-	struct round r = {.s = s, .mask = lb_eligible(p, s)};
-	lb_classify(p, s, r.mask, d);
+	struct round r = {.s = s, .mask = lb_record(p, s, d)};
 	if (!(r.mask & (r.mask - 1))) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;
@@ -158,8 +157,8 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 	unsigned limit = (unsigned)p->tun[FU_T_MAX_MOVES].value;
 	limit = limit < max ? limit : max;
 	for (unsigned c = 0; c < s->ncpus; c++) {
-		r.load[c] = d->load[c];
-		r.nrun[c] = d->nrun[c];
+		r.load[c] = d->v.load[c];
+		r.nrun[c] = d->v.nrun[c];
 	}
 	unsigned why = LB_R_MAX_MOVES;
 	while (r.nmoved < limit) {
@@ -176,7 +175,7 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 
 void lb_fulcrum_init(struct lb_policy *p)
 {
-	*p = (struct lb_policy){.name = "fulcrum", .needs = 0,
+	*p = (struct lb_policy){.name = "fulcrum", .needs = LB_NEED_NRUN,
 				.ntunables = FU_T_COUNT,
 				.place = fulcrum_place,
 				.rebalance = fulcrum_rebalance};

@@ -13,6 +13,7 @@
  *   ncpus, root   cores online; the rootserver's core (null if none)
  *   include_root  0/1, threshold_pct: T in percent
  *   load, nrun    per core, before the decision: L and runnable threads
+ *                 (nrun null if the policy does not read it: mginkgo)
  *   avg, hi, lo   A, A(1+T), A(1-T) over the eligible cores, 2 decimals
  *   state         per core: "excluded" | "light" | "normal" | "heavy"
  *   moves         [{tid, slice, from, to, from_after, to_after}], the
@@ -137,17 +138,22 @@ static void jput_cores(struct jbuf *j, const struct lb_decision *d)
 	unsigned n = d->ncpus < FUL_LOAD_CPUS ? d->ncpus : FUL_LOAD_CPUS;
 	jput(j, ",\"load\":[");
 	for (unsigned c = 0; c < n; c++)
-		jput(j, "%s%lu", c ? "," : "", d->load[c]);
-	jput(j, "],\"nrun\":[");
-	for (unsigned c = 0; c < n; c++)
-		jput(j, "%s%u", c ? "," : "", d->nrun[c]);
+		jput(j, "%s%lu", c ? "," : "", d->v.load[c]);
 	jput(j, "]");
-	jput_fixed2(j, "avg", d->avg100);
-	jput_fixed2(j, "hi", d->hi100);
-	jput_fixed2(j, "lo", d->lo100);
+	if (d->v.has_nrun) {
+		jput(j, ",\"nrun\":[");
+		for (unsigned c = 0; c < n; c++)
+			jput(j, "%s%u", c ? "," : "", d->v.nrun[c]);
+		jput(j, "]");
+	} else {
+		jput(j, ",\"nrun\":null");
+	}
+	jput_fixed2(j, "avg", lb_avg100(d));
+	jput_fixed2(j, "hi", lb_hi100(d));
+	jput_fixed2(j, "lo", lb_lo100(d));
 	jput(j, ",\"state\":[");
 	for (unsigned c = 0; c < n; c++)
-		jput(j, "%s\"%s\"", c ? "," : "", lb_state_name(d->state[c]));
+		jput(j, "%s\"%s\"", c ? "," : "", lb_state_name(lb_state(d, c)));
 	jput(j, "]");
 }
 

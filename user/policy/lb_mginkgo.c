@@ -30,14 +30,15 @@ static unsigned mginkgo_place(struct lb_policy *p, const struct lb_snap *s,
 	return lb_place_least(p, s, t, d, false);
 }
 
-/** The paper's step 4 on the classified loads: max must be heavy and
- *  min light. Returns LB_R_MOVED if a move may be tried. */
+/** Step 4 of the paper on the heaviest (@max) and lightest (@min)
+ *  eligible cores found by the snapshot: a move is tried only if the
+ *  heaviest is heavy and the lightest light. LB_R_MOVED if it may be. */
 static unsigned mginkgo_gate(const struct lb_decision *d, unsigned max,
 			     unsigned min)
 {
-	if (d->state[max] != LB_ST_HEAVY)
+	if (lb_state(d, max) != LB_ST_HEAVY)
 		return LB_R_BALANCED;
-	if (d->state[min] != LB_ST_LIGHT)
+	if (lb_state(d, min) != LB_ST_LIGHT)
 		return LB_R_NO_LIGHT;
 	return LB_R_MOVED;
 }
@@ -48,44 +49,39 @@ static unsigned mginkgo_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct ful_move *moves, unsigned max,
 				  struct lb_decision *d)
 {
-	unsigned mask = lb_eligible(p, s);
-	lb_classify(p, s, mask, d);
-	if (mask & (mask - 1)) {
-		unsigned hi = lb_most_loaded(d->load, mask);
-		unsigned lo = lb_least_loaded(d->load, mask);
-		d->reason = (unsigned char)mginkgo_gate(d, hi, lo);
-		if (d->reason != LB_R_MOVED)
-			return 0;
-		d->gate = LB_GATE_HEAVY_LIGHT;
-		struct lb_cand c;
-		if (!lb_snap_pick(s, hi, lo, NULL, 0, &c)) {
-			d->reason = LB_R_NO_CANDIDATE;
-			return 0;
-		}
-		struct lb_dmove m = {.tid = c.tid, .slice = c.slice,
-				     .from = (unsigned char)hi,
-				     .to = (unsigned char)lo,
-				     .from_after = d->load[hi] > c.slice
-							   ? d->load[hi] - c.slice
-							   : 0,
-				     .to_after = d->load[lo] + c.slice};
-		if (m.to_after >= d->load[hi]) {
-			d->reason = LB_R_NEW_OVERLOAD;
-			d->reject = m;
-			d->has_reject = true;
-			return 0;
-		}
-		if (!max) {
-			d->reason = LB_R_MAX_MOVES;
-			return 0;
-		}
-		moves[0] = (struct ful_move){.tid = c.tid, .cpu = lo};
-		d->move[0] = m;
-		d->nmoves = 1;
-		return 1;
+	unsigned mask = lb_record(p, s, d), hi = s->max, lo = s->min;
+	if (!(mask & (mask - 1))) {
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
 	}
-	d->reason = LB_R_TOO_FEW_CORES;
-	return 0;
+	d->reason = (unsigned char)mginkgo_gate(d, hi, lo);
+	if (d->reason != LB_R_MOVED)
+		return 0;
+	d->gate = LB_GATE_HEAVY_LIGHT;
+	struct lb_cand c;
+	if (!lb_snap_pick(s, hi, lo, NULL, 0, &c)) {
+		d->reason = LB_R_NO_CANDIDATE;
+		return 0;
+	}
+	unsigned long lhi = d->v.load[hi];
+	struct lb_dmove m = {.tid = c.tid, .slice = c.slice,
+			     .from = (unsigned char)hi, .to = (unsigned char)lo,
+			     .from_after = lhi > c.slice ? lhi - c.slice : 0,
+			     .to_after = d->v.load[lo] + c.slice};
+	if (m.to_after >= lhi) { /* L(min) + slice < L(max) fails */
+		d->reason = LB_R_NEW_OVERLOAD;
+		d->reject = m;
+		d->has_reject = true;
+		return 0;
+	}
+	if (!max) {
+		d->reason = LB_R_MAX_MOVES;
+		return 0;
+	}
+	moves[0] = (struct ful_move){.tid = c.tid, .cpu = lo};
+	d->move[0] = m;
+	d->nmoves = 1;
+	return 1;
 }
 
 void lb_mginkgo_init(struct lb_policy *p)

@@ -68,6 +68,7 @@ unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
 		  const struct lb_new_thread *t, struct lb_decision *d)
 {
 	s->needs = p->needs;
+	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
 	lb_snap_refresh(s, now);
 	decision_begin(p, s, d, LB_KIND_PLACE, LB_TRIG_CREATE);
 	return p->place(p, s, t, d);
@@ -79,6 +80,7 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct lb_decision *d)
 {
 	s->needs = p->needs;
+	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
 	lb_snap_refresh(s, now);
 	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
 	if (max > LB_MAX_MOVES)
@@ -87,60 +89,25 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 }
 
 /**
- * The cores that take part: every online core, without the rootserver's
- * unless include_root is set. (The paper's A excludes the rootserver's
- * core and its placement never chooses it.)
+ * Record the inputs of a decision in @d: each core's load and runnable
+ * count, the eligible cores and their total load (from the snapshot,
+ * which leaves the rootserver's core out unless include_root: the
+ * paper's A does, and its placement never chooses that core). Returns
+ * the eligible mask.
  */
-unsigned lb_eligible(const struct lb_policy *p, const struct lb_snap *s)
+unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
+		   struct lb_decision *d)
 {
-	unsigned mask = (1u << s->ncpus) - 1;
-	if (!p->tun[LB_T_INCLUDE_ROOT].value && s->root_cpu < s->ncpus)
-		mask &= ~(1u << s->root_cpu);
-	return mask;
-}
-
-/** Load state of equation 1 in paper 000, exact in integers:
- *  A = sum / n, heavy iff L > A(1 + T), light iff L < A(1 - T). */
-static unsigned load_state(unsigned long load, unsigned long sum, unsigned n,
-			   unsigned long tpct)
-{
-	unsigned long l = load * n * 100;
-	if (l > sum * (100 + tpct))
-		return LB_ST_HEAVY;
-	if (l < sum * (100 - tpct))
-		return LB_ST_LIGHT;
-	return LB_ST_NORMAL;
-}
-
-/**
- * Record the figures a decision is based on: each core's load and
- * runnable count, the average A over the cores in @mask, the thresholds
- * and each core's state (LB_ST_EXCLUDED outside @mask).
- */
-void lb_classify(const struct lb_policy *p, const struct lb_snap *s,
-		 unsigned mask, struct lb_decision *d)
-{
-	unsigned long sum = 0, tpct = (unsigned long)p->tun[LB_T_THRESHOLD].value;
-	unsigned n = 0;
+	d->v = s->cur;
 	d->ncpus = (unsigned char)s->ncpus;
 	d->root_cpu = (unsigned char)(s->root_cpu < s->ncpus ? s->root_cpu
 							     : LB_NO_CPU);
-	d->include_root = (unsigned char)p->tun[LB_T_INCLUDE_ROOT].value;
-	d->threshold_pct = (unsigned char)tpct;
-	for (unsigned c = 0; c < s->ncpus; c++) {
-		d->load[c] = s->cpu[c].load;
-		d->nrun[c] = s->cpu[c].nrunnable;
-		if (mask & (1u << c))
-			sum += s->cpu[c].load, n++;
-	}
-	for (unsigned c = 0; c < s->ncpus; c++)
-		d->state[c] = (unsigned char)(mask & (1u << c)
-			? load_state(s->cpu[c].load, sum, n, tpct)
-			: LB_ST_EXCLUDED);
-	n = n ? n : 1;
-	d->avg100 = sum * 100 / n;
-	d->hi100 = sum * (100 + tpct) / n;
-	d->lo100 = sum * (100 - tpct) / n;
+	d->include_root = s->include_root;
+	d->threshold_pct = (unsigned char)p->tun[LB_T_THRESHOLD].value;
+	d->mask = (unsigned char)s->mask;
+	d->neligible = (unsigned char)s->neligible;
+	d->sum = s->sum;
+	return s->mask;
 }
 
 /** The core of @mask with the smallest load, ties to the lowest id;
@@ -148,9 +115,10 @@ void lb_classify(const struct lb_policy *p, const struct lb_snap *s,
 unsigned lb_least_loaded(const unsigned long *load, unsigned mask)
 {
 	unsigned best = LB_NO_CPU;
+	unsigned long bl = 0;
 	for (unsigned c = 0; mask; c++, mask >>= 1)
-		if ((mask & 1) && (best == LB_NO_CPU || load[c] < load[best]))
-			best = c;
+		if ((mask & 1) && (load[c] < bl || best == LB_NO_CPU))
+			best = c, bl = load[c];
 	return best;
 }
 
@@ -158,23 +126,23 @@ unsigned lb_least_loaded(const unsigned long *load, unsigned mask)
 unsigned lb_most_loaded(const unsigned long *load, unsigned mask)
 {
 	unsigned best = LB_NO_CPU;
+	unsigned long bl = 0;
 	for (unsigned c = 0; mask; c++, mask >>= 1)
-		if ((mask & 1) && (best == LB_NO_CPU || load[c] > load[best]))
-			best = c;
+		if ((mask & 1) && (load[c] > bl || best == LB_NO_CPU))
+			best = c, bl = load[c];
 	return best;
 }
 
 /** Among @mask, the least loaded core; ties to fewer runnable threads,
  *  then to the lowest id. */
-static unsigned least_loaded_nrun(const unsigned long *load,
-				  const unsigned *nrun, unsigned mask)
+static unsigned least_loaded_nrun(const struct lb_loads *v, unsigned mask)
 {
 	unsigned best = LB_NO_CPU;
 	for (unsigned c = 0; mask; c++, mask >>= 1) {
 		if (!(mask & 1))
 			continue;
-		if (best == LB_NO_CPU || load[c] < load[best] ||
-		    (load[c] == load[best] && nrun[c] < nrun[best]))
+		if (best == LB_NO_CPU || v->load[c] < v->load[best] ||
+		    (v->load[c] == v->load[best] && v->nrun[c] < v->nrun[best]))
 			best = c;
 	}
 	return best;
@@ -192,22 +160,23 @@ unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
 			const struct lb_new_thread *t, struct lb_decision *d,
 			bool tie_nrun)
 {
-	unsigned mask = lb_eligible(p, s);
+	unsigned mask = lb_record(p, s, d);
 	unsigned online = (1u << s->ncpus) - 1;
-	unsigned allowed = (t->affinity ? t->affinity : ~0u) & online;
-	lb_classify(p, s, mask, d);
-	unsigned to = tie_nrun ? least_loaded_nrun(d->load, d->nrun,
-						   mask & allowed)
-			       : lb_least_loaded(d->load, mask & allowed);
+	unsigned allowed = t->affinity ? t->affinity & online : online;
+	unsigned to = s->min;
+	if (tie_nrun)
+		to = least_loaded_nrun(&d->v, mask & allowed);
+	else if (to == LB_NO_CPU || !((allowed >> to) & 1))
+		to = lb_least_loaded(d->v.load, mask & allowed);
 	d->reason = LB_R_PLACED;
 	if (to == LB_NO_CPU) {
 		d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
-		to = lb_least_loaded(d->load, allowed ? allowed : online);
+		to = lb_least_loaded(d->v.load, allowed ? allowed : online);
 		to = to == LB_NO_CPU ? 0 : to;
 	}
 	d->nmoves = 1;
 	d->move[0] = (struct lb_dmove){.slice = t->slice_ms, .from = LB_NO_CPU,
 				       .to = (unsigned char)to,
-				       .to_after = d->load[to] + t->slice_ms};
+				       .to_after = d->v.load[to] + t->slice_ms};
 	return to;
 }
