@@ -57,15 +57,19 @@ ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c kernel/args.c
 ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
 USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
+# The balancing policies (user/policy, portable C) go into the rootserver.
+UEXTRA_rootserver := $(wildcard user/policy/*.c)
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
-	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S)))
+	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
 # ---- user space: variables (end) -----------------------------------------
 
 HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
-	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host
+	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host \
+	-Iuser/lib/include -Iuser/policy
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
-HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c kernel/elf.c
+HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c kernel/elf.c \
+	$(wildcard user/policy/*.c)
 # -std=c11 hides POSIX; arch/fake needs clock_gettime. kernel/ is on the
 # quote path only: its sched.h must not shadow <sched.h> (pthread.h).
 HOST_CPPFLAGS := -D_POSIX_C_SOURCE=200809L
@@ -139,7 +143,7 @@ $(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
 # libfulcrum goes in as objects, not an archive, so that its definitions
 # (locks, stdio streams, _exit) always win over picolibc's stubs.
 define user_prog_rule
-$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S)) $(ULIB_OBJS) user/user.ld
+$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
 	@echo "  ULD     $$@"
 	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)
 endef
@@ -164,7 +168,8 @@ FORCE:
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h)
+$(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h) \
+	$(wildcard user/policy/*.h) user/lib/include/ful/load.h
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(HCFLAGS) $(HOST_CPPFLAGS) -o $@ $< $(HOST_LIB)

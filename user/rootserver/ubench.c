@@ -5,6 +5,7 @@
  *                 in different tasks, on one core (1) or two (1 and 2)
  *   ubench=mttcg  cross-core / same-core round-trip time ratio, measured
  *                 with the system counter under multi-threaded TCG
+ *   ubench=lb     balancing decisions on a fabricated load area (ub_lb.c)
  * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
  * an endpoint meanwhile, so its core is idle while windows are measured.
  */
@@ -18,6 +19,8 @@
 #include "utest.h"
 
 #define BENCH_RUNS 50
+
+unsigned ub_lb_run(void); /* ub_lb.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -130,7 +133,9 @@ static unsigned ubench_mttcg(void)
 void ubench_run(const char *which)
 {
 	unsigned n = 0;
-	if (ut_ncpus() < 3) {
+	if (!strcmp(which, "lb")) {
+		n = ub_lb_run();
+	} else if (ut_ncpus() < 3) {
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
 		n = ubench_mttcg();

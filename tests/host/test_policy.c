@@ -1,0 +1,772 @@
+/* Host tests for user/policy: snapshot, mginkgo (paper 000), fulcrum,
+ * tunables, decision log, and the seqcount readers of <ful/load.h>. */
+#define HTEST_MAIN
+#include "host_test.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include "lb.h"
+#include "lb_fake.h"
+
+#define ROOT 0
+
+static struct ful_load_page area;
+static struct lb_snap snap;
+static struct lb_policy pol;
+static struct lb_decision dec;
+static struct ful_move mv[LB_MAX_MOVES];
+
+/** A fresh area of @ncpus cores, the rootserver on core 0, @policy. */
+static void setup(unsigned ncpus, const char *policy)
+{
+	lb_fake_init(&area, ncpus);
+	lb_snap_init(&snap, &area, ROOT);
+	lb_policy_init(&pol, policy);
+	memset(&dec, 0, sizeof(dec));
+	memset(mv, 0, sizeof(mv));
+}
+
+static unsigned place(unsigned slice)
+{
+	struct lb_new_thread t = {.slice_ms = slice};
+	return lb_place(&pol, &snap, 0, &t, &dec);
+}
+
+static unsigned rebalance(void)
+{
+	return lb_rebalance(&pol, &snap, 0, LB_TRIG_TIMER, mv, LB_MAX_MOVES,
+			    &dec);
+}
+
+static unsigned long load_of(unsigned c)
+{
+	return area.cpu[c].load;
+}
+
+/** Put @n threads of @slice ms on core @cpu, tids from *@tid up. */
+static void fill(unsigned cpu, unsigned n, unsigned slice, unsigned *tid)
+{
+	for (unsigned i = 0; i < n; i++)
+		lb_fake_add(&area, (*tid)++, cpu, slice, FUL_TS_READY);
+}
+
+/* ---- paper 000, Table I -------------------------------------------- */
+
+HTEST(table1_step_by_step)
+{
+	static const unsigned slice[6] = {100, 50, 50, 50, 50, 50};
+	static const unsigned want[6] = {1, 2, 3, 2, 3, 1};
+	setup(4, "mginkgo");
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned c = place(slice[i]);
+		CHECK_EQ(c, want[i]);
+		CHECK_EQ(dec.reason, LB_R_PLACED);
+		CHECK_EQ(dec.move[0].to_after, load_of(c) + slice[i]);
+		CHECK(lb_fake_add(&area, i + 1, c, slice[i], FUL_TS_READY));
+		if (i == 2) /* row 1 */
+			CHECK(load_of(1) == 100 && load_of(2) == 50 &&
+			      load_of(3) == 50);
+		if (i == 3) /* row 2 */
+			CHECK(load_of(2) == 100 && load_of(3) == 50);
+		if (i == 4) /* row 3 */
+			CHECK(load_of(1) == 100 && load_of(2) == 100 &&
+			      load_of(3) == 100);
+	}
+	lb_fake_kill(&area, 3); /* row 4 */
+	CHECK(load_of(1) == 150 && load_of(2) == 100 && load_of(3) == 50);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 6 && mv[0].cpu == 3);
+	CHECK_EQ(dec.reason, LB_R_MOVED);
+	CHECK_EQ(dec.gate, LB_GATE_HEAVY_LIGHT);
+	CHECK(dec.move[0].from == 1 && dec.move[0].to == 3);
+	CHECK(dec.move[0].from_after == 100 && dec.move[0].to_after == 100);
+	CHECK(lb_state(&dec, 0) == LB_ST_EXCLUDED && lb_state(&dec, 1) == LB_ST_HEAVY &&
+	      lb_state(&dec, 2) == LB_ST_NORMAL && lb_state(&dec, 3) == LB_ST_LIGHT);
+	CHECK(lb_avg100(&dec) == 10000 && lb_hi100(&dec) == 12000 && lb_lo100(&dec) == 8000);
+	CHECK_EQ(lb_fake_apply(&area, mv, 1), 1); /* row 5 */
+	CHECK(load_of(1) == 100 && load_of(2) == 100 && load_of(3) == 100);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+	CHECK_EQ(dec.nmoves, 0);
+}
+
+HTEST(table1_same_with_fulcrum)
+{
+	static const unsigned slice[6] = {100, 50, 50, 50, 50, 50};
+	static const unsigned want[6] = {1, 2, 3, 2, 3, 1};
+	setup(4, "fulcrum");
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned c = place(slice[i]);
+		CHECK_EQ(c, want[i]);
+		lb_fake_add(&area, i + 1, c, slice[i], FUL_TS_READY);
+	}
+	lb_fake_kill(&area, 3);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 6 && mv[0].cpu == 3);
+	lb_fake_apply(&area, mv, 1);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+}
+
+/* ---- placement ------------------------------------------------------ */
+
+HTEST(place_ties_and_all_equal)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	CHECK_EQ(place(10), 1); /* all empty: lowest worker */
+	fill(1, 1, 10, &tid);
+	fill(2, 1, 10, &tid);
+	fill(3, 1, 10, &tid);
+	CHECK_EQ(place(10), 1); /* all equal */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+	fill(1, 1, 10, &tid);
+	CHECK_EQ(place(10), 2); /* 2 and 3 tie */
+	CHECK_EQ(lb_state(&dec, 1), LB_ST_HEAVY);
+}
+
+HTEST(place_fulcrum_ties_prefer_fewer_threads)
+{
+	unsigned tid = 1;
+	setup(4, "fulcrum");
+	fill(1, 2, 10, &tid); /* 20 in two threads */
+	fill(2, 1, 20, &tid); /* 20 in one */
+	fill(3, 1, 30, &tid);
+	CHECK_EQ(place(5), 2);
+	setup(4, "mginkgo");
+	tid = 1;
+	fill(1, 2, 10, &tid);
+	fill(2, 1, 20, &tid);
+	fill(3, 1, 30, &tid);
+	CHECK_EQ(place(5), 1);
+}
+
+HTEST(place_affinity)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(2, 1, 10, &tid);
+	struct lb_new_thread t = {.slice_ms = 10, .affinity = 1u << 2 | 1u << 3};
+	CHECK_EQ(lb_place(&pol, &snap, 0, &t, &dec), 3);
+	t.affinity = 1u << ROOT; /* only the rootserver's core */
+	CHECK_EQ(lb_place(&pol, &snap, 0, &t, &dec), ROOT);
+	CHECK_EQ(dec.reason, LB_R_NO_ELIGIBLE);
+}
+
+HTEST(single_core)
+{
+	setup(1, "mginkgo");
+	CHECK_EQ(place(10), 0);
+	CHECK_EQ(dec.reason, LB_R_TOO_FEW_CORES);
+	lb_fake_add(&area, 1, 0, 10, FUL_TS_READY);
+	lb_fake_add(&area, 2, 0, 10, FUL_TS_READY);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_TOO_FEW_CORES);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 1), 0);
+	CHECK_EQ(place(10), 0);
+	CHECK_EQ(dec.reason, LB_R_PLACED);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_TOO_FEW_CORES);
+	setup(2, "fulcrum"); /* one worker only */
+	CHECK_EQ(place(10), 1);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_TOO_FEW_CORES);
+}
+
+HTEST(include_root_on_off)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(ROOT, 3, 30, &tid); /* tids 1..3 on the rootserver's core */
+	fill(1, 1, 30, &tid);
+	fill(2, 1, 30, &tid);
+	fill(3, 1, 30, &tid);
+	CHECK_EQ(place(10), 1);
+	CHECK_EQ(lb_avg100(&dec), 3000); /* the root core's 90 is left out */
+	CHECK_EQ(lb_state(&dec, ROOT), LB_ST_EXCLUDED);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 1), 0);
+	CHECK_EQ(place(10), 1);
+	CHECK_EQ(lb_avg100(&dec), 4500); /* 180 / 4 */
+	CHECK_EQ(lb_state(&dec, ROOT), LB_ST_HEAVY);
+	CHECK_EQ(lb_state(&dec, 1), LB_ST_LIGHT);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 1 && mv[0].cpu == 1);
+	/* The root core is empty: include_root lets placement choose it. */
+	setup(4, "mginkgo");
+	tid = 1;
+	fill(1, 1, 30, &tid);
+	CHECK_EQ(place(10), 2);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 1), 0);
+	CHECK_EQ(place(10), ROOT);
+}
+
+/* ---- rebalance rules ------------------------------------------------ */
+
+HTEST(no_new_overload)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 1, 100, &tid);
+	fill(2, 1, 40, &tid);
+	fill(3, 1, 10, &tid); /* A 50: 100 heavy, 10 light; 10 + 100 >= 100 */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	CHECK(dec.has_reject && dec.reject.tid == 1 && dec.reject.to == 3);
+	CHECK_EQ(dec.reject.to_after, 110);
+	/* Paper rule vs fulcrum's: 120 (60+60) against 50 (A 85). mginkgo
+	 * moves a 60 (50 + 60 < 120), leaving 60 / 110: a new heavy core.
+	 * fulcrum requires 50 + 60 <= 120 - 60: no move. */
+	setup(3, "mginkgo");
+	tid = 1;
+	fill(1, 2, 60, &tid);
+	fill(2, 1, 50, &tid);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(dec.move[0].from_after == 60 && dec.move[0].to_after == 110);
+	setup(3, "fulcrum");
+	tid = 1;
+	fill(1, 2, 60, &tid);
+	fill(2, 1, 50, &tid);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	CHECK(dec.has_reject && dec.reject.to_after == 110);
+}
+
+HTEST(pinned_threads_left_alone)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 1, 10, &tid);  /* tid 1: smallest, pinned to core 1 */
+	fill(1, 1, 20, &tid);  /* tid 2: may run on 1 and 2 only */
+	fill(1, 1, 30, &tid);  /* tid 3: free */
+	fill(2, 1, 40, &tid);
+	fill(3, 1, 5, &tid);   /* 60 / 40 / 5: A 35 */
+	lb_fake_set_affinity(&area, 1, 1u << 1);
+	lb_fake_set_affinity(&area, 2, 1u << 1 | 1u << 2);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 3 && mv[0].cpu == 3);
+	/* All pinned: nothing to move. */
+	lb_fake_set_affinity(&area, 3, 1u << 1);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NO_CANDIDATE);
+	/* Kernel threads are never candidates either. */
+	lb_fake_set_affinity(&area, 3, 0);
+	lb_fake_set_flags(&area, 3, FUL_LT_KERNEL);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NO_CANDIDATE);
+}
+
+HTEST(empty_and_blocked_cores)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	CHECK_EQ(rebalance(), 0); /* nothing anywhere */
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+	CHECK(lb_avg100(&dec) == 0 && lb_state(&dec, 1) == LB_ST_NORMAL);
+	fill(1, 3, 10, &tid);
+	lb_fake_set_state(&area, 1, FUL_TS_BLOCKED);
+	lb_fake_set_state(&area, 2, FUL_TS_BLOCKED);
+	CHECK_EQ(load_of(1), 10);
+	/* 10 / 0 / 0: the only runnable one is tid 3 (blocked ones skipped). */
+	CHECK_EQ(rebalance(), 0); /* 0 + 10 < 10 fails */
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	CHECK_EQ(dec.reject.tid, 3);
+	lb_fake_set_state(&area, 2, FUL_TS_READY);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 2 && mv[0].cpu == 2);
+	CHECK_EQ(area.cpu[1].nblocked, 1);
+}
+
+HTEST(mginkgo_needs_heavy_and_light)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 10, 10, &tid);
+	fill(2, 7, 10, &tid);
+	fill(3, 7, 10, &tid); /* 100 / 70 / 70: A 80, no core below 64 */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NO_LIGHT);
+	CHECK(lb_state(&dec, 1) == LB_ST_HEAVY && lb_state(&dec, 2) == LB_ST_NORMAL);
+}
+
+/* ---- fulcrum -------------------------------------------------------- */
+
+HTEST(fulcrum_multi_move_matrix_splits)
+{
+	unsigned tid = 1;
+	setup(3, "fulcrum"); /* two workers, 10 / 6 */
+	fill(1, 10, 10, &tid);
+	fill(2, 6, 10, &tid);
+	CHECK_EQ(rebalance(), 2);
+	CHECK(dec.move[1].from_after == 80 && dec.move[1].to_after == 80);
+	lb_fake_apply(&area, mv, 2);
+	CHECK(load_of(1) == 80 && load_of(2) == 80);
+	CHECK_EQ(rebalance(), 0);
+	setup(4, "fulcrum"); /* three workers, 10 / 7 / 7 */
+	tid = 1;
+	fill(1, 10, 10, &tid);
+	fill(2, 7, 10, &tid);
+	fill(3, 7, 10, &tid);
+	CHECK_EQ(rebalance(), 2);
+	CHECK_EQ(dec.gate, LB_GATE_HEAVY);
+	CHECK(mv[0].cpu == 2 && mv[1].cpu == 3);
+	CHECK(mv[0].tid != mv[1].tid);
+	lb_fake_apply(&area, mv, 2);
+	CHECK(load_of(1) == 80 && load_of(2) == 80 && load_of(3) == 80);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+}
+
+HTEST(fulcrum_move_bounds)
+{
+	unsigned tid = 1;
+	setup(4, "fulcrum");
+	fill(1, 16, 10, &tid); /* 160 / 0 / 0: 10 moves to 60 / 50 / 50 */
+	CHECK_EQ(rebalance(), 8); /* max_moves 8 */
+	CHECK_EQ(dec.reason, LB_R_MAX_MOVES);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 0, LB_TRIG_DEMAND, mv, 3, &dec), 3);
+	CHECK_EQ(lb_tunable_set(&pol, "max_moves", 16), 0);
+	CHECK_EQ(rebalance(), 10);
+	/* 60 / 50 / 50: the next move (50 + 10 > 60 - 10) would overload */
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	lb_fake_apply(&area, mv, 10);
+	CHECK(load_of(1) == 60 && load_of(2) == 50 && load_of(3) == 50);
+	CHECK_EQ(rebalance(), 0);
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned j = 0; j < i; j++)
+			CHECK(mv[i].tid != mv[j].tid);
+}
+
+HTEST(fulcrum_idle_trigger)
+{
+	unsigned tid = 1;
+	/* 2 (two threads) / 3 (one thread) / idle. mginkgo's one candidate
+	 * (the 3 on the heaviest core) cannot go; fulcrum takes one from
+	 * the next core down. */
+	setup(4, "mginkgo");
+	fill(1, 2, 1, &tid);
+	fill(2, 1, 3, &tid);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	setup(4, "fulcrum");
+	tid = 1;
+	fill(1, 2, 1, &tid);
+	fill(2, 1, 3, &tid);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 0, LB_TRIG_IDLE, mv, 4, &dec), 1);
+	CHECK_EQ(dec.gate, LB_GATE_IDLE);
+	CHECK_EQ(dec.trigger, LB_TRIG_IDLE);
+	CHECK(mv[0].tid == 1 && mv[0].cpu == 3);
+	/* T = 100 %: no core heavy or light; only the idle gate opens. */
+	setup(4, "fulcrum");
+	tid = 1;
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 100), 0);
+	fill(1, 2, 10, &tid);
+	fill(2, 1, 10, &tid);
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(dec.gate, LB_GATE_IDLE);
+	CHECK(mv[0].cpu == 3 && dec.move[0].to_after == 10);
+	CHECK_EQ(lb_tunable_set(&pol, "idle_trigger", 0), 0);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.gate, LB_GATE_NONE);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+}
+
+/* ---- tunables ------------------------------------------------------- */
+
+HTEST(tunables_by_name)
+{
+	long v = 0;
+	CHECK_EQ(lb_policy_init(&pol, "nope"), LB_E_NAME);
+	CHECK_EQ(lb_policy_init(&pol, "mginkgo"), 0);
+	CHECK(!strcmp(pol.name, "mginkgo"));
+	CHECK_EQ(lb_tunable_get(&pol, "threshold_pct", &v), 0);
+	CHECK_EQ(v, 20);
+	CHECK_EQ(lb_tunable_get(&pol, "period_ms", &v), 0);
+	CHECK_EQ(v, 100);
+	CHECK_EQ(lb_tunable_get(&pol, "include_root", &v), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(lb_tunable_get(&pol, "max_moves", &v), LB_E_NAME);
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 101), LB_E_RANGE);
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", -1), LB_E_RANGE);
+	CHECK_EQ(lb_tunable_set(&pol, "period_ms", 0), LB_E_RANGE);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 2), LB_E_RANGE);
+	CHECK_EQ(lb_tunable_set(&pol, "bogus", 1), LB_E_NAME);
+	CHECK_EQ(lb_tunable_get(&pol, "threshold_pct", &v), 0);
+	CHECK_EQ(v, 20); /* unchanged by the refused sets */
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 0), 0);
+	CHECK_EQ(lb_tunable_set(&pol, "period_ms", 10000), 0);
+	CHECK_EQ(lb_policy_init(&pol, "fulcrum"), 0);
+	CHECK_EQ(lb_tunable_get(&pol, "max_moves", &v), 0);
+	CHECK_EQ(v, 8);
+	CHECK_EQ(lb_tunable_set(&pol, "max_moves", LB_MAX_MOVES + 1),
+		 LB_E_RANGE);
+	CHECK_EQ(lb_tunable_get(&pol, "idle_trigger", &v), 0);
+	CHECK_EQ(v, 1);
+}
+
+HTEST(threshold_changes_states)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 11, 10, &tid);
+	fill(2, 10, 10, &tid);
+	fill(3, 9, 10, &tid); /* 110 / 100 / 90 */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_BALANCED);
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 5), 0);
+	CHECK_EQ(rebalance(), 1); /* 110 > 105, 90 < 95; 90 + 10 < 110 */
+	CHECK(lb_state(&dec, 1) == LB_ST_HEAVY && lb_state(&dec, 3) == LB_ST_LIGHT);
+	CHECK_EQ(dec.threshold_pct, 5);
+	/* Exactly on a threshold is normal (equation 1 is strict). */
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 10), 0);
+	CHECK_EQ(rebalance(), 0);
+	CHECK(lb_state(&dec, 1) == LB_ST_NORMAL && lb_state(&dec, 3) == LB_ST_NORMAL);
+}
+
+/* ---- snapshot and index --------------------------------------------- */
+
+HTEST(index_rebuilt_only_on_tgen)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 100, 10, &tid);
+	fill(2, 50, 10, &tid);
+	fill(3, 50, 10, &tid);
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(snap.builds, 1);
+	place(10); /* placement never needs the index */
+	CHECK_EQ(snap.builds, 1);
+	lb_fake_set_state(&area, 1, FUL_TS_BLOCKED); /* no tgen bump */
+	rebalance();
+	CHECK_EQ(snap.builds, 1);
+	lb_fake_add(&area, tid++, 2, 10, FUL_TS_READY);
+	rebalance();
+	CHECK_EQ(snap.builds, 2);
+}
+
+HTEST(pick_does_not_scan_all_threads)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 200, 10, &tid);
+	fill(2, 150, 10, &tid);
+	fill(3, 100, 10, &tid); /* 2000 / 1500 / 1000: A 1500 */
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(snap.probes, 1);
+	CHECK_EQ(mv[0].tid, 1);
+	/* Slices differ: the smallest wins wherever it sits. */
+	lb_fake_kill(&area, 150);
+	lb_fake_add(&area, 150, 1, 3, FUL_TS_READY);
+	snap.probes = 0;
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(mv[0].tid, 150);
+	CHECK_EQ(snap.probes, 1);
+	/* Worst case: every smaller slice blocked -> one probe each. */
+	for (unsigned t = 1; t <= 9; t++)
+		lb_fake_set_state(&area, t, FUL_TS_BLOCKED);
+	lb_fake_set_state(&area, 150, FUL_TS_BLOCKED);
+	snap.probes = 0;
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(mv[0].tid, 10);
+	CHECK_EQ(snap.probes, 11);
+}
+
+HTEST(pick_sees_stale_index_entries)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 4, 10, &tid);
+	CHECK_EQ(rebalance(), 1); /* builds the index */
+	/* The kernel moves tid 1 but the index is not rebuilt yet: pick
+	 * re-reads the live record and skips it. */
+	area.thread[1].cpu = 2;
+	struct lb_cand c;
+	CHECK(lb_snap_pick(&snap, 1, 3, NULL, 0, &c));
+	CHECK_EQ(c.tid, 2);
+	unsigned skip[1] = {2};
+	CHECK(lb_snap_pick(&snap, 1, 3, skip, 1, &c));
+	CHECK_EQ(c.tid, 3);
+	CHECK(!lb_snap_pick(&snap, 2, 3, NULL, 0, &c)); /* not indexed there */
+}
+
+/* ---- decision log --------------------------------------------------- */
+
+HTEST(json_rebalance_line)
+{
+	static struct lb_log log;
+	char buf[LB_JSON_MAX];
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 1, 100, &tid);
+	fill(1, 1, 50, &tid);
+	fill(2, 2, 50, &tid);
+	fill(3, 1, 50, &tid);
+	struct lb_decision *d = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 12345, LB_TRIG_TIMER, mv, 4, d), 1);
+	int n = lb_decision_json(d, buf, sizeof(buf));
+	CHECK(n > 0 && n < (int)sizeof(buf));
+	const char *want =
+		"{\"seq\":0,\"t\":12345,\"policy\":\"mginkgo\","
+		"\"kind\":\"rebalance\",\"trigger\":\"timer\","
+		"\"gate\":\"heavy_light\",\"ncpus\":4,\"root\":0,"
+		"\"include_root\":0,\"threshold_pct\":20,"
+		"\"load\":[0,150,100,50],\"nrun\":null,"
+		"\"avg\":100.00,\"hi\":120.00,\"lo\":80.00,"
+		"\"state\":[\"excluded\",\"heavy\",\"normal\",\"light\"],"
+		"\"moves\":[{\"tid\":2,\"slice\":50,\"from\":1,\"to\":3,"
+		"\"from_after\":100,\"to_after\":100}],"
+		"\"reject\":null,\"reason\":\"moved\"}";
+	if (strcmp(buf, want))
+		HTEST_FAIL_("got %.400s", buf);
+	CHECK_EQ(n, (int)strlen(want));
+}
+
+HTEST(json_place_and_nothing_lines)
+{
+	static struct lb_log log;
+	char buf[LB_JSON_MAX];
+	setup(3, "fulcrum");
+	lb_fake_add(&area, 1, 1, 10, FUL_TS_READY);
+	struct lb_new_thread t = {.slice_ms = 7};
+	struct lb_decision *d = lb_log_next(&log);
+	CHECK_EQ(lb_place(&pol, &snap, 5, &t, d), 2);
+	lb_decision_json(d, buf, sizeof(buf));
+	CHECK(strstr(buf, "\"kind\":\"place\",\"trigger\":\"create\"") != NULL);
+	CHECK(strstr(buf, "\"moves\":[{\"tid\":null,\"slice\":7,\"from\":null,"
+			  "\"to\":2,\"from_after\":null,\"to_after\":7}]") != NULL);
+	CHECK(strstr(buf, "\"reason\":\"placed\"}") != NULL);
+	CHECK(strstr(buf, "\"avg\":5.00,\"hi\":6.00,\"lo\":4.00") != NULL);
+	/* Nothing to do: empty moves, a reason. */
+	d = lb_log_next(&log);
+	lb_fake_add(&area, 2, 2, 10, FUL_TS_READY);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 6, LB_TRIG_DEMAND, mv, 4, d), 0);
+	lb_decision_json(d, buf, sizeof(buf));
+	CHECK(strstr(buf, "{\"seq\":1,\"t\":6,\"policy\":\"fulcrum\"") == buf);
+	CHECK(strstr(buf, "\"trigger\":\"demand\",\"gate\":\"none\"") != NULL);
+	CHECK(strstr(buf, "\"moves\":[],\"reject\":null,"
+			  "\"reason\":\"balanced\"}") != NULL);
+	/* A turned-down candidate is logged. */
+	setup(3, "mginkgo");
+	lb_fake_add(&area, 1, 1, 10, FUL_TS_READY);
+	d = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 7, LB_TRIG_TIMER, mv, 4, d), 0);
+	lb_decision_json(d, buf, sizeof(buf));
+	CHECK(strstr(buf, "\"reject\":{\"tid\":1,\"slice\":10,\"from\":1,"
+			  "\"to\":2,\"from_after\":0,\"to_after\":10},"
+			  "\"reason\":\"new_overload\"}") != NULL);
+}
+
+HTEST(json_truncation_and_worst_case)
+{
+	char small[16], big[LB_JSON_MAX];
+	struct lb_decision d = {.policy = "fulcrum", .ncpus = 8,
+				.kind = LB_KIND_REBALANCE,
+				.nmoves = LB_MAX_MOVES, .has_reject = true};
+	for (unsigned c = 0; c < 8; c++) {
+		d.v.load[c] = 5120000;
+		d.v.nrun[c] = 512;
+	}
+	d.seq = d.time = ~0UL;
+	d.v.has_nrun = true;
+	d.mask = 0xff;
+	d.neligible = 1;
+	d.sum = ~0UL / 200; /* the largest A the formula takes */
+	for (unsigned i = 0; i < LB_MAX_MOVES; i++)
+		d.move[i] = (struct lb_dmove){~0u, ~0u, 7, 7, ~0UL, ~0UL};
+	d.reject = d.move[0];
+	int n = lb_decision_json(&d, big, sizeof(big));
+	CHECK(n > 0 && n < LB_JSON_MAX);
+	CHECK_EQ(n, (int)strlen(big));
+	CHECK_EQ(lb_decision_json(&d, small, sizeof(small)), n);
+	CHECK_EQ(strlen(small), sizeof(small) - 1);
+	CHECK(!memcmp(small, big, sizeof(small) - 1));
+}
+
+HTEST(log_ring_wraps)
+{
+	static struct lb_log log;
+	for (unsigned i = 0; i < LB_LOG_SIZE + 5; i++) {
+		struct lb_decision *d = lb_log_next(&log);
+		CHECK_EQ(d->seq, i);
+		d->time = i * 10;
+	}
+	CHECK(lb_log_get(&log, 0) == NULL);
+	CHECK(lb_log_get(&log, 4) == NULL);
+	CHECK(lb_log_get(&log, LB_LOG_SIZE + 5) == NULL);
+	const struct lb_decision *d = lb_log_get(&log, 5);
+	CHECK(d && d->seq == 5 && d->time == 50);
+	d = lb_log_get(&log, LB_LOG_SIZE + 4);
+	CHECK(d && d->seq == LB_LOG_SIZE + 4);
+}
+
+/* ---- seqcount readers ----------------------------------------------- */
+
+HTEST(seq_odd_is_retried)
+{
+	struct ful_load_cpu c;
+	struct ful_load_thread t;
+	lb_fake_init(&area, 4);
+	lb_fake_add(&area, 1, 2, 30, FUL_TS_READY);
+	CHECK(ful_load_try_cpu(&area, 2, &c));
+	CHECK(c.load == 30 && c.nrunnable == 1 && !(c.seq & 1));
+	area.cpu[2].seq++; /* a writer is inside */
+	CHECK(!ful_load_try_cpu(&area, 2, &c));
+	unsigned nrun;
+	unsigned long load;
+	CHECK(!ful_load_try_cpu_load(&area, 2, &nrun, &load));
+	area.cpu[2].seq++;
+	CHECK(ful_load_try_cpu_load(&area, 2, &nrun, &load));
+	CHECK(ful_load_try_thread(&area, 1, &t));
+	CHECK(t.tid == 1 && t.cpu == 2 && t.slice_ms == 30);
+	area.thread[1].seq++;
+	CHECK(!ful_load_try_thread(&area, 1, &t));
+	area.thread[1].seq++;
+	ful_load_read_thread(&area, 1, &t);
+	CHECK_EQ(t.slice_ms, 30);
+}
+
+struct writer_arg {
+	_Atomic int stop;
+	_Atomic int started;
+	unsigned long writes;
+};
+
+/** Keep rewriting core 1's record with every field = k, k = 1, 2, ... */
+static void *seq_writer(void *p)
+{
+	struct writer_arg *w = p;
+	struct ful_load_cpu *c = &area.cpu[1];
+	for (unsigned long k = 1; !w->stop; k++) {
+		__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&c->nrunnable, (unsigned)k, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->load, k, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->busy, k, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->switches, k, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELEASE);
+		w->writes = k;
+		w->started = 1;
+	}
+	return NULL;
+}
+
+HTEST(seq_torn_copies_never_escape)
+{
+	struct writer_arg w = {0};
+	pthread_t th;
+	lb_fake_init(&area, 4);
+	CHECK_EQ(pthread_create(&th, NULL, seq_writer, &w), 0);
+	while (!w.started)
+		;
+	unsigned long bad = 0, torn = 0, reads = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct ful_load_cpu c;
+		for (int i = 0; i < 1000; i++, reads++) {
+			if (!ful_load_try_cpu(&area, 1, &c)) {
+				torn++;
+				continue;
+			}
+			bad += c.load != c.nrunnable || c.busy != c.load ||
+			       c.switches != c.load;
+		}
+		ful_load_read_cpu(&area, 1, &c);
+		bad += c.busy != c.load;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t1.tv_nsec - t0.tv_nsec) < 200000000L);
+	w.stop = 1;
+	pthread_join(th, NULL);
+	CHECK_EQ(bad, 0);
+	CHECK(reads > 1000);
+	printf("# seqcount: %lu reads, %lu torn (retried), %lu writes\n",
+	       reads, torn, w.writes);
+}
+
+/* ---- the matrix-multiplication experiment, simulated ------------------ */
+
+#define SIM_WORK_MS 1000.0 /* CPU time of one sub-block task */
+#define SIM_SLICE 10
+#define SIM_MAX_MS 100000
+
+static double sim_left[FUL_LOAD_THREADS];
+
+/** Run one millisecond of processor sharing on every core; returns the
+ *  tasks still alive, *@idle set if a worker ran out of work. */
+static unsigned sim_tick(unsigned last, unsigned nw, bool *idle)
+{
+	unsigned nrun[FUL_LOAD_CPUS], alive = 0;
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+		nrun[c] = area.cpu[c].nrunnable;
+	for (unsigned id = 1; id < last; id++) {
+		const struct ful_load_thread *r = lb_fake_thread(&area, id);
+		if (!r)
+			continue;
+		sim_left[id] -= 1.0 / nrun[r->cpu];
+		if (sim_left[id] <= 1e-6)
+			lb_fake_kill(&area, id);
+		else
+			alive++;
+	}
+	*idle = false;
+	for (unsigned c = 1; c <= nw; c++)
+		*idle |= nrun[c] && !area.cpu[c].nrunnable;
+	return alive;
+}
+
+/**
+ * CPU-bound tasks placed split[0] / split[1] / ... on workers 1..nw, the
+ * rootserver alone on core 0, rebalance every 100 ms (and, if
+ * @idle_calls, when a worker runs dry). Returns the makespan in ms.
+ */
+static unsigned sim_matrix(const char *policy, const unsigned *split,
+			   unsigned nw, bool idle_calls, unsigned *moves)
+{
+	unsigned tid = 1;
+	setup(nw + 1, policy);
+	for (unsigned w = 0; w < nw; w++)
+		for (unsigned k = 0; k < split[w]; k++) {
+			sim_left[tid] = SIM_WORK_MS;
+			lb_fake_add(&area, tid++, w + 1, SIM_SLICE, FUL_TS_READY);
+		}
+	*moves = 0;
+	for (unsigned t = 1; t < SIM_MAX_MS; t++) {
+		bool idle;
+		if (!sim_tick(tid, nw, &idle))
+			return t;
+		int trig = t % 100 == 0 ? LB_TRIG_TIMER
+			 : idle && idle_calls ? LB_TRIG_IDLE : -1;
+		if (trig < 0)
+			continue;
+		unsigned n = lb_rebalance(&pol, &snap, t, (enum lb_trigger)trig,
+					  mv, LB_MAX_MOVES, &dec);
+		*moves += lb_fake_apply(&area, mv, n);
+	}
+	return SIM_MAX_MS;
+}
+
+HTEST(matrix_experiment_close_to_ideal)
+{
+	static const struct { unsigned nw, split[3], ideal; } cases[] = {
+		{2, {10, 6, 0}, 8000}, {3, {10, 7, 7}, 8000},
+	};
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned mm, fm;
+		unsigned mg = sim_matrix("mginkgo", cases[i].split,
+					 cases[i].nw, false, &mm);
+		unsigned fu = sim_matrix("fulcrum", cases[i].split,
+					 cases[i].nw, true, &fm);
+		printf("# matrix %u workers: unbalanced %u ms, ideal %u ms, "
+		       "mginkgo %u ms (%u moves), fulcrum %u ms (%u moves)\n",
+		       cases[i].nw, cases[i].split[0] * 1000, cases[i].ideal,
+		       mg, mm, fu, fm);
+		CHECK(fu <= cases[i].ideal + cases[i].ideal / 100); /* 1 % */
+		CHECK(fu <= mg);
+		CHECK(fm <= 12);
+	}
+}

@@ -1,0 +1,269 @@
+/*
+ * Load balancing policies: the snapshot of the kernel's load area, the
+ * policy interface, and the decision log. Plain portable C (no system
+ * call, no malloc): built into the rootserver and into the host tests.
+ *
+ *   snapshot   per-core figures copied from the load area at each
+ *              decision, plus a per-core index of threads ordered by
+ *              (slice_ms, tid), rebuilt only when hdr.tgen changes
+ *   policy     a name, tunables, place() (new thread -> core) and
+ *              rebalance() (snapshot -> at most `max` moves); both fill
+ *              a decision record
+ *   log        a ring of decision records, each printable as one JSON
+ *              line (keys: see lb_decision_json() in lb_log.c and
+ *              docs/design.md, "The policy interface")
+ *
+ * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
+ * refinement: idle trigger, several moves per round, no new overload).
+ */
+#ifndef LB_H
+#define LB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <ful/load.h>
+
+#define LB_NO_CPU 0xffu        /* "no core" in cores and in decision records */
+#define LB_MAX_MOVES 16        /* moves one rebalance may make (and log) */
+#define LB_MAX_TUNABLES 8
+#define LB_LOG_SIZE 64         /* records kept by the ring */
+#define LB_JSON_MAX 4096       /* enough for any record as one JSON line */
+
+/* ---- snapshot ------------------------------------------------------- */
+
+/* Figures a policy needs besides each core's load (struct lb_policy
+ * needs). load alone is one 8-byte field, read atomically without the
+ * seqcount; LB_NEED_NRUN reads load and nrunnable as a consistent pair
+ * (seqcount); LB_NEED_ALL also copies the rest of each core record. */
+#define LB_NEED_NRUN 1u
+#define LB_NEED_ALL 2u
+
+/* Per-core load and runnable count: what every decision is based on. */
+struct lb_loads {
+	unsigned long load[FUL_LOAD_CPUS]; /* sum of slice_ms of the runnable */
+	unsigned nrun[FUL_LOAD_CPUS];      /* runnable threads (if has_nrun) */
+	bool has_nrun;                     /* LB_NEED_NRUN or LB_NEED_ALL */
+};
+
+/* The rest of a core record (only with LB_NEED_ALL). */
+struct lb_cpu_ext {
+	unsigned nblocked, running;
+	unsigned long weight, busy, idle, stamp;
+};
+
+/* A thread a rebalance may move (lb_snap_pick). */
+struct lb_cand {
+	unsigned tid;
+	unsigned slice;
+};
+
+struct lb_snap {
+	const struct ful_load_page *area;
+	unsigned root_cpu;     /* the rootserver's core, LB_NO_CPU if none */
+	unsigned needs;        /* LB_NEED_*: set by lb_place/lb_rebalance */
+	unsigned ncpus;
+	bool include_root;     /* the rootserver's core is eligible: set by
+				* lb_place/lb_rebalance from the policy */
+	unsigned long now;     /* the caller's clock at the last refresh */
+	struct lb_loads cur;
+	/* Load monitoring over the eligible cores (paper 000's sum, max,
+	 * min), computed while reading: */
+	unsigned mask;         /* eligible cores */
+	unsigned neligible;
+	unsigned long sum;     /* their total load */
+	unsigned min, max;     /* least / most loaded of them, ties to the
+				* lowest id; LB_NO_CPU if there is none */
+	struct lb_cpu_ext ext[FUL_LOAD_CPUS];
+	/* Thread index: core c's movable threads are key[first[c] ..
+	 * first[c + 1]), each (c << 56 | slice_ms << 32 | tid), ascending.
+	 * Valid while hdr.tgen == tgen (checked by lb_snap_pick). */
+	bool index_ok;
+	unsigned long tgen;    /* hdr.tgen read before the last rebuild */
+	unsigned short first[FUL_LOAD_CPUS + 1];
+	unsigned long key[FUL_LOAD_THREADS];
+	/* Statistics (tests assert on them). */
+	unsigned long builds;  /* index rebuilds */
+	unsigned long probes;  /* index entries examined by lb_snap_pick */
+};
+
+void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
+		  unsigned root_cpu);
+void lb_snap_refresh(struct lb_snap *s, unsigned long now);
+void lb_snap_index(struct lb_snap *s);
+bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
+		  const unsigned *skip, unsigned nskip, struct lb_cand *out);
+
+/* ---- decision records ------------------------------------------------ */
+
+enum lb_kind { LB_KIND_PLACE, LB_KIND_REBALANCE };
+
+enum lb_trigger {
+	LB_TRIG_CREATE,  /* a thread is being created (placement) */
+	LB_TRIG_TIMER,   /* the periodic rebalance (period_ms) */
+	LB_TRIG_DEMAND,  /* asked for explicitly */
+	LB_TRIG_IDLE,    /* the caller saw a core go idle */
+};
+
+enum lb_state { LB_ST_EXCLUDED, LB_ST_LIGHT, LB_ST_NORMAL, LB_ST_HEAVY };
+
+/* What opened a rebalance round (fulcrum has more than one gate). */
+enum lb_gate {
+	LB_GATE_NONE,
+	LB_GATE_HEAVY_LIGHT, /* heaviest heavy and lightest light (paper) */
+	LB_GATE_HEAVY,       /* some core heavy */
+	LB_GATE_LIGHT,       /* some core light */
+	LB_GATE_IDLE,        /* a core with nothing runnable while another has >= 2 */
+};
+
+/* Outcome, or why the decision stopped where it did. */
+enum lb_reason {
+	LB_R_PLACED,         /* placement: a core was chosen */
+	LB_R_MOVED,          /* mginkgo: its one move */
+	LB_R_BALANCED,       /* no gate open / no core above the destination */
+	LB_R_NO_LIGHT,       /* mginkgo: heaviest heavy, lightest not light */
+	LB_R_NO_CANDIDATE,   /* no runnable movable thread allowed there */
+	LB_R_NEW_OVERLOAD,   /* the move would create a new overload */
+	LB_R_TOO_FEW_CORES,  /* fewer than two eligible cores */
+	LB_R_MAX_MOVES,      /* the bound on moves was reached */
+	LB_R_NO_ELIGIBLE,    /* placement: affinity excludes every eligible
+			      * core; the lowest allowed core was taken */
+	LB_R_COUNT
+};
+
+struct lb_dmove {
+	unsigned tid;        /* 0 for a placement (the thread has no tid yet) */
+	unsigned slice;
+	unsigned char from;  /* LB_NO_CPU for a placement */
+	unsigned char to;
+	unsigned long from_after, to_after; /* predicted loads after it */
+};
+
+struct lb_decision {
+	unsigned long seq;   /* set by lb_log_next */
+	unsigned long time;  /* snapshot clock (lb_snap.now) */
+	const char *policy;
+	unsigned char kind, trigger, gate, reason;
+	unsigned char ncpus, root_cpu, include_root, threshold_pct;
+	unsigned char nmoves;
+	bool has_reject;     /* a candidate was found and turned down */
+	unsigned char mask;  /* eligible cores (the others are "excluded") */
+	unsigned char neligible;
+	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
+	struct lb_loads v;   /* before the decision */
+	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
+	struct lb_dmove reject;              /* if has_reject */
+};
+
+/* Derived figures (computed when needed, not stored: they cost the
+ * decision nothing). States follow equation 1 of paper 000, exactly,
+ * in integers: heavy iff L n 100 > sum (100 + T), light iff < sum (100 - T). */
+static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
+{
+	if (c >= FUL_LOAD_CPUS || !((d->mask >> c) & 1u))
+		return LB_ST_EXCLUDED;
+	unsigned long l = d->v.load[c] * d->neligible * 100;
+	if (l > d->sum * (100 + d->threshold_pct))
+		return LB_ST_HEAVY;
+	if (l < d->sum * (100 - d->threshold_pct))
+		return LB_ST_LIGHT;
+	return LB_ST_NORMAL;
+}
+
+/** A, A(1+T), A(1-T) of @d, times 100 (two decimals). */
+static inline unsigned long lb_avg100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * 100 / d->neligible : 0;
+}
+
+static inline unsigned long lb_hi100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * (100 + d->threshold_pct) / d->neligible
+			    : 0;
+}
+
+static inline unsigned long lb_lo100(const struct lb_decision *d)
+{
+	return d->neligible ? d->sum * (100 - d->threshold_pct) / d->neligible
+			    : 0;
+}
+
+/* ---- policies ------------------------------------------------------- */
+
+struct lb_tunable {
+	const char *name;
+	long value, min, max;
+};
+
+/* What placement knows about the thread being created. */
+struct lb_new_thread {
+	unsigned slice_ms;
+	unsigned affinity;   /* 0: every core */
+	int nice;
+};
+
+struct lb_policy {
+	const char *name;
+	unsigned needs;      /* LB_NEED_* */
+	unsigned ntunables;
+	struct lb_tunable tun[LB_MAX_TUNABLES];
+	/** The core for a new thread; fills @d. */
+	unsigned (*place)(struct lb_policy *p, const struct lb_snap *s,
+			  const struct lb_new_thread *t, struct lb_decision *d);
+	/** Up to @max moves into @moves (for FUL_SYS_MIGRATE); fills @d. */
+	unsigned (*rebalance)(struct lb_policy *p, struct lb_snap *s,
+			      struct ful_move *moves, unsigned max,
+			      struct lb_decision *d);
+	void *state;         /* for policies that keep state across rounds */
+};
+
+/* Tunables every policy has, at these indices. */
+enum {
+	LB_T_PERIOD,         /* period_ms: the rebalance timer */
+	LB_T_THRESHOLD,      /* threshold_pct: T of paper 000, in percent */
+	LB_T_INCLUDE_ROOT,   /* include_root: the rootserver's core takes part */
+	LB_T_COMMON
+};
+
+#define LB_E_NAME (-1)   /* no tunable (or policy) of that name */
+#define LB_E_RANGE (-2)  /* value outside [min, max] */
+
+void lb_mginkgo_init(struct lb_policy *p);
+void lb_fulcrum_init(struct lb_policy *p);
+int lb_policy_init(struct lb_policy *p, const char *name);
+int lb_tunable_set(struct lb_policy *p, const char *name, long value);
+int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);
+
+/* A decision on fresh figures: refresh @s (at time @now, the policy's
+ * needs), fill the common part of @d, call the policy. */
+unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+		  const struct lb_new_thread *t, struct lb_decision *d);
+unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
+		      unsigned long now, enum lb_trigger trigger,
+		      struct ful_move *moves, unsigned max,
+		      struct lb_decision *d);
+
+/* Helpers shared by the policies (lb_policy.c). */
+unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
+		   struct lb_decision *d);
+unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
+unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
+unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d,
+			bool tie_nrun);
+
+/* ---- decision log ---------------------------------------------------- */
+
+struct lb_log {
+	unsigned long next;  /* seq of the next record */
+	struct lb_decision rec[LB_LOG_SIZE];
+};
+
+struct lb_decision *lb_log_next(struct lb_log *l);
+const struct lb_decision *lb_log_get(const struct lb_log *l,
+				     unsigned long seq);
+int lb_decision_json(const struct lb_decision *d, char *buf, size_t n);
+const char *lb_reason_name(unsigned reason);
+const char *lb_state_name(unsigned state);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * A fabricated load area, written the way the kernel writes the real one
+ * (seq odd while a record changes, hdr.tgen bumped on thread creation,
+ * exit, move, slice and affinity changes, per-core figures derived from
+ * the thread records). For the host tests and the rootserver's decision
+ * benchmarks, which need a deterministic area with no other core active.
+ * Thread slot = FUL_TID_SLOT(tid).
+ */
+#ifndef LB_FAKE_H
+#define LB_FAKE_H
+
+#include <ful/load.h>
+
+void lb_fake_init(struct ful_load_page *a, unsigned ncpus);
+/** Add thread @tid on @cpu (affinity: every core). false if its slot is
+ *  out of range or taken. */
+bool lb_fake_add(struct ful_load_page *a, unsigned tid, unsigned cpu,
+		 unsigned slice_ms, unsigned state);
+void lb_fake_set_state(struct ful_load_page *a, unsigned tid, unsigned state);
+void lb_fake_set_affinity(struct ful_load_page *a, unsigned tid,
+			  unsigned mask);
+void lb_fake_set_flags(struct ful_load_page *a, unsigned tid, unsigned flags);
+void lb_fake_move(struct ful_load_page *a, unsigned tid, unsigned cpu);
+void lb_fake_kill(struct ful_load_page *a, unsigned tid);
+/** Carry out @n moves as FUL_SYS_MIGRATE would; returns moves done. */
+unsigned lb_fake_apply(struct ful_load_page *a, struct ful_move *moves,
+		       unsigned n);
+/** The thread record of @tid (NULL if not live). */
+const struct ful_load_thread *lb_fake_thread(const struct ful_load_page *a,
+					     unsigned tid);
+
+#endif

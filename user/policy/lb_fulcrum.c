@@ -1,0 +1,184 @@
+/*
+ * "fulcrum": a refinement of paper 000's balancer, same load L, average
+ * A and threshold T.
+ *
+ * Gate (when a round may move anything): a core is idle (no runnable
+ * thread) while another has two or more (idle_trigger), or some core is
+ * heavy, or some core is light. The paper needs heavy AND light, so with
+ * loads 10/7/7 (A = 8) it never moves: no core is light.
+ *
+ * Round: up to max_moves moves. Each move goes to the lightest core
+ * (ties: fewer runnable threads, then lowest id). Sources are tried from
+ * the heaviest down; from each, the runnable movable thread with the
+ * smallest slice s. A move is made only if
+ *     L(dst) + s <= L(src) - s
+ * i.e. the destination ends no heavier than the source: no new overload
+ * (the heaviest load never grows, no core is pushed past the source) and
+ * the sum of squared loads drops by at least 2 s^2, so rounds converge
+ * and two rounds never undo each other on unchanged loads. Loads are
+ * updated after each move; threads moved in this round are not picked
+ * again. With equal slices it reaches the most even split: 10/6 -> 8/8,
+ * 10/7/7 -> 8/8/8.
+ *
+ * Placement: least loaded eligible core; ties to fewer runnable threads,
+ * then to the lowest id.
+ */
+#include "lb.h"
+
+enum { FU_T_MAX_MOVES = LB_T_COMMON, FU_T_IDLE, FU_T_COUNT };
+
+static const struct lb_tunable fulcrum_tunables[FU_T_COUNT] = {
+	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
+	[LB_T_THRESHOLD] = {"threshold_pct", 20, 0, 100},
+	[LB_T_INCLUDE_ROOT] = {"include_root", 0, 0, 1},
+	[FU_T_MAX_MOVES] = {"max_moves", 8, 0, LB_MAX_MOVES},
+	[FU_T_IDLE] = {"idle_trigger", 1, 0, 1},
+};
+
+/* The working state of one round: predicted figures after each move. */
+struct round {
+	struct lb_snap *s;
+	unsigned mask;
+	unsigned long load[FUL_LOAD_CPUS];
+	unsigned nrun[FUL_LOAD_CPUS];
+	unsigned moved[LB_MAX_MOVES];
+	unsigned nmoved;
+};
+
+static unsigned fulcrum_place(struct lb_policy *p, const struct lb_snap *s,
+			      const struct lb_new_thread *t,
+			      struct lb_decision *d)
+{
+	return lb_place_least(p, s, t, d, true);
+}
+
+/** Which gate is open, if any (enum lb_gate). */
+static unsigned fulcrum_gate(const struct lb_policy *p,
+			     const struct lb_decision *d, unsigned mask)
+{
+	bool heavy = false, light = false, idle = false, busy = false;
+	for (unsigned c = 0; c < d->ncpus; c++) {
+		if (!(mask & (1u << c)))
+			continue;
+		heavy |= lb_state(d, c) == LB_ST_HEAVY;
+		light |= lb_state(d, c) == LB_ST_LIGHT;
+		idle |= d->v.nrun[c] == 0;
+		busy |= d->v.nrun[c] >= 2;
+	}
+	if (p->tun[FU_T_IDLE].value && idle && busy)
+		return LB_GATE_IDLE;
+	if (heavy && light)
+		return LB_GATE_HEAVY_LIGHT;
+	if (heavy)
+		return LB_GATE_HEAVY;
+	return light ? LB_GATE_LIGHT : LB_GATE_NONE;
+}
+
+/** Lightest core of the round: ties to fewer runnable, then lowest id. */
+static unsigned round_dst(const struct round *r)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		if (!(r->mask & (1u << c)))
+			continue;
+		if (best == LB_NO_CPU || r->load[c] < r->load[best] ||
+		    (r->load[c] == r->load[best] && r->nrun[c] < r->nrun[best]))
+			best = c;
+	}
+	return best;
+}
+
+/**
+ * Find one move: to the lightest core, from the heaviest source that has
+ * an acceptable candidate. LB_R_MOVED with *@m filled, or why not (the
+ * heaviest source's reason); the first candidate turned down goes to
+ * @d->reject.
+ */
+static unsigned round_step(struct round *r, struct lb_dmove *m,
+			   struct lb_decision *d)
+{
+	unsigned dst = round_dst(r), tried = 1u << dst;
+	unsigned why = LB_R_BALANCED;
+	for (;;) {
+		unsigned src = lb_most_loaded(r->load, r->mask & ~tried);
+		if (src == LB_NO_CPU || r->load[src] <= r->load[dst])
+			return why;
+		tried |= 1u << src;
+		struct lb_cand c;
+		if (!lb_snap_pick(r->s, src, dst, r->moved, r->nmoved, &c)) {
+			why = why == LB_R_BALANCED ? LB_R_NO_CANDIDATE : why;
+			continue;
+		}
+		*m = (struct lb_dmove){
+			.tid = c.tid, .slice = c.slice,
+			.from = (unsigned char)src, .to = (unsigned char)dst,
+			.from_after = r->load[src] > c.slice
+					      ? r->load[src] - c.slice : 0,
+			.to_after = r->load[dst] + c.slice};
+		if (m->to_after <= m->from_after)
+			return LB_R_MOVED;
+		why = why == LB_R_BALANCED ? LB_R_NEW_OVERLOAD : why;
+		if (!d->has_reject) {
+			d->reject = *m;
+			d->has_reject = true;
+		}
+	}
+}
+
+/** Commit move @m to the round and to the outputs. */
+static void round_apply(struct round *r, const struct lb_dmove *m,
+			struct ful_move *moves, struct lb_decision *d)
+{
+	r->load[m->from] = m->from_after;
+	r->load[m->to] = m->to_after;
+	r->nrun[m->from] -= r->nrun[m->from] > 0;
+	r->nrun[m->to]++;
+	moves[r->nmoved] = (struct ful_move){.tid = m->tid, .cpu = m->to};
+	d->move[r->nmoved] = *m;
+	r->moved[r->nmoved++] = m->tid;
+	d->nmoves = (unsigned char)r->nmoved;
+}
+
+/** Several moves per round, each one that leaves no new overload. */
+static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
+				  struct ful_move *moves, unsigned max,
+				  struct lb_decision *d)
+{
+	struct round r = {.s = s, .mask = lb_record(p, s, d)};
+	if (!(r.mask & (r.mask - 1))) {
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
+	}
+	d->gate = (unsigned char)fulcrum_gate(p, d, r.mask);
+	if (d->gate == LB_GATE_NONE) {
+		d->reason = LB_R_BALANCED;
+		return 0;
+	}
+	unsigned limit = (unsigned)p->tun[FU_T_MAX_MOVES].value;
+	limit = limit < max ? limit : max;
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		r.load[c] = d->v.load[c];
+		r.nrun[c] = d->v.nrun[c];
+	}
+	unsigned why = LB_R_MAX_MOVES;
+	while (r.nmoved < limit) {
+		struct lb_dmove m;
+		why = round_step(&r, &m, d);
+		if (why != LB_R_MOVED)
+			break;
+		round_apply(&r, &m, moves, d);
+		why = LB_R_MAX_MOVES;
+	}
+	d->reason = (unsigned char)why;
+	return r.nmoved;
+}
+
+void lb_fulcrum_init(struct lb_policy *p)
+{
+	*p = (struct lb_policy){.name = "fulcrum", .needs = LB_NEED_NRUN,
+				.ntunables = FU_T_COUNT,
+				.place = fulcrum_place,
+				.rebalance = fulcrum_rebalance};
+	for (unsigned i = 0; i < FU_T_COUNT; i++)
+		p->tun[i] = fulcrum_tunables[i];
+}

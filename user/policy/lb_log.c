@@ -1,0 +1,191 @@
+/*
+ * The decision log: a ring of LB_LOG_SIZE decision records, and one
+ * JSON line per record.
+ *
+ * JSON keys, in this order (one object, no newline):
+ *   seq           record number, from 0
+ *   t             the caller's clock at the snapshot (counter ticks)
+ *   policy        policy name
+ *   kind          "place" | "rebalance"
+ *   trigger       "create" | "timer" | "demand" | "idle"
+ *   gate          what opened the round: "none" | "heavy_light" |
+ *                 "heavy" | "light" | "idle"
+ *   ncpus, root   cores online; the rootserver's core (null if none)
+ *   include_root  0/1, threshold_pct: T in percent
+ *   load, nrun    per core, before the decision: L and runnable threads
+ *                 (nrun null if the policy does not read it: mginkgo)
+ *   avg, hi, lo   A, A(1+T), A(1-T) over the eligible cores, 2 decimals
+ *   state         per core: "excluded" | "light" | "normal" | "heavy"
+ *   moves         [{tid, slice, from, to, from_after, to_after}], the
+ *                 loads predicted after each move in turn; a placement
+ *                 is one entry with tid, from and from_after null
+ *   reject        the first candidate turned down (same keys) or null
+ *   reason        "placed" | "moved" | "balanced" | "no_light" |
+ *                 "no_candidate" | "new_overload" | "too_few_cores" |
+ *                 "max_moves" | "no_eligible": the outcome, or why the
+ *                 round stopped (fulcrum: after its last move)
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lb.h"
+
+/** The next record of the ring, with its seq set; the caller (a policy
+ *  via lb_place / lb_rebalance) fills the rest. */
+struct lb_decision *lb_log_next(struct lb_log *l)
+{
+	struct lb_decision *d = &l->rec[l->next % LB_LOG_SIZE];
+	d->seq = l->next++;
+	return d;
+}
+
+/** Record @seq if it is still in the ring, else NULL. */
+const struct lb_decision *lb_log_get(const struct lb_log *l,
+				     unsigned long seq)
+{
+	if (seq >= l->next || l->next - seq > LB_LOG_SIZE)
+		return NULL;
+	return &l->rec[seq % LB_LOG_SIZE];
+}
+
+static const char *const reason_names[LB_R_COUNT] = {
+	[LB_R_PLACED] = "placed",
+	[LB_R_MOVED] = "moved",
+	[LB_R_BALANCED] = "balanced",
+	[LB_R_NO_LIGHT] = "no_light",
+	[LB_R_NO_CANDIDATE] = "no_candidate",
+	[LB_R_NEW_OVERLOAD] = "new_overload",
+	[LB_R_TOO_FEW_CORES] = "too_few_cores",
+	[LB_R_MAX_MOVES] = "max_moves",
+	[LB_R_NO_ELIGIBLE] = "no_eligible",
+};
+
+const char *lb_reason_name(unsigned reason)
+{
+	return reason < LB_R_COUNT ? reason_names[reason] : "?";
+}
+
+const char *lb_state_name(unsigned state)
+{
+	static const char *const names[] = {"excluded", "light", "normal",
+					    "heavy"};
+	return state < 4 ? names[state] : "?";
+}
+
+static const char *trigger_name(unsigned t)
+{
+	static const char *const names[] = {"create", "timer", "demand",
+					    "idle"};
+	return t < 4 ? names[t] : "?";
+}
+
+static const char *gate_name(unsigned g)
+{
+	static const char *const names[] = {"none", "heavy_light", "heavy",
+					    "light", "idle"};
+	return g < 5 ? names[g] : "?";
+}
+
+/* An snprintf cursor: len counts what the whole line needs. */
+struct jbuf {
+	char *buf;
+	size_t n, len;
+};
+
+static void jput(struct jbuf *j, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = j->len < j->n ? j->n - j->len : 0;
+	int k = vsnprintf(room ? j->buf + j->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		j->len += (size_t)k;
+}
+
+static void jput_fixed2(struct jbuf *j, const char *key, unsigned long v100)
+{
+	jput(j, ",\"%s\":%lu.%02lu", key, v100 / 100, v100 % 100);
+}
+
+static void jput_core(struct jbuf *j, const char *key, unsigned c)
+{
+	if (c == LB_NO_CPU)
+		jput(j, "\"%s\":null", key);
+	else
+		jput(j, "\"%s\":%u", key, c);
+}
+
+static void jput_move(struct jbuf *j, const struct lb_dmove *m)
+{
+	if (m->tid)
+		jput(j, "{\"tid\":%u", m->tid);
+	else
+		jput(j, "{\"tid\":null");
+	jput(j, ",\"slice\":%u,", m->slice);
+	jput_core(j, "from", m->from);
+	jput(j, ",\"to\":%u,", m->to);
+	if (m->from == LB_NO_CPU)
+		jput(j, "\"from_after\":null");
+	else
+		jput(j, "\"from_after\":%lu", m->from_after);
+	jput(j, ",\"to_after\":%lu}", m->to_after);
+}
+
+/** The per-core arrays: load, nrun, state. */
+static void jput_cores(struct jbuf *j, const struct lb_decision *d)
+{
+	unsigned n = d->ncpus < FUL_LOAD_CPUS ? d->ncpus : FUL_LOAD_CPUS;
+	jput(j, ",\"load\":[");
+	for (unsigned c = 0; c < n; c++)
+		jput(j, "%s%lu", c ? "," : "", d->v.load[c]);
+	jput(j, "]");
+	if (d->v.has_nrun) {
+		jput(j, ",\"nrun\":[");
+		for (unsigned c = 0; c < n; c++)
+			jput(j, "%s%u", c ? "," : "", d->v.nrun[c]);
+		jput(j, "]");
+	} else {
+		jput(j, ",\"nrun\":null");
+	}
+	jput_fixed2(j, "avg", lb_avg100(d));
+	jput_fixed2(j, "hi", lb_hi100(d));
+	jput_fixed2(j, "lo", lb_lo100(d));
+	jput(j, ",\"state\":[");
+	for (unsigned c = 0; c < n; c++)
+		jput(j, "%s\"%s\"", c ? "," : "", lb_state_name(lb_state(d, c)));
+	jput(j, "]");
+}
+
+/**
+ * Format @d as one JSON line (no newline) into @buf of @n bytes. Returns
+ * the length of the whole line, like snprintf: the line is complete only
+ * if that is < @n (LB_JSON_MAX always suffices).
+ */
+int lb_decision_json(const struct lb_decision *d, char *buf, size_t n)
+{
+	struct jbuf j = {.buf = buf, .n = n};
+	if (n)
+		buf[0] = '\0';
+	jput(&j, "{\"seq\":%lu,\"t\":%lu,\"policy\":\"%s\",\"kind\":\"%s\"",
+	     d->seq, d->time, d->policy ? d->policy : "?",
+	     d->kind == LB_KIND_PLACE ? "place" : "rebalance");
+	jput(&j, ",\"trigger\":\"%s\",\"gate\":\"%s\",\"ncpus\":%u,",
+	     trigger_name(d->trigger), gate_name(d->gate), d->ncpus);
+	jput_core(&j, "root", d->root_cpu);
+	jput(&j, ",\"include_root\":%u,\"threshold_pct\":%u", d->include_root,
+	     d->threshold_pct);
+	jput_cores(&j, d);
+	jput(&j, ",\"moves\":[");
+	for (unsigned i = 0; i < d->nmoves && i < LB_MAX_MOVES; i++) {
+		jput(&j, "%s", i ? "," : "");
+		jput_move(&j, &d->move[i]);
+	}
+	jput(&j, "],\"reject\":");
+	if (d->has_reject)
+		jput_move(&j, &d->reject);
+	else
+		jput(&j, "null");
+	jput(&j, ",\"reason\":\"%s\"}", lb_reason_name(d->reason));
+	return (int)j.len;
+}

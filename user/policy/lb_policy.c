@@ -1,0 +1,182 @@
+/*
+ * The policy interface: tunables by name, the decision wrappers, and the
+ * helpers every policy shares (eligible cores, load states of paper 000,
+ * least / most loaded core).
+ */
+#include <string.h>
+
+#include "lb.h"
+
+/** Initialise @p as the policy called @name. 0 or LB_E_NAME. */
+int lb_policy_init(struct lb_policy *p, const char *name)
+{
+	if (!strcmp(name, "mginkgo"))
+		lb_mginkgo_init(p);
+	else if (!strcmp(name, "fulcrum"))
+		lb_fulcrum_init(p);
+	else
+		return LB_E_NAME;
+	return 0;
+}
+
+static struct lb_tunable *tunable_find(const struct lb_policy *p,
+				       const char *name)
+{
+	for (unsigned i = 0; i < p->ntunables; i++)
+		if (!strcmp(p->tun[i].name, name))
+			return (struct lb_tunable *)&p->tun[i];
+	return NULL;
+}
+
+/** Set tunable @name to @value. 0, LB_E_NAME, or LB_E_RANGE (unchanged). */
+int lb_tunable_set(struct lb_policy *p, const char *name, long value)
+{
+	struct lb_tunable *t = tunable_find(p, name);
+	if (!t)
+		return LB_E_NAME;
+	if (value < t->min || value > t->max)
+		return LB_E_RANGE;
+	t->value = value;
+	return 0;
+}
+
+/** Read tunable @name into *@value. 0 or LB_E_NAME. */
+int lb_tunable_get(const struct lb_policy *p, const char *name, long *value)
+{
+	const struct lb_tunable *t = tunable_find(p, name);
+	if (!t)
+		return LB_E_NAME;
+	*value = t->value;
+	return 0;
+}
+
+/** Fill the part of @d that does not depend on the policy. */
+static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
+			   struct lb_decision *d, unsigned kind,
+			   unsigned trigger)
+{
+	d->time = s->now;
+	d->policy = p->name;
+	d->kind = (unsigned char)kind;
+	d->trigger = (unsigned char)trigger;
+	d->gate = LB_GATE_NONE;
+	d->nmoves = 0;
+	d->has_reject = false;
+}
+
+unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+		  const struct lb_new_thread *t, struct lb_decision *d)
+{
+	s->needs = p->needs;
+	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
+	lb_snap_refresh(s, now);
+	decision_begin(p, s, d, LB_KIND_PLACE, LB_TRIG_CREATE);
+	return p->place(p, s, t, d);
+}
+
+unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
+		      unsigned long now, enum lb_trigger trigger,
+		      struct ful_move *moves, unsigned max,
+		      struct lb_decision *d)
+{
+	s->needs = p->needs;
+	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
+	lb_snap_refresh(s, now);
+	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
+	if (max > LB_MAX_MOVES)
+		max = LB_MAX_MOVES;
+	return p->rebalance(p, s, moves, max, d);
+}
+
+/**
+ * Record the inputs of a decision in @d: each core's load and runnable
+ * count, the eligible cores and their total load (from the snapshot,
+ * which leaves the rootserver's core out unless include_root: the
+ * paper's A does, and its placement never chooses that core). Returns
+ * the eligible mask.
+ */
+unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
+		   struct lb_decision *d)
+{
+	d->v = s->cur;
+	d->ncpus = (unsigned char)s->ncpus;
+	d->root_cpu = (unsigned char)(s->root_cpu < s->ncpus ? s->root_cpu
+							     : LB_NO_CPU);
+	d->include_root = s->include_root;
+	d->threshold_pct = (unsigned char)p->tun[LB_T_THRESHOLD].value;
+	d->mask = (unsigned char)s->mask;
+	d->neligible = (unsigned char)s->neligible;
+	d->sum = s->sum;
+	return s->mask;
+}
+
+/** The core of @mask with the smallest load, ties to the lowest id;
+ *  LB_NO_CPU if @mask is empty. */
+unsigned lb_least_loaded(const unsigned long *load, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	unsigned long bl = 0;
+	for (unsigned c = 0; mask; c++, mask >>= 1)
+		if ((mask & 1) && (load[c] < bl || best == LB_NO_CPU))
+			best = c, bl = load[c];
+	return best;
+}
+
+/** The core of @mask with the largest load, ties to the lowest id. */
+unsigned lb_most_loaded(const unsigned long *load, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	unsigned long bl = 0;
+	for (unsigned c = 0; mask; c++, mask >>= 1)
+		if ((mask & 1) && (load[c] > bl || best == LB_NO_CPU))
+			best = c, bl = load[c];
+	return best;
+}
+
+/** Among @mask, the least loaded core; ties to fewer runnable threads,
+ *  then to the lowest id. */
+static unsigned least_loaded_nrun(const struct lb_loads *v, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (best == LB_NO_CPU || v->load[c] < v->load[best] ||
+		    (v->load[c] == v->load[best] && v->nrun[c] < v->nrun[best]))
+			best = c;
+	}
+	return best;
+}
+
+/**
+ * Placement shared by the policies: the least loaded eligible core that
+ * @t's affinity allows, ties to the lowest id (or, with @tie_nrun, to
+ * fewer runnable threads first). If the affinity excludes every eligible
+ * core: the least loaded core it allows (LB_R_NO_ELIGIBLE). With no
+ * eligible core at all (one core, the rootserver's): that core
+ * (LB_R_TOO_FEW_CORES). Logs the placement as move[0] with no tid.
+ */
+unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d,
+			bool tie_nrun)
+{
+	unsigned mask = lb_record(p, s, d);
+	unsigned online = (1u << s->ncpus) - 1;
+	unsigned allowed = t->affinity ? t->affinity & online : online;
+	unsigned to = s->min;
+	if (tie_nrun)
+		to = least_loaded_nrun(&d->v, mask & allowed);
+	else if (to == LB_NO_CPU || !((allowed >> to) & 1))
+		to = lb_least_loaded(d->v.load, mask & allowed);
+	d->reason = LB_R_PLACED;
+	if (to == LB_NO_CPU) {
+		d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
+		to = lb_least_loaded(d->v.load, allowed ? allowed : online);
+		to = to == LB_NO_CPU ? 0 : to;
+	}
+	d->nmoves = 1;
+	d->move[0] = (struct lb_dmove){.slice = t->slice_ms, .from = LB_NO_CPU,
+				       .to = (unsigned char)to,
+				       .to_after = d->v.load[to] + t->slice_ms};
+	return to;
+}

@@ -1,0 +1,271 @@
+/*
+ * The snapshot: per-core figures copied from the load area, and a
+ * per-core index of movable threads ordered by (slice_ms, tid).
+ *
+ * Costs. lb_snap_refresh reads the header and, per core, the load (one
+ * atomic word) or load and nrunnable (one seqcount read): O(ncpus),
+ * independent of the thread count. The index
+ * is rebuilt only when hdr.tgen changed (a thread was created, freed,
+ * moved, or changed slice, nice or affinity): one pass over the thread records and a heap
+ * sort, O(T log T) for T threads, done lazily by the first lb_snap_pick
+ * that needs it, so placement never pays for it. Runnable/blocked
+ * changes do not bump tgen, so lb_snap_pick checks each entry's live
+ * record: it stops at the first runnable, movable thread whose affinity
+ * allows the destination. Usually that is the first entry (O(1)); the
+ * worst case is O(T_c), T_c = indexed threads of that core, when every
+ * thread with a smaller slice is blocked or excluded by affinity.
+ */
+#include "lb.h"
+
+#define KEY_CPU_SHIFT 56
+#define KEY_SLICE_SHIFT 32
+#define KEY_SLICE_MASK 0xffffffUL
+#define KEY_TID_MASK 0xffffffffUL
+
+void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
+		  unsigned root_cpu)
+{
+	*s = (struct lb_snap){.area = area, .root_cpu = root_cpu};
+}
+
+/** Copy the rest of core @c's record (LB_NEED_ALL). */
+static void snap_read_ext(struct lb_snap *s, unsigned c)
+{
+	struct ful_load_cpu r;
+	ful_load_read_cpu(s->area, c, &r);
+	s->ext[c] = (struct lb_cpu_ext){.nblocked = r.nblocked,
+					.running = r.running,
+					.weight = r.weight, .busy = r.busy,
+					.idle = r.idle, .stamp = r.stamp};
+}
+
+/** The cores a decision considers: every online core, without the
+ *  rootserver's unless include_root. */
+static unsigned snap_mask(const struct lb_snap *s, unsigned n)
+{
+	unsigned mask = (1u << n) - 1;
+	if (!s->include_root && s->root_cpu < n)
+		mask &= ~(1u << s->root_cpu);
+	return mask;
+}
+
+/* Load monitoring over the eligible cores, accumulated while reading. */
+struct acc {
+	unsigned mask, min, max;
+	unsigned long sum, lmin;
+	long lmax; /* loads are far below 2^63 */
+};
+
+static inline void acc_add(struct acc *a, unsigned c, unsigned long load)
+{
+	if (!((a->mask >> c) & 1))
+		return;
+	a->sum += load;
+	a->min = load < a->lmin ? c : a->min;
+	a->lmin = load < a->lmin ? load : a->lmin;
+	a->max = (long)load > a->lmax ? c : a->max;
+	a->lmax = (long)load > a->lmax ? (long)load : a->lmax;
+}
+
+/** Each core's load: one atomic 8-byte read, no seqcount needed. */
+static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a)
+{
+	const struct ful_load_cpu *r = s->area->cpu;
+	for (unsigned c = 0; c < n; c++, r++) {
+		unsigned long load = FUL_LOAD_RLX(&r->load);
+		s->cur.load[c] = load;
+		acc_add(a, c, load);
+	}
+}
+
+/** Each core's load and nrunnable, a consistent pair (seqcount). */
+static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a)
+{
+	const struct ful_load_cpu *r = s->area->cpu;
+	for (unsigned c = 0; c < n; c++, r++) {
+		unsigned seq, nrun;
+		unsigned long load;
+		do {
+			seq = ful_load_seq_begin(&r->seq);
+			nrun = FUL_LOAD_RLX(&r->nrunnable);
+			load = FUL_LOAD_RLX(&r->load);
+		} while (__builtin_expect(!ful_load_seq_ok(&r->seq, seq), 0));
+		s->cur.load[c] = load;
+		s->cur.nrun[c] = nrun;
+		acc_add(a, c, load);
+	}
+}
+
+/**
+ * Read every core's figures, as much as the policy needs (s->needs),
+ * and over the eligible cores their total and the least and most loaded
+ * one (ties to the lowest id). @now is the caller's clock, kept for the
+ * decision log. The thread index is checked against hdr.tgen only when
+ * a rebalance needs it (lb_snap_pick).
+ */
+void lb_snap_refresh(struct lb_snap *s, unsigned long now)
+{
+	unsigned n = ful_load_ncpus(s->area);
+	struct acc a = {.mask = snap_mask(s, n), .min = LB_NO_CPU,
+			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
+	s->now = now;
+	s->ncpus = n;
+	s->cur.has_nrun = (s->needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
+	if (s->cur.has_nrun)
+		snap_read_pairs(s, n, &a);
+	else
+		snap_read_loads(s, n, &a);
+	s->mask = a.mask;
+	s->neligible = (unsigned)__builtin_popcount(a.mask);
+	s->sum = a.sum;
+	s->min = a.min;
+	s->max = a.max;
+	if (s->needs & LB_NEED_ALL)
+		for (unsigned c = 0; c < n; c++)
+			snap_read_ext(s, c);
+}
+
+/** Move key[i] down the max-heap key[0..n). */
+static void heap_sift(unsigned long *key, unsigned i, unsigned n)
+{
+	for (;;) {
+		unsigned big = i, l = 2 * i + 1, r = l + 1;
+		if (l < n && key[l] > key[big])
+			big = l;
+		if (r < n && key[r] > key[big])
+			big = r;
+		if (big == i)
+			return;
+		unsigned long t = key[i];
+		key[i] = key[big];
+		key[big] = t;
+		i = big;
+	}
+}
+
+/** Heap sort, ascending: O(n log n), no recursion, no extra memory. */
+static void keys_sort(unsigned long *key, unsigned n)
+{
+	for (unsigned i = n / 2; i-- > 0;)
+		heap_sift(key, i, n);
+	for (unsigned end = n; end-- > 1;) {
+		unsigned long t = key[0];
+		key[0] = key[end];
+		key[end] = t;
+		heap_sift(key, 0, end);
+	}
+}
+
+/** Cores a thread may run on: 0 in the record means every core. */
+static unsigned thread_affinity(const struct ful_load_thread *t)
+{
+	return t->affinity ? t->affinity : ~0u;
+}
+
+/** Whether the thread could ever be moved by a policy: alive, not a
+ *  kernel thread, on an online core, allowed on some other core. */
+static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
+{
+	unsigned online = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+	if (!t->tid || t->state == FUL_TS_DEAD || (t->flags & FUL_LT_KERNEL) ||
+	    t->cpu >= ncpus)
+		return false;
+	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
+}
+
+/**
+ * Rebuild the thread index from the thread records. tgen is read first:
+ * if the kernel changes anything during the pass, tgen moves on and the
+ * next lb_snap_pick rebuilds again, so no retry loop is needed.
+ */
+void lb_snap_index(struct lb_snap *s)
+{
+	unsigned long gen = ful_load_tgen(s->area);
+	unsigned n = ful_load_nthreads(s->area), k = 0;
+	unsigned ncpus = ful_load_ncpus(s->area);
+	for (unsigned slot = 0; slot < n; slot++) {
+		struct ful_load_thread t;
+		ful_load_read_thread(s->area, slot, &t);
+		if (!thread_indexable(&t, ncpus))
+			continue;
+		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |
+			      ((unsigned long)t.slice_ms & KEY_SLICE_MASK)
+				      << KEY_SLICE_SHIFT |
+			      t.tid;
+	}
+	keys_sort(s->key, k);
+	unsigned i = 0;
+	for (unsigned c = 0; c <= FUL_LOAD_CPUS; c++) {
+		while (i < k && (s->key[i] >> KEY_CPU_SHIFT) < c)
+			i++;
+		s->first[c] = (unsigned short)i;
+	}
+	s->first[FUL_LOAD_CPUS] = (unsigned short)k;
+	s->tgen = gen;
+	s->index_ok = true;
+	s->builds++;
+}
+
+static bool tid_in(unsigned tid, const unsigned *list, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] == tid)
+			return true;
+	return false;
+}
+
+/* What lb_snap_pick needs of a thread record. */
+struct cand_rec {
+	unsigned tid, slice, affinity;
+	unsigned char cpu, state, flags;
+};
+
+/** Copy those fields of thread slot @slot consistently. */
+static void read_cand(const struct ful_load_page *a, unsigned slot,
+		      struct cand_rec *o)
+{
+	const struct ful_load_thread *t = &a->thread[slot];
+	unsigned seq;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		o->tid = FUL_LOAD_RLX(&t->tid);
+		o->cpu = FUL_LOAD_RLX(&t->cpu);
+		o->state = FUL_LOAD_RLX(&t->state);
+		o->flags = FUL_LOAD_RLX(&t->flags);
+		o->slice = FUL_LOAD_RLX(&t->slice_ms);
+		o->affinity = FUL_LOAD_RLX(&t->affinity);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
+/**
+ * The runnable thread of core @from with the smallest (slice_ms, tid)
+ * that may move to core @to: not a kernel thread, @to in its affinity,
+ * not in @skip (threads already moved this round). Rebuilds the index
+ * first if hdr.tgen moved. false if there is none.
+ */
+bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
+		  const unsigned *skip, unsigned nskip, struct lb_cand *out)
+{
+	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+		lb_snap_index(s);
+	if (from >= FUL_LOAD_CPUS || to >= 32)
+		return false;
+	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++) {
+		unsigned tid = (unsigned)(s->key[i] & KEY_TID_MASK);
+		struct cand_rec t;
+		s->probes++;
+		if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS ||
+		    (nskip && tid_in(tid, skip, nskip)))
+			continue;
+		read_cand(s->area, FUL_TID_SLOT(tid), &t);
+		if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
+		    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
+			continue;
+		if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
+			continue;
+		out->tid = tid;
+		out->slice = t.slice;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,198 @@
+/*
+ * Balancing decision benchmarks (ubench=lb): instructions per decision,
+ * read with ful_cycles() (PMCCNTR_EL0, one count per instruction under
+ * -icount shift=0), 50 runs each after two warm-up runs.
+ *
+ * The load area is fabricated in rootserver memory with the exact ABI
+ * layout (struct ful_load_page, written by lb_fake like the kernel writes
+ * the real one), not the live area: the benchmark must be deterministic,
+ * and under -icount the other cores must stay idle, so no thread may run
+ * and change the figures while we measure. The runs do not apply their
+ * moves, so each run sees the same area.
+ *
+ *   get_free_core             mginkgo placement, 4 cores, 64 threads
+ *   get_transfer_task         mginkgo rebalance (one move), same area
+ *   get_free_core_c<C>_t<T>   the same on C = 2, 4, 8 cores and
+ *   get_transfer_task_c<C>_t<T>  T = 8, 64, 256 threads
+ *   lb_index_rebuild_c4_t<T>  rebuilding the thread index after a tgen
+ *                             change (the cost the two above skip)
+ *   fulcrum_rebalance         the refinement, 4 cores, 64 threads (it
+ *                             makes several moves in one round)
+ *
+ * Each figure includes taking a log record, reading the per-core figures
+ * from the area (seqcount reads) and filling the decision record. The
+ * rootserver is on core 0 and is excluded, as in the paper; with 2 cores
+ * that would leave one worker and nothing to decide, so there the
+ * rootserver's core takes part (include_root = 1).
+ *
+ * Area: 2/3 of the threads on core 1, the rest spread over the other
+ * cores; slices 10 + (7 i mod 41) ms; every fourth thread blocked.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <ful/ful.h>
+
+#include "../policy/lb.h"
+#include "../policy/lb_fake.h"
+
+#define LB_RUNS 50
+#define LB_WARMUP 2
+
+static struct ful_load_page fake_area __attribute__((aligned(4096)));
+static struct lb_snap snap;
+static struct lb_policy pol;
+static struct lb_log dlog;
+static struct ful_move moves[LB_MAX_MOVES];
+static unsigned long samples[LB_RUNS];
+static unsigned long read_cost;
+
+/** The cost of one ful_cycles() read, subtracted from each window. */
+static unsigned long cycles_overhead(void)
+{
+	unsigned long best = ~0UL;
+	for (int i = 0; i < 10; i++) {
+		unsigned long a = ful_cycles(), b = ful_cycles();
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+/** Fill the fabricated area: @ncpus cores, @nthreads threads. */
+static void fabricate(unsigned ncpus, unsigned nthreads)
+{
+	unsigned first = ncpus > 2 ? 1 : 0, heavy = nthreads * 2 / 3;
+	unsigned others = ncpus - first - 1;
+	lb_fake_init(&fake_area, ncpus);
+	for (unsigned i = 0; i < nthreads; i++) {
+		unsigned cpu = i < heavy ? first + 0
+					 : first + 1 + (i - heavy) % others;
+		unsigned state = i % 4 == 3 ? FUL_TS_BLOCKED : FUL_TS_READY;
+		lb_fake_add(&fake_area, i + 1, cpu, 10 + (7 * i) % 41, state);
+	}
+	fake_area.hdr.nthreads = FUL_LOAD_THREADS; /* as the kernel does */
+	lb_snap_init(&snap, &fake_area, 0);
+}
+
+static void policy_for(const char *name, unsigned ncpus)
+{
+	lb_policy_init(&pol, name);
+	if (ncpus <= 2)
+		lb_tunable_set(&pol, "include_root", 1);
+}
+
+static void print_samples(const char *name)
+{
+	char line[FUL_DEBUG_WRITE_MAX];
+	int len = snprintf(line, sizeof(line), "BENCH %s instructions %u",
+			   name, LB_RUNS);
+	for (unsigned i = 0; i < LB_RUNS && len < (int)sizeof(line) - 24; i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
+				samples[i]);
+	printf("%s\n", line);
+}
+
+/** Time placement decisions; the last decision stays in dlog. */
+static void bench_place(const char *name)
+{
+	struct lb_new_thread nt = {.slice_ms = 20};
+	for (int i = -LB_WARMUP; i < LB_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		struct lb_decision *d = lb_log_next(&dlog);
+		unsigned cpu = lb_place(&pol, &snap, t0, &nt, d);
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			samples[i] = t1 - t0 - read_cost;
+		(void)cpu;
+	}
+	print_samples(name);
+}
+
+/** Time rebalance decisions (moves not applied). Returns the moves of
+ *  the last one. */
+static unsigned bench_rebalance(const char *name)
+{
+	unsigned n = 0;
+	for (int i = -LB_WARMUP; i < LB_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		struct lb_decision *d = lb_log_next(&dlog);
+		n = lb_rebalance(&pol, &snap, t0, LB_TRIG_TIMER, moves,
+				 LB_MAX_MOVES, d);
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			samples[i] = t1 - t0 - read_cost;
+	}
+	print_samples(name);
+	return n;
+}
+
+/** Time index rebuilds (as after any tgen change). */
+static void bench_rebuild(const char *name)
+{
+	for (int i = -LB_WARMUP; i < LB_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		lb_snap_index(&snap);
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			samples[i] = t1 - t0 - read_cost;
+	}
+	print_samples(name);
+}
+
+/** Print the last decision record as JSON (for the log, not parsed). */
+static void show_last(void)
+{
+	static char buf[LB_JSON_MAX];
+	const struct lb_decision *d = lb_log_get(&dlog, dlog.next - 1);
+	if (d && lb_decision_json(d, buf, sizeof(buf)) < (int)sizeof(buf))
+		printf("lb: %s\n", buf);
+}
+
+/** One placement and one rebalance entry on @ncpus x @nthreads. */
+static unsigned bench_pair(const char *place, const char *rebal,
+			   unsigned ncpus, unsigned nthreads, bool show)
+{
+	fabricate(ncpus, nthreads);
+	policy_for("mginkgo", ncpus);
+	bench_place(place);
+	if (show)
+		show_last();
+	if (bench_rebalance(rebal) != 1)
+		printf("ub_lb: %s made no move (%s)\n", rebal,
+		       lb_reason_name(dlog.rec[(dlog.next - 1) % LB_LOG_SIZE]
+					      .reason));
+	if (show)
+		show_last();
+	return 2;
+}
+
+/** All the decision benchmarks; returns how many BENCH lines. */
+unsigned ub_lb_run(void)
+{
+	static const unsigned cpus[] = {2, 4, 8}, threads[] = {8, 64, 256};
+	char p[48], r[48];
+	unsigned lines = 0;
+	read_cost = cycles_overhead();
+	lines += bench_pair("get_free_core", "get_transfer_task", 4, 64, true);
+	for (unsigned i = 0; i < 3; i++)
+		for (unsigned j = 0; j < 3; j++) {
+			snprintf(p, sizeof(p), "get_free_core_c%u_t%u", cpus[i],
+				 threads[j]);
+			snprintf(r, sizeof(r), "get_transfer_task_c%u_t%u",
+				 cpus[i], threads[j]);
+			lines += bench_pair(p, r, cpus[i], threads[j], false);
+		}
+	for (unsigned j = 1; j < 3; j++) {
+		fabricate(4, threads[j]);
+		snprintf(p, sizeof(p), "lb_index_rebuild_c4_t%u", threads[j]);
+		bench_rebuild(p);
+		lines++;
+	}
+	fabricate(4, 64);
+	policy_for("fulcrum", 4);
+	printf("ub_lb: fulcrum makes %u moves per round here\n",
+	       bench_rebalance("fulcrum_rebalance"));
+	show_last();
+	return lines + 1;
+}
