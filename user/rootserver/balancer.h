@@ -1,0 +1,49 @@
+/*
+ * The rootserver's balancer: runs a policy (user/policy) on the kernel's
+ * load area and carries its decisions out with FUL_SYS_MIGRATE.
+ *   placement  bal_place() when a thread is created (bal_thread_spawn
+ *              places, creates, starts and waits until the kernel
+ *              counts the thread, so the next decision sees it)
+ *   rebalance  bal_rebalance(): on the timer (the balancer thread, every
+ *              period_ms), on demand (bal_demand() wakes that thread,
+ *              or a direct call), or when the caller saw a core go idle
+ * Every decision goes to the log (lb_log), dumped as JSON lines with the
+ * prefix "LBLOG ". One balancer per rootserver; calls are serialised by
+ * its lock, so any rootserver thread may use it.
+ */
+#ifndef ROOT_BALANCER_H
+#define ROOT_BALANCER_H
+
+#include <ful/ful.h>
+
+#include "../policy/lb.h"
+
+/** Set up with policy @name (default tunables). 0 or LB_E_NAME. */
+int bal_init(const char *name);
+/** Set a tunable of the current policy. 0, LB_E_NAME or LB_E_RANGE. */
+int bal_tune(const char *name, long value);
+/** The core for a new thread of @slice_ms (affinity 0: any); logged. */
+unsigned bal_place(unsigned slice_ms, unsigned affinity);
+/** Place, then ful_thread_spawn @a there (a->cpu is ignored); waits
+ *  until the kernel counts the new thread. 0 or -FUL_E*. */
+int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
+/** Wait until thread @tid has arrived on its core (its record is neither
+ *  INACTIVE nor MIGRATING). false after a generous timeout. */
+bool bal_wait_settled(unsigned tid);
+/** One rebalance round now; returns the moves the kernel made. */
+unsigned bal_rebalance(enum lb_trigger trigger);
+/** Start / stop the balancer thread on the rootserver's core. */
+int bal_start(void);
+void bal_stop(void);
+/** Wake the balancer thread for a round now (trigger "demand"). */
+void bal_demand(void);
+/** Rounds the balancer thread has run. */
+unsigned long bal_rounds(void);
+/** The log (records with seq >= since are lb_log_get(bal_log(), seq)). */
+const struct lb_log *bal_log(void);
+/** The seq the next decision will get. */
+unsigned long bal_log_next(void);
+/** Print records [from, bal_log_next()) as "LBLOG {...}" lines. */
+void bal_log_dump(unsigned long from);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * The balancer in the running system:
+ *   lb_table_i  Table I of paper 000, exactly: six threads created from
+ *               core 0 with slices 100, 50, 50, 50, 50, 50 ms are placed
+ *               on CPU1, 2, 3, 2, 3, 1; work3 is killed; the next
+ *               rebalance moves work6 from CPU1 to CPU3; a second one
+ *               moves nothing. Asserted from the decision log and from
+ *               where the threads really are (load area, THREAD_INFO).
+ *   lb_timer    the balancer thread's periodic round finds an imbalance
+ *               made behind its back and fixes it (trigger "timer")
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fulcrum/bootinfo.h>
+
+#include "balancer.h"
+#include "utest.h"
+
+#define NWORK 6
+
+static _Atomic int lb_stop;
+
+static void spin_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&lb_stop))
+		;
+}
+
+static struct ful_load_thread rec(long tid)
+{
+	struct ful_load_thread t;
+	ful_load_read_thread(ful_load_area(), FUL_TID_SLOT((unsigned)tid), &t);
+	return t;
+}
+
+static unsigned long core_load(unsigned cpu)
+{
+	struct ful_load_cpu c;
+	ful_load_read_cpu(ful_load_area(), cpu, &c);
+	return c.load;
+}
+
+static int spawn_worker(struct ful_thread *th, unsigned slice, const char *name)
+{
+	struct ful_thread_args a = {.fn = spin_main, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .slice_ms = slice, .name = name};
+	return bal_thread_spawn(&a, th);
+}
+
+static void stop_workers(struct ful_thread *w, unsigned n)
+{
+	atomic_store(&lb_stop, 1);
+	for (unsigned i = 0; i < n; i++) {
+		if (w[i].tid <= 0)
+			continue;
+		struct ful_thread_info info;
+		unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+		while (ful_thread_info(w[i].slot, &info) == 0 &&
+		       ful_counter() < dl)
+			ful_yield();
+		ut_slot_drop(w[i].slot);
+		free(w[i].mem);
+	}
+}
+
+static void table_i_body(struct ut *ut, struct ful_thread *w)
+{
+	static const unsigned slice[NWORK] = {100, 50, 50, 50, 50, 50};
+	static const unsigned where[NWORK] = {1, 2, 3, 2, 3, 1};
+	static const char *const names[NWORK] = {"work1", "work2", "work3",
+						  "work4", "work5", "work6"};
+	UT_CHECK_EQ(bal_init("mginkgo"), 0);
+	unsigned long first = bal_log_next();
+	for (unsigned i = 0; i < NWORK; i++) {
+		UT_CHECK_EQ(spawn_worker(&w[i], slice[i], names[i]), 0);
+		const struct lb_decision *d = lb_log_get(bal_log(), first + i);
+		UT_CHECK(d && d->kind == LB_KIND_PLACE && d->nmoves == 1);
+		UT_CHECK_EQ(d->move[0].to, where[i]);
+		UT_CHECK_EQ(rec(w[i].tid).cpu, where[i]);
+	}
+	UT_CHECK_EQ(core_load(1), 150);
+	UT_CHECK_EQ(core_load(2), 100);
+	UT_CHECK_EQ(core_load(3), 100);
+	/* work3 ends: CPU3 drops to 50 (heavy CPU1 150, light CPU3 50). */
+	UT_CHECK_EQ(ful_thread_kill(w[2].slot), 0);
+	UT_WAIT(core_load(3) == 50);
+	unsigned long r1 = bal_log_next();
+	UT_CHECK_EQ(bal_rebalance(LB_TRIG_DEMAND), 1);
+	const struct lb_decision *d = lb_log_get(bal_log(), r1);
+	UT_CHECK(d && d->kind == LB_KIND_REBALANCE && d->nmoves == 1);
+	UT_CHECK_EQ(d->reason, LB_R_MOVED);
+	UT_CHECK_EQ(d->move[0].tid, (unsigned)w[5].tid);
+	UT_CHECK_EQ(d->move[0].from, 1);
+	UT_CHECK_EQ(d->move[0].to, 3);
+	UT_CHECK_EQ(d->move[0].from_after, 100);
+	UT_CHECK_EQ(d->move[0].to_after, 100);
+	UT_CHECK_EQ(lb_state(d, 1), LB_ST_HEAVY);
+	UT_CHECK_EQ(lb_state(d, 3), LB_ST_LIGHT);
+	/* It really runs there now. */
+	UT_WAIT(rec(w[5].tid).cpu == 3 && core_load(3) == 100 &&
+		core_load(1) == 100);
+	struct ful_thread_info info;
+	UT_CHECK_EQ(ful_thread_info(w[5].slot, &info), 0);
+	UT_CHECK_EQ(info.cpu, 3);
+	/* Balanced: the second round moves nothing. */
+	unsigned long r2 = bal_log_next();
+	UT_CHECK_EQ(bal_rebalance(LB_TRIG_DEMAND), 0);
+	d = lb_log_get(bal_log(), r2);
+	UT_CHECK(d && d->nmoves == 0);
+	UT_CHECK_EQ(d->reason, LB_R_BALANCED);
+	bal_log_dump(first);
+}
+
+UTEST(lb_table_i, 4)
+{
+	static struct ful_thread w[NWORK];
+	memset(w, 0, sizeof(w));
+	atomic_store(&lb_stop, 0);
+	table_i_body(ut, w);
+	stop_workers(w, NWORK);
+}
+
+UTEST(lb_timer, 3)
+{
+	static struct ful_thread w[3];
+	memset(w, 0, sizeof(w));
+	atomic_store(&lb_stop, 0);
+	UT_CHECK_EQ(bal_init("mginkgo"), 0);
+	UT_CHECK_EQ(bal_tune("period_ms", 10), 0);
+	/* Three threads made on core 1 behind the balancer's back. */
+	for (unsigned i = 0; i < 3 && !ut->failed; i++) {
+		struct ful_thread_args a = {.fn = spin_main, .pool = FUL_SLOT_POOL,
+					    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+					    .cpu = 1, .slice_ms = 30, .name = "lbt"};
+		UT_CHECK_EQ(ful_thread_spawn(&a, &w[i]), 0);
+	}
+	unsigned long first = bal_log_next();
+	UT_CHECK_EQ(bal_start(), 0);
+	/* The timer rounds spread them: no core holds two any more. */
+	UT_WAIT(core_load(1) <= 30);
+	bal_stop();
+	bool timer_move = false;
+	for (unsigned long s = first; s < bal_log_next(); s++) {
+		const struct lb_decision *d = lb_log_get(bal_log(), s);
+		if (d && d->trigger == LB_TRIG_TIMER && d->nmoves > 0)
+			timer_move = true;
+	}
+	UT_CHECK(timer_move);
+	UT_CHECK(bal_rounds() > 0);
+	stop_workers(w, 3);
+}
