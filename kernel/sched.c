@@ -177,6 +177,43 @@ static void sched_wake_sleepers(struct cpu *c)
 static void sched_switch(struct cpu *c, struct thread *prev,
 			 struct thread *next);
 
+/**
+ * Idle in place, a lazy switch to idle: @prev has just blocked and
+ * nothing else can run on @c. Do the bookkeeping of a switch to idle,
+ * but keep prev's registers, stack and address space loaded and wait
+ * right here with IRQs masked. If what arrives is prev's own wake-up,
+ * alone, prev goes on without any context switch. Otherwise this
+ * returns false having handled nothing, and the caller switches to the
+ * idle thread, which handles everything as usual with prev switched
+ * out. Invariant: while a core idles in place it runs nothing else, so
+ * no request that could move or free prev is handled on prev's stack.
+ * Owner, IRQs masked.
+ */
+static bool sched_idle_in_place(struct cpu *c, struct thread *prev)
+{
+	if (!c->idle_poll || atomic_load_explicit(&c->parked,
+						  memory_order_relaxed) ||
+	    atomic_load_explicit(&prev->state, memory_order_relaxed) !=
+		    T_BLOCKED)
+		return false;
+	sched_account(c, prev);
+	sched_update_tick(c, c->idle);
+	icc_flush(); /* owed IPIs (the wake-up just posted) leave now */
+	arch_wait_for_interrupt();
+	bool woken = thread_wake_take_own(owner_irq(), prev);
+	sched_account(c, c->idle);
+	if (!woken)
+		return false;
+	sched_unsleep(owner_irq(), prev);
+	atomic_store_explicit(&prev->state, T_RUNNING, memory_order_relaxed);
+	sched_update_tick(c, prev);
+	/* prev runs again: take the IPI_ICC that announced its wake-up (it
+	 * drains whatever was posted since), as an IRQ would. */
+	arch_irq_poll_one();
+	icc_flush();
+	return true;
+}
+
 void schedule(struct owner o)
 {
 	struct cpu *c = o.cpu;
@@ -191,6 +228,11 @@ void schedule(struct owner o)
 	if (next == prev) {
 		atomic_store_explicit(&prev->state, T_RUNNING,
 				      memory_order_relaxed);
+		return;
+	}
+	if (next == c->idle && sched_idle_in_place(c, prev)) {
+		if (c->need_resched) /* set by the interrupt just handled */
+			schedule(o);
 		return;
 	}
 	sched_switch(c, prev, next);

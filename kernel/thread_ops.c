@@ -116,6 +116,15 @@ void thread_wake_handle(struct owner o, struct thread *t)
 		sched_wake_blocked(o, t);
 }
 
+bool thread_wake_take_own(struct owner o, struct thread *t)
+{
+	if (!mbox_take_only(&o.cpu->mbox, &t->wake_req.node))
+		return false;
+	icc_complete(&t->wake_req, 0);
+	atomic_exchange(&t->wake_inflight, 0); /* the Dekker pair, as above */
+	return atomic_exchange(&t->wake_token, 0);
+}
+
 /** Wake @t if parked (token semantics, see thread.c). Any core. */
 void thread_wake(struct thread *t)
 {
