@@ -64,6 +64,9 @@ void arch_init_cpu(unsigned cpu);
  *  caller runs the kernel-exit work (reschedule, batched IPIs). Returns
  *  whether anything was pending. */
 bool arch_irq_poll(void);
+/** arch_irq_poll() for at most one interrupt: acknowledge, dispatch and
+ *  end the highest-priority pending one, if any. Pre: IRQs masked. */
+void arch_irq_poll_one(void);
 /** Start secondary core @cpu (MPIDR @hwid); it enters kmain_secondary(cpu)
  *  on its own boot stack with the MMU on. Returns 0 or -FUL_EINVAL. */
 int arch_cpu_start(unsigned cpu, uint64_t hwid);

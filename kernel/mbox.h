@@ -54,6 +54,22 @@ static inline struct mbox_node *mbox_take_all(struct mbox *m)
 	return fifo;
 }
 
+/** Owner only. Detach the contents if they are exactly node @n (pushed
+ *  alone): true, and the mailbox is empty. False, and nothing taken, if
+ *  it is empty or holds anything else. Nodes are removed only by the
+ *  owner, so @n at the head cannot be taken and pushed again between
+ *  the check and the exchange (no ABA); a concurrent push fails it. */
+static inline bool mbox_take_only(struct mbox *m, struct mbox_node *n)
+{
+	struct mbox_node *head =
+		atomic_load_explicit(&m->head, memory_order_acquire);
+	if (head != n || n->next)
+		return false;
+	return atomic_compare_exchange_strong_explicit(
+		&m->head, &head, NULL, memory_order_acquire,
+		memory_order_relaxed);
+}
+
 static inline bool mbox_empty(struct mbox *m)
 {
 	return atomic_load_explicit(&m->head, memory_order_relaxed) == NULL;

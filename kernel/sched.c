@@ -178,8 +178,59 @@ static void sched_wake_sleepers(struct cpu *c)
 	}
 }
 
+/* The two halves of sched_switch(), inlined into it (below). */
+#define SCHED_SWITCH_HALF static inline __attribute__((always_inline)) void
+SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
+				     struct thread *next);
+SCHED_SWITCH_HALF sched_switch_regs(struct cpu *c, struct thread *prev,
+				    struct thread *next);
 static void sched_switch(struct cpu *c, struct thread *prev,
 			 struct thread *next);
+
+/** May @c, about to switch from blocked @prev to idle, idle in place? */
+static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
+{
+	return c->idle_poll &&
+	       !atomic_load_explicit(&c->parked, memory_order_relaxed) &&
+	       atomic_load_explicit(&prev->state, memory_order_relaxed) ==
+		       T_BLOCKED;
+}
+
+/**
+ * Idle in place, a lazy switch to idle: @prev has just blocked and
+ * nothing else can run. Switch to idle in the scheduler's books only
+ * (c->current is idle), keep prev's registers, stack and address space
+ * loaded, and wait right here with IRQs masked. If what arrives is
+ * prev's own wake-up, alone, it is applied as its handler would, and
+ * prev is picked and switched back to, again in the books only: no
+ * context switch either way. Otherwise the switch to idle is completed
+ * before anything is handled, so every handler runs with prev switched
+ * out, as without this path. Invariant: a core idling in place runs
+ * nothing but this wait, so nothing that could move or free prev runs
+ * on prev's stack. Owner, IRQs masked; returns in prev's context.
+ */
+static void sched_idle_in_place(struct owner o, struct thread *prev)
+{
+	struct cpu *c = o.cpu;
+	sched_switch_books(c, prev, c->idle);
+	icc_flush(); /* owed IPIs (the wake-up just posted) leave now */
+	arch_wait_for_interrupt();
+	if (!thread_wake_take_own(o, prev)) {
+		sched_switch_regs(c, prev, c->idle);
+		return;
+	}
+	/* Woken on an idle core with nothing queued: prev was handed off. */
+	struct thread *next = sched_pick(c);
+	KASSERT(next == prev);
+	c->need_resched = false;
+	sched_switch_books(c, c->idle, prev);
+	/* Take the IPI_ICC that announced the wake-up (its drain handles
+	 * whatever was posted since), as an IRQ would. */
+	arch_irq_poll_one();
+	icc_flush();
+	if (c->need_resched)
+		schedule(o);
+}
 
 void schedule(struct owner o)
 {
@@ -199,13 +250,17 @@ void schedule(struct owner o)
 			load_thread_state(prev);
 		return;
 	}
+	if (next == c->idle && sched_may_idle_in_place(c, prev)) {
+		sched_idle_in_place(o, prev);
+		return;
+	}
 	sched_switch(c, prev, next);
 }
 
-/** Switch @c from @prev (already requeued, blocked, dead or migrating)
- *  to @next (picked, off every queue). Returns in prev's context later. */
-static void sched_switch(struct cpu *c, struct thread *prev,
-			 struct thread *next)
+/** The scheduler's half of a switch of @c from @prev to @next:
+ *  accounting, tick, states, c->current. Owner, IRQs masked. */
+SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
+				     struct thread *next)
 {
 	uint64_t delta = sched_account(c, prev);
 	sched_update_tick(c, next);
@@ -215,11 +270,27 @@ static void sched_switch(struct cpu *c, struct thread *prev,
 		if (atomic_load_explicit(&c->parked, memory_order_relaxed))
 			c->stats.nonidle_while_parked++;
 	}
-	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
-		c->stats.overlap++;
 	c->current = next;
 	c->stats.switches++;
 	load_switch((struct owner){c}, prev, next, delta);
+}
+
+/** Switch @c from @prev (already requeued, blocked, dead or migrating)
+ *  to @next (picked, off every queue). Returns in prev's context later. */
+static void sched_switch(struct cpu *c, struct thread *prev,
+			 struct thread *next)
+{
+	sched_switch_books(c, prev, next);
+	sched_switch_regs(c, prev, next);
+}
+
+/** The machine's half of a switch, after the books: save prev's
+ *  registers, load next's. Returns in prev's context later. */
+SCHED_SWITCH_HALF sched_switch_regs(struct cpu *c, struct thread *prev,
+				    struct thread *next)
+{
+	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
+		c->stats.overlap++;
 	arch_context_switch_out(&prev->ctx);
 	vspace_switch(next->vs);
 	prev = arch_context_switch(&prev->ctx, &next->ctx, prev);

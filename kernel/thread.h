@@ -175,6 +175,13 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest);
 int thread_kill_local(struct owner o, struct thread *t);
 void thread_accept(struct owner o, struct thread *t);
 void thread_wake_handle(struct owner o, struct thread *t);
+/** Idling in place (sched.c): if @t's own TASK_IPC record is the only
+ *  request in this core's mailbox, take it and handle it as
+ *  thread_wake_handle() does. @t is BLOCKED and owned by this core.
+ *  True if that woke @t (READY now); false if the mailbox holds
+ *  nothing or anything else (left untouched), or the record was late
+ *  (spurious). */
+bool thread_wake_take_own(struct owner o, struct thread *t);
 /** Free a dead thread's slot. Owner, after it is switched out. */
 void thread_release(struct thread *t);
 

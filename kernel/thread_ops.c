@@ -109,6 +109,19 @@ void thread_accept(struct owner o, struct thread *t)
 	}
 }
 
+/** The owner's half of a TASK_IPC for @t, owned here, in state @st:
+ *  release the record, then wake @t if it is blocked and holds a token.
+ *  Returns whether it woke @t. */
+static bool thread_wake_apply(struct owner o, struct thread *t, uint32_t st)
+{
+	icc_complete(&t->wake_req, 0);
+	atomic_exchange(&t->wake_inflight, 0);
+	if (st != T_BLOCKED || !atomic_exchange(&t->wake_token, 0))
+		return false;
+	sched_wake_blocked(o, t);
+	return true;
+}
+
 void thread_wake_handle(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
@@ -120,10 +133,13 @@ void thread_wake_handle(struct owner o, struct thread *t)
 			c->ipi_owed |= 1u << owner;
 		return;
 	}
-	icc_complete(&t->wake_req, 0);
-	atomic_exchange(&t->wake_inflight, 0);
-	if (st == T_BLOCKED && atomic_exchange(&t->wake_token, 0))
-		sched_wake_blocked(o, t);
+	thread_wake_apply(o, t, st);
+}
+
+bool thread_wake_take_own(struct owner o, struct thread *t)
+{
+	return mbox_take_only(&o.cpu->mbox, &t->wake_req.node) &&
+	       thread_wake_apply(o, t, thread_state(t));
 }
 
 /** Wake @t if parked (token semantics, see thread.c). Any core. */

@@ -54,6 +54,13 @@ bool arch_irq_poll(void)
 	return any;
 }
 
+void arch_irq_poll_one(void)
+{
+	uint32_t iar = gic_ack();
+	if ((iar & 0x3ff) < 1020)
+		irq_dispatch(iar);
+}
+
 static const char *const vector_names[16] = {
 	"sync/EL1t", "irq/EL1t", "fiq/EL1t", "serror/EL1t",
 	"sync/EL1h", "irq/EL1h", "fiq/EL1h", "serror/EL1h",

@@ -51,6 +51,23 @@ HTEST(push_signals_only_when_empty)
 	CHECK(mbox_empty(&m));
 }
 
+HTEST(take_only_one_node)
+{
+	struct mbox m = {0};
+	struct msg a = {0}, b = {0};
+	CHECK(!mbox_take_only(&m, &a.node));   /* empty */
+	CHECK(mbox_push(&m, &a.node));
+	CHECK(!mbox_take_only(&m, &b.node));   /* someone else's */
+	CHECK(mbox_take_only(&m, &a.node));    /* exactly a: taken */
+	CHECK(mbox_empty(&m));
+	CHECK(mbox_push(&m, &a.node));         /* empty again: signals */
+	CHECK(!mbox_push(&m, &b.node));
+	CHECK(!mbox_take_only(&m, &b.node));   /* b on top of a */
+	CHECK(!mbox_take_only(&m, &a.node));
+	struct mbox_node *l = mbox_take_all(&m); /* nothing was lost */
+	CHECK(l == &a.node && l->next == &b.node && b.node.next == NULL);
+}
+
 HTEST(take_all_fifo_order)
 {
 	enum { N = 1000 };
