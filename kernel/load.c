@@ -13,27 +13,9 @@
 struct ful_load_page load_area __attribute__((aligned(4096)));
 static struct frame *load_frame_obj;
 
-static inline struct ful_load_cpu *lcpu(struct cpu *c)
-{
-	return &load_area.cpu[c->id];
-}
-
 static inline struct ful_load_thread *lthread(struct thread *t)
 {
 	return &load_area.thread[t - threads];
-}
-
-/* Sequence counter protocol: odd while a record is being rewritten. */
-static inline void seq_begin(unsigned *seq)
-{
-	*(volatile unsigned *)seq = *seq + 1;
-	atomic_thread_fence(memory_order_release); /* dmb ish: seq first */
-}
-
-static inline void seq_end(unsigned *seq)
-{
-	atomic_thread_fence(memory_order_release); /* fields before seq */
-	*(volatile unsigned *)seq = *seq + 1;
 }
 
 void load_init(void)
@@ -61,110 +43,95 @@ static inline void tgen_bump(void)
 				  1, memory_order_release);
 }
 
-/** Add @d to core @cpu's blocked count: the one field of a cpu record
- *  another core may change (handing it a blocked thread), so it is
- *  atomic and outside the sequence counter. */
-static inline void blocked_add(unsigned cpu, int d)
+/*
+ * t->load_counted: @t's slice and weight are in its core's sums.
+ * t->blocked_counted: @t is in its core's blocked count. Both change
+ * only inside a sequence window of the owner's record, and every hot
+ * path (make ready, switch) opens exactly one window.
+ */
+static inline void sums_enter(struct ful_load_cpu *l, struct thread *t)
 {
-	atomic_fetch_add_explicit((_Atomic unsigned *)&load_area.cpu[cpu].nblocked,
-				  (unsigned)d, memory_order_relaxed);
-}
-
-/* t->blocked_counted: @t is in the blocked count of its owner core. */
-void load_enter(struct owner o, struct thread *t)
-{
-	struct cpu *c = o.cpu;
-	struct ful_load_cpu *l = lcpu(c);
 	if (t->blocked_counted) {
 		t->blocked_counted = false;
-		blocked_add(c->id, -1);
+		l->nblocked--;
 	}
-	load_thread_state(t);
-	if (t->load_counted)
+	if (!t->load_counted) {
+		t->load_counted = true;
+		l->nrunnable++;
+		l->load += t->slice_ms;
+		l->weight += t->weight;
+	}
+}
+
+static inline void sums_leave(struct ful_load_cpu *l, struct thread *t,
+			      uint32_t st)
+{
+	if (t->load_counted) {
+		t->load_counted = false;
+		l->nrunnable--;
+		l->load -= t->slice_ms;
+		l->weight -= t->weight;
+	}
+	if ((st == T_BLOCKED) != t->blocked_counted) {
+		/* blocked now, or leaving while still counted as blocked (a
+		 * hand-off thread never switched to: see sched_make_ready) */
+		t->blocked_counted = st == T_BLOCKED;
+		l->nblocked += t->blocked_counted ? 1u : -1u;
+	}
+}
+
+void load_enter(struct owner o, struct thread *t)
+{
+	struct ful_load_cpu *l = lcpu(o.cpu);
+	t->lrec->state = (uint8_t)thread_state_abi(
+		atomic_load_explicit(&t->state, memory_order_relaxed));
+	if (t->load_counted && !t->blocked_counted)
 		return;
-	t->load_counted = true;
 	seq_begin(&l->seq);
-	l->nrunnable++;
-	l->load += t->slice_ms;
-	l->weight += t->weight;
+	sums_enter(l, t);
 	seq_end(&l->seq);
 }
 
 void load_leave(struct owner o, struct thread *t)
 {
-	struct cpu *c = o.cpu;
-	struct ful_load_cpu *l = lcpu(c);
+	struct ful_load_cpu *l = lcpu(o.cpu);
 	uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
-	if (st == T_BLOCKED && !t->blocked_counted) {
-		t->blocked_counted = true;
-		blocked_add(c->id, 1);
-	}
-	lthread(t)->state = (uint8_t)thread_state_abi(st);
-	if (!t->load_counted)
+	t->lrec->state = (uint8_t)thread_state_abi(st);
+	if (!t->load_counted && (st == T_BLOCKED) == t->blocked_counted)
 		return;
-	t->load_counted = false;
 	seq_begin(&l->seq);
-	l->nrunnable--;
-	l->load -= t->slice_ms;
-	l->weight -= t->weight;
-	seq_end(&l->seq);
-}
-
-void load_switch(struct owner o, struct thread *prev, struct thread *next,
-		 uint64_t delta)
-{
-	struct cpu *c = o.cpu;
-	struct ful_load_cpu *l = lcpu(c);
-	if (prev != c->idle) {
-		struct ful_load_thread *lt = lthread(prev);
-		lt->runtime = prev->runtime;
-		if (atomic_load_explicit(&prev->state, memory_order_relaxed) ==
-		    T_READY)
-			lt->state = FUL_TS_READY;
-		else
-			load_leave(o, prev);
-	}
-	if (next != c->idle)
-		lthread(next)->state = FUL_TS_RUNNING;
-	seq_begin(&l->seq);
-	if (prev == c->idle)
-		l->idle += delta;
-	else
-		l->busy += delta;
-	l->stamp = c->last_switch;
-	l->switches++;
-	l->running = next == c->idle ? 0
-				     : atomic_load_explicit(&next->tid,
-							    memory_order_relaxed);
+	sums_leave(l, t, st);
 	seq_end(&l->seq);
 }
 
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
 {
-	if (t->blocked_counted) { /* the count moves with it */
-		blocked_add(o.cpu->id, -1);
-		blocked_add(dest, 1);
-	}
+	(void)dest;
+	if (!t->blocked_counted)
+		return;
+	/* The new owner counts it from its next block on (see load.h). */
+	struct ful_load_cpu *l = lcpu(o.cpu);
+	seq_begin(&l->seq);
+	t->blocked_counted = false;
+	l->nblocked--;
+	seq_end(&l->seq);
 }
 
 void load_tick(struct owner o, uint64_t delta)
 {
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
+	(void)delta;
 	if (c->current != c->idle)
-		lthread(c->current)->runtime = c->current->runtime;
+		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
-	if (c->current == c->idle)
-		l->idle += delta;
-	else
-		l->busy += delta;
-	l->stamp = c->last_switch;
+	lcpu_times(c, l);
 	seq_end(&l->seq);
 }
 
 void load_thread_state(struct thread *t)
 {
-	lthread(t)->state = (uint8_t)thread_state_abi(
+	t->lrec->state = (uint8_t)thread_state_abi(
 		atomic_load_explicit(&t->state, memory_order_relaxed));
 }
 
@@ -189,12 +156,11 @@ void load_thread_static(struct thread *t, unsigned cpu)
 
 void load_thread_free(struct owner o, struct thread *t)
 {
-	load_leave(o, t);
-	if (t->blocked_counted) {
-		t->blocked_counted = false;
-		blocked_add(o.cpu->id, -1);
-	}
-	struct ful_load_thread *lt = lthread(t);
+	struct ful_load_cpu *l = lcpu(o.cpu);
+	seq_begin(&l->seq);
+	sums_leave(l, t, T_DEAD);
+	seq_end(&l->seq);
+	struct ful_load_thread *lt = t->lrec;
 	seq_begin(&lt->seq);
 	lt->tid = 0;
 	lt->state = FUL_TS_DEAD;
@@ -251,12 +217,15 @@ static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
 		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
 			    o.cpu->id)
 			continue;
-		if (st == T_READY || st == T_RUNNING) {
+		if ((st == T_READY || st == T_RUNNING) &&
+		    t != o.cpu->handoff) { /* counted at its switch */
 			*load += t->slice_ms;
 			*weight += t->weight;
 			(*nrun)++;
-		} else if (st == T_BLOCKED) {
-			(*nblk)++;
+		}
+		if ((st == T_BLOCKED || t == o.cpu->handoff) &&
+		    t->blocked_counted) {
+			(*nblk)++; /* not: handed over while blocked (load.h) */
 		}
 	}
 }
@@ -286,8 +255,10 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
 			    o.cpu->id)
 			continue;
+		bool handoff = t == o.cpu->handoff; /* state published at
+						       * its switch */
 		if (lt->tid != atomic_load(&t->tid) ||
-		    lt->state != thread_state_abi(st) ||
+		    (!handoff && lt->state != thread_state_abi(st)) ||
 		    lt->cpu != o.cpu->id || lt->slice_ms != t->slice_ms) {
 			ksnprintf(why, n,
 				  "thread %s: published tid %x state %u cpu %u,"

@@ -29,14 +29,13 @@ struct frame *load_frame(void);
 void load_enter(struct owner o, struct thread *t);
 /** @t stopped being runnable on o.cpu (blocked, migrating, dead). */
 void load_leave(struct owner o, struct thread *t);
-/** Core switch from @prev to @next at counter @now; @delta since the
- *  last switch was spent in @prev. Publishes prev's state and run time. */
-void load_switch(struct owner o, struct thread *prev, struct thread *next,
-		 uint64_t delta);
 /** Scheduler tick: @delta counter ticks went to the current thread. */
 void load_tick(struct owner o, uint64_t delta);
-/** Blocked @t of o.cpu is about to belong to @dest: move its blocked
- *  count there. Call before t->cpu changes (dest may wake it at once). */
+/** Blocked @t of o.cpu is about to belong to @dest: o.cpu stops
+ *  counting it. The new owner counts it from its next block on: moving
+ *  the count would make the blocked count a field two cores write, and
+ *  the owner-only record is what keeps the hot paths to one window.
+ *  Call before t->cpu changes. */
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest);
 /** Publish @t's state and owner core (after a state change that neither
  *  enters nor leaves the runnable set, e.g. MIGRATING in flight). */
@@ -59,5 +58,95 @@ void load_count_migration(struct owner o, bool in);
 /** Check o.cpu's published records against its threads (tests).
  *  false with a reason in @why on a mismatch. */
 bool load_verify_cpu(struct owner o, char *why, size_t n);
+
+/* ---- the switch path, inline: it runs on every context switch ---- */
+
+static inline struct ful_load_cpu *lcpu(struct cpu *c)
+{
+	return &load_area.cpu[c->id];
+}
+
+/* Sequence counter protocol: odd while a record is being rewritten. */
+static inline void seq_begin(unsigned *seq)
+{
+	*(volatile unsigned *)seq = *seq + 1;
+	atomic_thread_fence(memory_order_release); /* dmb ish: seq first */
+}
+
+static inline void seq_end(unsigned *seq)
+{
+	atomic_thread_fence(memory_order_release); /* fields before seq */
+	*(volatile unsigned *)seq = *seq + 1;
+}
+
+/** Publish @c's time figures (kept in c->stats by sched_account).
+ *  Inside a window of @l. */
+static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
+{
+	l->busy = c->stats.busy;
+	l->idle = c->stats.idle;
+	l->stamp = c->last_switch;
+	l->switches = c->stats.switches;
+}
+
+/** Core switch from @prev to @next; publishes prev's state and run
+ *  time and the sums that change. */
+/*
+ * A switch changes the sums only by what leaves with @prev and comes in
+ * with @next. In the common thread-to-thread cases (preemption, and an
+ * IPC hand-off between threads of equal slice and weight) nothing
+ * changes, and no window is opened: only the flags, the two state
+ * bytes and `running` (a single-copy-atomic field outside the window)
+ * are written. The time figures are published at idle transitions and
+ * ticks, not at every switch.
+ */
+static inline void load_switch(struct owner o, struct thread *prev, struct thread *next,
+		 uint64_t delta)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	long dl = 0, dw = 0;
+	int dn = 0, db = 0;
+	(void)delta;
+	if (prev != c->idle) {
+		uint32_t st = atomic_load_explicit(&prev->state,
+						   memory_order_relaxed);
+		prev->lrec->runtime = prev->runtime;
+		prev->lrec->state = (uint8_t)thread_state_abi(st);
+		if (st != T_READY && prev->load_counted) {
+			prev->load_counted = false;
+			dl -= prev->slice_ms, dw -= prev->weight, dn--;
+		}
+		if (st == T_BLOCKED && !prev->blocked_counted) {
+			prev->blocked_counted = true;
+			db++;
+		}
+	}
+	if (next != c->idle) {
+		next->lrec->state = FUL_TS_RUNNING;
+		if (next->blocked_counted) { /* direct switch to a blocked one */
+			next->blocked_counted = false;
+			db--;
+		}
+		if (!next->load_counted) {
+			next->load_counted = true;
+			dl += next->slice_ms, dw += next->weight, dn++;
+		}
+	}
+	bool idle_edge = prev == c->idle || next == c->idle;
+	if (dl | dw | dn | db || idle_edge) {
+		seq_begin(&l->seq);
+		l->load += (unsigned long)dl;
+		l->weight += (unsigned long)dw;
+		l->nrunnable += (unsigned)dn;
+		l->nblocked += (unsigned)db;
+		if (idle_edge)
+			lcpu_times(c, l);
+		seq_end(&l->seq);
+	}
+	l->running = next == c->idle ? 0
+				     : atomic_load_explicit(&next->tid,
+							    memory_order_relaxed);
+}
 
 #endif

@@ -33,9 +33,10 @@ void sched_make_ready(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
 	atomic_store_explicit(&t->state, T_READY, memory_order_relaxed);
-	load_enter(o, t);
 	/* An idle core runs the thread next anyway: skip the queue (the
-	 * wake-up path of a cross-core IPC or a migration to an idle core). */
+	 * wake-up path of a cross-core IPC or a migration to an idle core).
+	 * The switch to it counts it in the load and publishes it RUNNING
+	 * (load_switch): a reader never sees it READY and uncounted. */
 	if (c->current == c->idle && !c->handoff && !c->rq.nr &&
 	    !atomic_load_explicit(&c->parked, memory_order_relaxed)) {
 		c->handoff = t;
@@ -43,6 +44,7 @@ void sched_make_ready(struct owner o, struct thread *t)
 		return;
 	}
 	rq_push_tail(&c->rq, &t->rq_link, t->prio);
+	load_enter(o, t);
 	if (sched_should_preempt(c, t))
 		c->need_resched = true;
 }
@@ -78,6 +80,7 @@ static struct thread *sched_pick(struct cpu *c)
 		if (!atomic_load_explicit(&c->parked, memory_order_relaxed))
 			return h;
 		rq_push_tail(&c->rq, &h->rq_link, h->prio); /* parked since */
+		load_enter((struct owner){c}, h);
 	}
 	if (atomic_load_explicit(&c->parked, memory_order_relaxed))
 		return c->idle;
@@ -320,8 +323,7 @@ void sched_block_switch(struct owner o, struct thread *next,
 		return;
 	}
 	c->need_resched = false;
-	load_enter(o, next);
-	sched_switch(c, cur, next);
+	sched_switch(c, cur, next); /* its books count next in */
 }
 
 void sched_finish_switch(struct thread *prev)

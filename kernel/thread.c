@@ -102,6 +102,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->runtime = 0;
 	t->migrations = 0;
 	t->affinity = ~0u;
+	t->lrec = &load_area.thread[slot];
 	t->load_counted = false;
 	t->blocked_counted = false;
 	t->kill_pending = false;

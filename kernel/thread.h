@@ -58,6 +58,7 @@ struct thread {
 	bool sleeping;           /* [O] on the sleepers list */
 	uint32_t migrations;     /* [O] completed moves */
 	uint32_t affinity;       /* [O] cores it may be moved to (syscalls) */
+	struct ful_load_thread *lrec; /* [I] its record in the load area */
 	bool load_counted;       /* [O] in its core's load sums (load.c) */
 	bool blocked_counted;    /* [O] in its core's blocked count (load.c) */
 	struct icc_req mig_req;  /* [O] TASK_IN, in flight only if MIGRATING */

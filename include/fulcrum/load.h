@@ -24,11 +24,16 @@
  * Definitions (the paper's load L is `load`):
  *   runnable  READY or RUNNING (idle threads are never counted)
  *   blocked   owned by the core and BLOCKED: IPC, notification, sleep,
- *             park (INACTIVE threads are not counted)
+ *             park (INACTIVE threads are not counted). A thread moved
+ *             while blocked counts on its new core from its next block
+ *             on: the record keeps a single writer, its core
  *   load      sum of slice_ms over the core's runnable threads
  *   weight    sum of the nice weights (1024 / 1.25^nice) of the same
  *   busy/idle counter ticks the core spent running a thread / idling,
- *             up to `stamp` (updated at every switch and tick)
+ *             up to `stamp`; with `switches`, published at each tick
+ *             and each switch to or from idle
+ *   running   tid of the running thread, written at every switch as a
+ *             single aligned store outside the sequence counter
  */
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
@@ -58,8 +63,7 @@ struct ful_load_hdr {
 struct ful_load_cpu {
 	unsigned int seq;       /* odd while being written */
 	unsigned int nrunnable; /* READY + RUNNING */
-	unsigned int nblocked;  /* atomic, outside seq: the core that hands
-				 * a blocked thread over adds it here */
+	unsigned int nblocked;  /* see "blocked" above */
 	unsigned int running;   /* tid of the running thread, 0 while idle */
 	unsigned long load;     /* sum of slice_ms of the runnable threads */
 	unsigned long weight;   /* sum of their weights */

@@ -199,12 +199,24 @@ static void tracks_body(struct ut *ut, struct lw *w, unsigned x, unsigned y)
 	for (unsigned i = 0; i < 3; i++)
 		mv[i] = (struct ful_move){(unsigned)w[i].th.tid, x, 99, 0};
 	UT_CHECK_EQ(ful_migrate(FUL_SLOT_SCHED, mv, 3), 3);
-	WAIT_CPU(x, c.nblocked == bx.nblocked + LW_N && c.load == bx.load);
+	/* y stops counting them; x counts them from their next block on. */
 	WAIT_CPU(y, c.nblocked == by.nblocked && c.load == by.load);
+	UT_CHECK_EQ(lcpu(x).load, bx.load);
 	UT_CHECK(lw_records(w, x, ST(BLOCKED)));
-	/* Woken where they now belong, then gone. */
+	/* Woken where they now belong; blocked there again; then gone. */
 	lw_signal_all(w);
 	WAIT_CPU(x, c.load == bx.load + 31 && c.nblocked == bx.nblocked);
+	UT_WAIT(atomic_load(&w[0].spinning) + atomic_load(&w[1].spinning) +
+			atomic_load(&w[2].spinning) == LW_N);
+	atomic_fetch_add(&w[0].phase, 1);
+	atomic_fetch_add(&w[1].phase, 1);
+	atomic_fetch_add(&w[2].phase, 1);
+	UT_WAIT(lw_records(w, x, ST(BLOCKED)));
+	struct ful_load_cpu cx = lcpu(x);
+	if (cx.load != bx.load || cx.nblocked != bx.nblocked + LW_N)
+		ut_fail(ut, __FILE__, __LINE__, "cpu%u load %lu (base %lu), "
+			"blocked %u (base %u)", x, cx.load, bx.load,
+			cx.nblocked, bx.nblocked);
 }
 
 UTEST(load_tracks_threads, 2)
