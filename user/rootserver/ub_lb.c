@@ -167,6 +167,23 @@ static unsigned bench_pair(const char *place, const char *rebal,
 	return 2;
 }
 
+/** One placement on the kernel's live area, printed (not timed): the
+ *  readers and the ABI layout against the real thing. */
+static void show_live(void)
+{
+	const struct ful_load_page *live = ful_load_area();
+	struct lb_new_thread nt = {.slice_ms = 10};
+	if (live->hdr.version != FUL_LOAD_VERSION) {
+		printf("ub_lb: no live load area (version %u)\n",
+		       live->hdr.version);
+		return;
+	}
+	lb_snap_init(&snap, live, 0);
+	lb_policy_init(&pol, "fulcrum");
+	lb_place(&pol, &snap, ful_counter(), &nt, lb_log_next(&dlog));
+	show_last();
+}
+
 /** All the decision benchmarks; returns how many BENCH lines. */
 unsigned ub_lb_run(void)
 {
@@ -194,5 +211,6 @@ unsigned ub_lb_run(void)
 	printf("ub_lb: fulcrum makes %u moves per round here\n",
 	       bench_rebalance("fulcrum_rebalance"));
 	show_last();
+	show_live();
 	return lines + 1;
 }
