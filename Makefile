@@ -218,6 +218,9 @@ bench: kernel
 		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
 		--append ubench=ipc --merge
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
+		--append ubench=lb --merge
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
 		--append ubench=mttcg --merge
 
