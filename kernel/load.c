@@ -13,11 +13,6 @@
 struct ful_load_page load_area __attribute__((aligned(4096)));
 static struct frame *load_frame_obj;
 
-static inline struct ful_load_thread *lthread(struct thread *t)
-{
-	return &load_area.thread[t - threads];
-}
-
 void load_init(void)
 {
 	struct ful_load_hdr *h = &load_area.hdr;
@@ -117,11 +112,10 @@ void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
 	seq_end(&l->seq);
 }
 
-void load_tick(struct owner o, uint64_t delta)
+void load_tick(struct owner o)
 {
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
-	(void)delta;
 	if (c->current != c->idle)
 		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
@@ -137,7 +131,7 @@ void load_thread_state(struct thread *t)
 
 void load_thread_static(struct thread *t, unsigned cpu)
 {
-	struct ful_load_thread *lt = lthread(t);
+	struct ful_load_thread *lt = t->lrec;
 	seq_begin(&lt->seq);
 	lt->tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
 	lt->cpu = (uint8_t)cpu;

@@ -29,8 +29,8 @@ struct frame *load_frame(void);
 void load_enter(struct owner o, struct thread *t);
 /** @t stopped being runnable on o.cpu (blocked, migrating, dead). */
 void load_leave(struct owner o, struct thread *t);
-/** Scheduler tick: @delta counter ticks went to the current thread. */
-void load_tick(struct owner o, uint64_t delta);
+/** Scheduler tick: publish the time figures (after sched_account). */
+void load_tick(struct owner o);
 /** Blocked @t of o.cpu is about to belong to @dest: o.cpu stops
  *  counting it. The new owner counts it from its next block on: moving
  *  the count would make the blocked count a field two cores write, and
@@ -100,14 +100,13 @@ static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
  * are written. The time figures are published at idle transitions and
  * ticks, not at every switch.
  */
-static inline void load_switch(struct owner o, struct thread *prev, struct thread *next,
-		 uint64_t delta)
+static inline void load_switch(struct owner o, struct thread *prev,
+			       struct thread *next)
 {
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
 	long dl = 0, dw = 0;
 	int dn = 0, db = 0;
-	(void)delta;
 	if (prev != c->idle) {
 		uint32_t st = atomic_load_explicit(&prev->state,
 						   memory_order_relaxed);

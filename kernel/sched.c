@@ -88,9 +88,8 @@ static struct thread *sched_pick(struct cpu *c)
 	return l ? rq_thread(l) : c->idle;
 }
 
-/** Charge the time since the last switch to @prev and its core;
- *  returns that time. */
-static uint64_t sched_account(struct cpu *c, struct thread *prev)
+/** Charge the time since the last switch to @prev and its core. */
+static void sched_account(struct cpu *c, struct thread *prev)
 {
 	uint64_t now = arch_counter();
 	uint64_t delta = now - c->last_switch;
@@ -100,7 +99,6 @@ static uint64_t sched_account(struct cpu *c, struct thread *prev)
 		c->stats.idle += delta;
 	else
 		c->stats.busy += delta;
-	return delta;
 }
 
 static inline struct thread *sleep_thread(struct rq_link *l)
@@ -265,7 +263,7 @@ void schedule(struct owner o)
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next)
 {
-	uint64_t delta = sched_account(c, prev);
+	sched_account(c, prev);
 	sched_update_tick(c, next);
 	if (next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
@@ -275,7 +273,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	}
 	c->current = next;
 	c->stats.switches++;
-	load_switch((struct owner){c}, prev, next, delta);
+	load_switch((struct owner){c}, prev, next);
 }
 
 /** Switch @c from @prev (already requeued, blocked, dead or migrating)
@@ -346,7 +344,8 @@ void sched_tick(void)
 
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	load_tick(owner_irq(), sched_account(c, cur));
+	sched_account(c, cur);
+	load_tick(owner_irq());
 	sched_wake_sleepers(c);
 	sched_update_tick(c, cur);
 	if (cur == c->idle)

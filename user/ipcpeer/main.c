@@ -44,18 +44,6 @@ static _Noreturn void server(void)
 	}
 }
 
-/** The cost of one ful_cycles() read, to subtract from each window. */
-static unsigned long read_overhead(void)
-{
-	unsigned long best = ~0UL;
-	for (int i = 0; i < 10; i++) {
-		unsigned long a = ful_cycles(), b = ful_cycles();
-		if (b - a < best)
-			best = b - a;
-	}
-	return best;
-}
-
 static void print_samples(const char *name, const unsigned long *s,
 			  unsigned n)
 {
@@ -71,7 +59,7 @@ static void print_samples(const char *name, const unsigned long *s,
 static void client(unsigned long arg)
 {
 	unsigned len = PEER_LEN(arg), runs = PEER_RUNS(arg);
-	unsigned long id = PEER_ID(arg), ovh = read_overhead();
+	unsigned long id = PEER_ID(arg), ovh = ful_cycles_overhead();
 	unsigned char *buf = ful_ipcbuf();
 	if (runs > PEER_MAX_RUNS || id >= 4)
 		return;

@@ -47,18 +47,6 @@ static struct ful_move moves[LB_MAX_MOVES];
 static unsigned long samples[LB_RUNS];
 static unsigned long read_cost;
 
-/** The cost of one ful_cycles() read, subtracted from each window. */
-static unsigned long cycles_overhead(void)
-{
-	unsigned long best = ~0UL;
-	for (int i = 0; i < 10; i++) {
-		unsigned long a = ful_cycles(), b = ful_cycles();
-		if (b - a < best)
-			best = b - a;
-	}
-	return best;
-}
-
 /** Fill the fabricated area: @ncpus cores, @nthreads threads. */
 static void fabricate(unsigned ncpus, unsigned nthreads)
 {
@@ -190,7 +178,7 @@ unsigned ub_lb_run(void)
 	static const unsigned cpus[] = {2, 4, 8}, threads[] = {8, 64, 256};
 	char p[48], r[48];
 	unsigned lines = 0;
-	read_cost = cycles_overhead();
+	read_cost = ful_cycles_overhead();
 	lines += bench_pair("get_free_core", "get_transfer_task", 4, 64, true);
 	for (unsigned i = 0; i < 3; i++)
 		for (unsigned j = 0; j < 3; j++) {

@@ -58,6 +58,19 @@ static inline unsigned long ful_cycles(void)
 }
 
 /** The virtual system counter CNTVCT_EL0 (ticks at ful_counter_freq()). */
+/** The cost of one ful_cycles() read (the least of ten back-to-back
+ *  pairs), to subtract from a measured window. */
+static inline unsigned long ful_cycles_overhead(void)
+{
+	unsigned long best = ~0UL;
+	for (int i = 0; i < 10; i++) {
+		unsigned long a = ful_cycles(), b = ful_cycles();
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
 static inline unsigned long ful_counter(void)
 {
 	unsigned long c;
