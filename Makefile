@@ -86,7 +86,7 @@ QEMU := qemu-system-aarch64
 QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
 	-nographic -no-reboot -kernel $(KERNEL)
 TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
-	user1:1:utest=all user2:2:utest=all user4:4:utest=all \
+	user1:1:utest=all user2:2:utest=all,loadcheck user4:4:utest=all,loadcheck \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000

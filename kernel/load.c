@@ -244,8 +244,10 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 		uint32_t st = atomic_load_explicit(&t->state,
 						   memory_order_acquire);
 		struct ful_load_thread *lt = &load_area.thread[i];
+		/* INACTIVE: its creator, maybe another core, still writes
+		 * the record (load_thread_static). */
 		if (t == o.cpu->idle || st == T_FREE || st == T_EMBRYO ||
-		    st == T_MIGRATING ||
+		    st == T_INACTIVE || st == T_MIGRATING ||
 		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
 			    o.cpu->id)
 			continue;
@@ -255,11 +257,11 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 		    (!handoff && lt->state != thread_state_abi(st)) ||
 		    lt->cpu != o.cpu->id || lt->slice_ms != t->slice_ms) {
 			ksnprintf(why, n,
-				  "thread %s: published tid %x state %u cpu %u,"
-				  " actual %x %u %u",
+				  "thread %s: published tid %x state %u cpu %u "
+				  "slice %u, actual %x %u %u %u",
 				  t->name, lt->tid, lt->state, lt->cpu,
-				  atomic_load(&t->tid), thread_state_abi(st),
-				  o.cpu->id);
+				  lt->slice_ms, atomic_load(&t->tid),
+				  thread_state_abi(st), o.cpu->id, t->slice_ms);
 			return false;
 		}
 	}

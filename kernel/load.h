@@ -19,6 +19,8 @@
 #include <fulcrum/load.h>
 
 extern struct ful_load_page load_area;
+/** Boot argument "loadcheck": verify each core's record at every tick. */
+extern bool load_check_ticks;
 
 /** Fill the header; once, at boot, before any thread is created. */
 void load_init(void);

@@ -109,6 +109,7 @@ static void init_main(void *arg)
 {
 	(void)arg;
 	char v[64];
+	load_check_ticks = bootarg("loadcheck", v, sizeof(v));
 	if (bootarg("panic_on", v, sizeof(v)))
 		panic_on_request((unsigned)bootarg_num("panic_on", 0));
 	if (bootarg("test", v, sizeof(v))) {

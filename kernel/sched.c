@@ -13,6 +13,11 @@ static inline struct thread *rq_thread(struct rq_link *l)
 	return container_of(l, struct thread, rq_link);
 }
 
+/* Boot argument "loadcheck": every tick checks the core's published
+ * load record against its threads and panics on a mismatch (a debugging
+ * aid: it walks the thread table, so it is off by default). */
+bool load_check_ticks;
+
 void sched_init_cpu(struct cpu *c)
 {
 	rq_init(&c->rq);
@@ -346,6 +351,11 @@ void sched_tick(void)
 	c->tick_on = false; /* the timer fired: re-arm below */
 	sched_account(c, cur);
 	load_tick(owner_irq());
+	if (load_check_ticks) {
+		char why[160];
+		if (!load_verify_cpu(owner_irq(), why, sizeof(why)))
+			panic("loadcheck: %s", why);
+	}
 	sched_wake_sleepers(c);
 	sched_update_tick(c, cur);
 	if (cur == c->idle)

@@ -24,6 +24,7 @@ static struct {
 	struct ful_thread th;
 	_Atomic bool running;
 	_Atomic unsigned long rounds;
+	_Atomic unsigned long moves[LB_TRIG_IDLE + 1]; /* per trigger */
 	bool ready;
 } bal = {.lock = ATOMIC_FLAG_INIT};
 
@@ -123,6 +124,8 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 				  mv, LB_MAX_MOVES, d);
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
 	bal_unlock();
+	if (done > 0 && (unsigned)trigger <= LB_TRIG_IDLE)
+		atomic_fetch_add(&bal.moves[trigger], (unsigned long)done);
 	for (unsigned i = 0; i < n; i++)
 		if (mv[i].result != FUL_MOVE_DONE)
 			printf("balancer: move of %u to cpu%u: %d\n", mv[i].tid,
@@ -208,6 +211,13 @@ void bal_demand(void)
 unsigned long bal_rounds(void)
 {
 	return atomic_load(&bal.rounds);
+}
+
+unsigned long bal_moves(enum lb_trigger trigger)
+{
+	return (unsigned)trigger <= LB_TRIG_IDLE
+		       ? atomic_load(&bal.moves[trigger])
+		       : 0;
 }
 
 const struct lb_log *bal_log(void)

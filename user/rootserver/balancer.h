@@ -39,6 +39,9 @@ void bal_stop(void);
 void bal_demand(void);
 /** Rounds the balancer thread has run. */
 unsigned long bal_rounds(void);
+/** Moves the kernel made in rounds of @trigger, since boot (unlike the
+ *  log, this never wraps). */
+unsigned long bal_moves(enum lb_trigger trigger);
 /** The log (records with seq >= since are lb_log_get(bal_log(), seq)). */
 const struct lb_log *bal_log(void);
 /** The seq the next decision will get. */
