@@ -99,6 +99,60 @@ void load_leave(struct owner o, struct thread *t)
 	seq_end(&l->seq);
 }
 
+/*
+ * A switch changes the sums only by what leaves with @prev and comes in
+ * with @next. When nothing changes (preemption between counted threads)
+ * no window is opened: only the flags, the state bytes and `running`
+ * are written.
+ */
+void load_switch_slow(struct owner o, struct thread *prev,
+		      struct thread *next)
+{
+	struct cpu *c = o.cpu;
+	struct ful_load_cpu *l = lcpu(c);
+	long dl = 0, dw = 0;
+	int dn = 0, db = 0;
+	if (prev != c->idle) {
+		uint32_t st = atomic_load_explicit(&prev->state,
+						   memory_order_relaxed);
+		prev->lrec->runtime = prev->runtime;
+		prev->lrec->state = (uint8_t)thread_state_abi(st);
+		if (st != T_READY && prev->load_counted) {
+			prev->load_counted = false;
+			dl -= prev->slice_ms, dw -= prev->weight, dn--;
+		}
+		if (st == T_BLOCKED && !prev->blocked_counted) {
+			prev->blocked_counted = true;
+			db++;
+		}
+	}
+	if (next != c->idle) {
+		next->lrec->state = FUL_TS_RUNNING;
+		if (next->blocked_counted) { /* direct switch to a blocked one */
+			next->blocked_counted = false;
+			db--;
+		}
+		if (!next->load_counted) {
+			next->load_counted = true;
+			dl += next->slice_ms, dw += next->weight, dn++;
+		}
+	}
+	bool idle_edge = prev == c->idle || next == c->idle;
+	if (dl | dw | dn | db || idle_edge) {
+		seq_begin(&l->seq);
+		l->load += (unsigned long)dl;
+		l->weight += (unsigned long)dw;
+		l->nrunnable += (unsigned)dn;
+		l->nblocked += (unsigned)db;
+		if (idle_edge)
+			lcpu_times(c, l);
+		seq_end(&l->seq);
+	}
+	l->running = next == c->idle ? 0
+				     : atomic_load_explicit(&next->tid,
+							    memory_order_relaxed);
+}
+
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
 {
 	(void)dest;

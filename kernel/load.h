@@ -91,63 +91,120 @@ static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
 	l->switches = c->stats.switches;
 }
 
-/** Core switch from @prev to @next; publishes prev's state and run
- *  time and the sums that change. */
+/** Core switch from @prev to @next, the general case (load.c): opens
+ *  a window when the sums change or at an idle transition. */
+void load_switch_slow(struct owner o, struct thread *prev,
+		      struct thread *next);
+
 /*
- * A switch changes the sums only by what leaves with @prev and comes in
- * with @next. In the common thread-to-thread cases (preemption, and an
- * IPC hand-off between threads of equal slice and weight) nothing
- * changes, and no window is opened: only the flags, the two state
- * bytes and `running` (a single-copy-atomic field outside the window)
- * are written. The time figures are published at idle transitions and
- * ticks, not at every switch.
+ * The IPC hand-off (call, reply-and-receive on one core): @prev blocks
+ * and @next, blocked on this core until now, runs. With equal slices and
+ * weights no sum changes: prev's runnable count becomes next's and
+ * next's blocked count becomes prev's. Only the per-thread flags, the
+ * two state bytes, prev's run time and `running` (single-copy atomic,
+ * outside the window) are written. False, and nothing written, if the
+ * switch is anything else.
  */
+static inline bool load_switch_swap(struct cpu *c, struct thread *prev,
+				    struct thread *next)
+{
+	if (atomic_load_explicit(&prev->state, memory_order_relaxed) !=
+		    T_BLOCKED ||
+	    !prev->load_counted || prev->blocked_counted ||
+	    next->load_counted || !next->blocked_counted ||
+	    prev->slice_ms != next->slice_ms || prev->weight != next->weight)
+		return false;
+	prev->load_counted = false;
+	prev->blocked_counted = true;
+	next->load_counted = true;
+	next->blocked_counted = false;
+	prev->lrec->runtime = prev->runtime;
+	prev->lrec->state = FUL_TS_BLOCKED;
+	next->lrec->state = FUL_TS_RUNNING;
+	lcpu(c)->running = atomic_load_explicit(&next->tid,
+						memory_order_relaxed);
+	return true;
+}
+
+/** The cross-core IPC's two edges, straight-line: @prev, counted
+ *  runnable, blocks and the core goes idle. False if it is not that. */
+static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
+{
+	if (atomic_load_explicit(&prev->state, memory_order_relaxed) !=
+		    T_BLOCKED ||
+	    !prev->load_counted || prev->blocked_counted)
+		return false;
+	struct ful_load_cpu *l = lcpu(c);
+	prev->load_counted = false;
+	prev->blocked_counted = true;
+	prev->lrec->runtime = prev->runtime;
+	prev->lrec->state = FUL_TS_BLOCKED;
+	seq_begin(&l->seq);
+	l->load -= prev->slice_ms;
+	l->weight -= prev->weight;
+	l->nrunnable--;
+	l->nblocked++;
+	lcpu_times(c, l);
+	seq_end(&l->seq);
+	l->running = 0;
+	return true;
+}
+
+/** The core leaves idle for @next, blocked on it until now (woken by a
+ *  hand-off). False if it is not that. */
+static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
+{
+	if (next->load_counted || !next->blocked_counted)
+		return false;
+	struct ful_load_cpu *l = lcpu(c);
+	next->load_counted = true;
+	next->blocked_counted = false;
+	next->lrec->state = FUL_TS_RUNNING;
+	seq_begin(&l->seq);
+	l->load += next->slice_ms;
+	l->weight += next->weight;
+	l->nrunnable++;
+	l->nblocked--;
+	lcpu_times(c, l);
+	seq_end(&l->seq);
+	l->running = atomic_load_explicit(&next->tid, memory_order_relaxed);
+	return true;
+}
+
+/* What a switch most likely is, known to its caller (a constant). */
+enum load_hint {
+	SW_ANY,       /* preemption, yield, exit, ... */
+	SW_IPC,       /* blocking prev to blocked next (IPC hand-off) */
+	SW_TO_IDLE,   /* blocking prev to idle */
+	SW_FROM_IDLE, /* idle to next, blocked on this core until now */
+};
+
+/** Core switch from @prev to @next: publishes prev's state and run time,
+ *  next's state, and the sums that change. Owner, IRQs masked. The time
+ *  figures are published at idle transitions and ticks, not at every
+ *  switch. A wrong @hint costs a test, never correctness. */
 static inline void load_switch(struct owner o, struct thread *prev,
-			       struct thread *next)
+			       struct thread *next, enum load_hint hint)
 {
 	struct cpu *c = o.cpu;
-	struct ful_load_cpu *l = lcpu(c);
-	long dl = 0, dw = 0;
-	int dn = 0, db = 0;
-	if (prev != c->idle) {
-		uint32_t st = atomic_load_explicit(&prev->state,
-						   memory_order_relaxed);
-		prev->lrec->runtime = prev->runtime;
-		prev->lrec->state = (uint8_t)thread_state_abi(st);
-		if (st != T_READY && prev->load_counted) {
-			prev->load_counted = false;
-			dl -= prev->slice_ms, dw -= prev->weight, dn--;
-		}
-		if (st == T_BLOCKED && !prev->blocked_counted) {
-			prev->blocked_counted = true;
-			db++;
-		}
+	bool done;
+	switch (hint) {
+	case SW_IPC:
+		done = load_switch_swap(c, prev, next);
+		break;
+	case SW_TO_IDLE:
+		done = next == c->idle && load_switch_to_idle(c, prev);
+		break;
+	case SW_FROM_IDLE:
+		done = prev == c->idle && load_switch_from_idle(c, next);
+		break;
+	default:
+		done = next == c->idle	 ? load_switch_to_idle(c, prev)
+		       : prev == c->idle ? load_switch_from_idle(c, next)
+					 : load_switch_swap(c, prev, next);
 	}
-	if (next != c->idle) {
-		next->lrec->state = FUL_TS_RUNNING;
-		if (next->blocked_counted) { /* direct switch to a blocked one */
-			next->blocked_counted = false;
-			db--;
-		}
-		if (!next->load_counted) {
-			next->load_counted = true;
-			dl += next->slice_ms, dw += next->weight, dn++;
-		}
-	}
-	bool idle_edge = prev == c->idle || next == c->idle;
-	if (dl | dw | dn | db || idle_edge) {
-		seq_begin(&l->seq);
-		l->load += (unsigned long)dl;
-		l->weight += (unsigned long)dw;
-		l->nrunnable += (unsigned)dn;
-		l->nblocked += (unsigned)db;
-		if (idle_edge)
-			lcpu_times(c, l);
-		seq_end(&l->seq);
-	}
-	l->running = next == c->idle ? 0
-				     : atomic_load_explicit(&next->tid,
-							    memory_order_relaxed);
+	if (!done)
+		load_switch_slow(o, prev, next);
 }
 
 #endif

@@ -187,7 +187,7 @@ static void sched_wake_sleepers(struct cpu *c)
 /* The two halves of sched_switch(), inlined into it (below). */
 #define SCHED_SWITCH_HALF static inline __attribute__((always_inline)) void
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
-				     struct thread *next);
+				     struct thread *next, enum load_hint hint);
 SCHED_SWITCH_HALF sched_switch_regs(struct cpu *c, struct thread *prev,
 				    struct thread *next);
 static void sched_switch(struct cpu *c, struct thread *prev,
@@ -218,18 +218,17 @@ static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
 static void sched_idle_in_place(struct owner o, struct thread *prev)
 {
 	struct cpu *c = o.cpu;
-	sched_switch_books(c, prev, c->idle);
+	sched_switch_books(c, prev, c->idle, SW_TO_IDLE);
 	icc_flush(); /* owed IPIs (the wake-up just posted) leave now */
 	arch_wait_for_interrupt();
 	if (!thread_wake_take_own(o, prev)) {
 		sched_switch_regs(c, prev, c->idle);
 		return;
 	}
-	/* Woken on an idle core with nothing queued: prev was handed off. */
-	struct thread *next = sched_pick(c);
-	KASSERT(next == prev);
+	/* Woken, and nothing else can have been queued (no handler ran):
+	 * prev runs again, with no run queue or hand-off in between. */
 	c->need_resched = false;
-	sched_switch_books(c, c->idle, prev);
+	sched_switch_books(c, c->idle, prev, SW_FROM_IDLE);
 	/* Take the IPI_ICC that announced the wake-up (its drain handles
 	 * whatever was posted since), as an IRQ would. */
 	arch_irq_poll_one();
@@ -264,9 +263,10 @@ void schedule(struct owner o)
 }
 
 /** The scheduler's half of a switch of @c from @prev to @next:
- *  accounting, tick, states, c->current. Owner, IRQs masked. */
+ *  accounting, tick, states, c->current. @hint (a constant) names the
+ *  likely kind of switch (load_switch). Owner, IRQs masked. */
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
-				     struct thread *next)
+				     struct thread *next, enum load_hint hint)
 {
 	sched_account(c, prev);
 	sched_update_tick(c, next);
@@ -278,7 +278,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	}
 	c->current = next;
 	c->stats.switches++;
-	load_switch((struct owner){c}, prev, next);
+	load_switch((struct owner){c}, prev, next, hint);
 }
 
 /** Switch @c from @prev (already requeued, blocked, dead or migrating)
@@ -286,7 +286,15 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 static void sched_switch(struct cpu *c, struct thread *prev,
 			 struct thread *next)
 {
-	sched_switch_books(c, prev, next);
+	sched_switch_books(c, prev, next, SW_ANY);
+	sched_switch_regs(c, prev, next);
+}
+
+/** sched_switch() for the IPC hand-off (sched_block_switch). */
+static void sched_switch_ipc(struct cpu *c, struct thread *prev,
+			     struct thread *next)
+{
+	sched_switch_books(c, prev, next, SW_IPC);
 	sched_switch_regs(c, prev, next);
 }
 
@@ -326,7 +334,7 @@ void sched_block_switch(struct owner o, struct thread *next,
 		return;
 	}
 	c->need_resched = false;
-	sched_switch(c, cur, next); /* its books count next in */
+	sched_switch_ipc(c, cur, next); /* its books count next in */
 }
 
 void sched_finish_switch(struct thread *prev)

@@ -178,10 +178,11 @@ void thread_accept(struct owner o, struct thread *t);
 void thread_wake_handle(struct owner o, struct thread *t);
 /** Idling in place (sched.c): if @t's own TASK_IPC record is the only
  *  request in this core's mailbox, take it and handle it as
- *  thread_wake_handle() does. @t is BLOCKED and owned by this core.
- *  True if that woke @t (READY now); false if the mailbox holds
- *  nothing or anything else (left untouched), or the record was late
- *  (spurious). */
+ *  thread_wake_handle() does, except that a woken @t is left BLOCKED,
+ *  neither queued nor handed off: the caller switches to it at once.
+ *  @t is BLOCKED and owned by this core. True if that woke @t; false if
+ *  the mailbox holds nothing or anything else (left untouched), or the
+ *  record was late (spurious). */
 bool thread_wake_take_own(struct owner o, struct thread *t);
 /** Free a dead thread's slot. Owner, after it is switched out. */
 void thread_release(struct thread *t);

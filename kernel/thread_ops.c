@@ -138,8 +138,16 @@ void thread_wake_handle(struct owner o, struct thread *t)
 
 bool thread_wake_take_own(struct owner o, struct thread *t)
 {
-	return mbox_take_only(&o.cpu->mbox, &t->wake_req.node) &&
-	       thread_wake_apply(o, t, thread_state(t));
+	if (!mbox_take_only(&o.cpu->mbox, &t->wake_req.node))
+		return false;
+	/* thread_wake_apply(), except that @t is neither queued nor handed
+	 * off: the caller switches to it at once. */
+	icc_complete(&t->wake_req, 0);
+	atomic_exchange(&t->wake_inflight, 0);
+	if (thread_state(t) != T_BLOCKED || !atomic_exchange(&t->wake_token, 0))
+		return false;
+	sched_unsleep(o, t);
+	return true;
 }
 
 /** Wake @t if parked (token semantics, see thread.c). Any core. */
