@@ -78,25 +78,25 @@ static inline void sums_leave(struct ful_load_cpu *l, struct thread *t,
 void load_enter(struct owner o, struct thread *t)
 {
 	struct ful_load_cpu *l = lcpu(o.cpu);
-	t->lrec->state = (uint8_t)thread_state_abi(
-		atomic_load_explicit(&t->state, memory_order_relaxed));
-	if (t->load_counted && !t->blocked_counted)
-		return;
-	seq_begin(&l->seq);
-	sums_enter(l, t);
-	seq_end(&l->seq);
+	if (!t->load_counted || t->blocked_counted) {
+		seq_begin(&l->seq);
+		sums_enter(l, t);
+		seq_end(&l->seq);
+	}
+	lthread_state(t, thread_state_abi(atomic_load_explicit(
+				 &t->state, memory_order_relaxed)));
 }
 
 void load_leave(struct owner o, struct thread *t)
 {
 	struct ful_load_cpu *l = lcpu(o.cpu);
 	uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
-	t->lrec->state = (uint8_t)thread_state_abi(st);
-	if (!t->load_counted && (st == T_BLOCKED) == t->blocked_counted)
-		return;
-	seq_begin(&l->seq);
-	sums_leave(l, t, st);
-	seq_end(&l->seq);
+	if (t->load_counted || (st == T_BLOCKED) != t->blocked_counted) {
+		seq_begin(&l->seq);
+		sums_leave(l, t, st);
+		seq_end(&l->seq);
+	}
+	lthread_state(t, thread_state_abi(st));
 }
 
 /*
@@ -112,11 +112,10 @@ void load_switch_slow(struct owner o, struct thread *prev,
 	struct ful_load_cpu *l = lcpu(c);
 	long dl = 0, dw = 0;
 	int dn = 0, db = 0;
+	uint32_t st = T_FREE;
 	if (prev != c->idle) {
-		uint32_t st = atomic_load_explicit(&prev->state,
-						   memory_order_relaxed);
+		st = atomic_load_explicit(&prev->state, memory_order_relaxed);
 		prev->lrec->runtime = prev->runtime;
-		prev->lrec->state = (uint8_t)thread_state_abi(st);
 		if (st != T_READY && prev->load_counted) {
 			prev->load_counted = false;
 			dl -= prev->slice_ms, dw -= prev->weight, dn--;
@@ -127,7 +126,6 @@ void load_switch_slow(struct owner o, struct thread *prev,
 		}
 	}
 	if (next != c->idle) {
-		next->lrec->state = FUL_TS_RUNNING;
 		if (next->blocked_counted) { /* direct switch to a blocked one */
 			next->blocked_counted = false;
 			db--;
@@ -148,6 +146,10 @@ void load_switch_slow(struct owner o, struct thread *prev,
 			lcpu_times(c, l);
 		seq_end(&l->seq);
 	}
+	if (prev != c->idle)
+		lthread_state(prev, thread_state_abi(st));
+	if (next != c->idle)
+		lthread_state(next, FUL_TS_RUNNING);
 	l->running = next == c->idle ? 0
 				     : atomic_load_explicit(&next->tid,
 							    memory_order_relaxed);
@@ -179,8 +181,8 @@ void load_tick(struct owner o)
 
 void load_thread_state(struct thread *t)
 {
-	t->lrec->state = (uint8_t)thread_state_abi(
-		atomic_load_explicit(&t->state, memory_order_relaxed));
+	lthread_state(t, thread_state_abi(atomic_load_explicit(
+				 &t->state, memory_order_relaxed)));
 }
 
 void load_thread_static(struct thread *t, unsigned cpu)
@@ -254,16 +256,29 @@ void load_count_migration(struct owner o, bool in)
 }
 
 /** Count what o.cpu's records should say, from the thread table. */
+/**
+ * Is @t owned by o.cpu (not its idle thread)? Then its state in *@st.
+ * The owner is read first: a core that gives a thread away stores its
+ * new state (MIGRATING, or BLOCKED kept) before the new owner (release),
+ * so a thread seen owned here is never seen in the state it had on the
+ * core it left (RUNNING there, say).
+ */
+static bool load_owned_here(struct owner o, struct thread *t, uint32_t *st)
+{
+	if (t == o.cpu->idle ||
+	    atomic_load_explicit(&t->cpu, memory_order_acquire) != o.cpu->id)
+		return false;
+	*st = atomic_load_explicit(&t->state, memory_order_acquire);
+	return true;
+}
+
 static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
 			 unsigned *nblk, uint64_t *weight)
 {
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
 		struct thread *t = &threads[i];
-		uint32_t st = atomic_load_explicit(&t->state,
-						   memory_order_acquire);
-		if (t == o.cpu->idle ||
-		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			    o.cpu->id)
+		uint32_t st;
+		if (!load_owned_here(o, t, &st))
 			continue;
 		if ((st == T_READY || st == T_RUNNING) &&
 		    t != o.cpu->handoff) { /* counted at its switch */
@@ -295,15 +310,13 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 	}
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
 		struct thread *t = &threads[i];
-		uint32_t st = atomic_load_explicit(&t->state,
-						   memory_order_acquire);
 		struct ful_load_thread *lt = &load_area.thread[i];
+		uint32_t st;
 		/* INACTIVE: its creator, maybe another core, still writes
-		 * the record (load_thread_static). */
-		if (t == o.cpu->idle || st == T_FREE || st == T_EMBRYO ||
-		    st == T_INACTIVE || st == T_MIGRATING ||
-		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			    o.cpu->id)
+		 * the record (load_thread_static); MIGRATING: the core it
+		 * left may still publish its switch-out. */
+		if (!load_owned_here(o, t, &st) || st == T_FREE ||
+		    st == T_EMBRYO || st == T_INACTIVE || st == T_MIGRATING)
 			continue;
 		bool handoff = t == o.cpu->handoff; /* state published at
 						       * its switch */

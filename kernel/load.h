@@ -81,6 +81,15 @@ static inline void seq_end(unsigned *seq)
 	*(volatile unsigned *)seq = *seq + 1;
 }
 
+/** Publish @t's state byte. After the window that counts the change in
+ *  the core's sums (release): a reader that sees the new state (acquire)
+ *  then sees sums that include it. */
+static inline void lthread_state(struct thread *t, unsigned abi_state)
+{
+	__atomic_store_n(&t->lrec->state, (uint8_t)abi_state,
+			 __ATOMIC_RELEASE);
+}
+
 /** Publish @c's time figures (kept in c->stats by sched_account).
  *  Inside a window of @l. */
 static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
@@ -138,7 +147,6 @@ static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
 	prev->load_counted = false;
 	prev->blocked_counted = true;
 	prev->lrec->runtime = prev->runtime;
-	prev->lrec->state = FUL_TS_BLOCKED;
 	seq_begin(&l->seq);
 	l->load -= prev->slice_ms;
 	l->weight -= prev->weight;
@@ -146,6 +154,7 @@ static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
 	l->nblocked++;
 	lcpu_times(c, l);
 	seq_end(&l->seq);
+	lthread_state(prev, FUL_TS_BLOCKED);
 	l->running = 0;
 	return true;
 }
@@ -159,7 +168,6 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 	struct ful_load_cpu *l = lcpu(c);
 	next->load_counted = true;
 	next->blocked_counted = false;
-	next->lrec->state = FUL_TS_RUNNING;
 	seq_begin(&l->seq);
 	l->load += next->slice_ms;
 	l->weight += next->weight;
@@ -167,6 +175,7 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 	l->nblocked--;
 	lcpu_times(c, l);
 	seq_end(&l->seq);
+	lthread_state(next, FUL_TS_RUNNING);
 	l->running = atomic_load_explicit(&next->tid, memory_order_relaxed);
 	return true;
 }
