@@ -66,7 +66,8 @@ struct lb_snap {
 	bool include_root;     /* the rootserver's core is eligible: set by
 				* lb_place/lb_rebalance from the policy */
 	unsigned long now;     /* the caller's clock at the last refresh */
-	struct lb_loads cur;
+	const struct lb_loads *cur; /* the figures of the last refresh: in
+				     * the decision record being made */
 	/* Load monitoring over the eligible cores (paper 000's sum, max,
 	 * min), computed while reading: */
 	unsigned mask;         /* eligible cores */
@@ -89,7 +90,8 @@ struct lb_snap {
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu);
-void lb_snap_refresh(struct lb_snap *s, unsigned long now);
+void lb_snap_refresh(struct lb_snap *s, unsigned long now,
+		     struct lb_loads *into);
 void lb_snap_index(struct lb_snap *s);
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out);

@@ -69,7 +69,7 @@ unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
 {
 	s->needs = p->needs;
 	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
-	lb_snap_refresh(s, now);
+	lb_snap_refresh(s, now, &d->v);
 	decision_begin(p, s, d, LB_KIND_PLACE, LB_TRIG_CREATE);
 	return p->place(p, s, t, d);
 }
@@ -81,7 +81,7 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 {
 	s->needs = p->needs;
 	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
-	lb_snap_refresh(s, now);
+	lb_snap_refresh(s, now, &d->v);
 	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
 	if (max > LB_MAX_MOVES)
 		max = LB_MAX_MOVES;
@@ -89,8 +89,9 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 }
 
 /**
- * Record the inputs of a decision in @d: each core's load and runnable
- * count, the eligible cores and their total load (from the snapshot,
+ * Record the inputs of a decision in @d (each core's load and runnable
+ * count are already there: the snapshot reads them into d->v), the
+ * eligible cores and their total load (from the snapshot,
  * which leaves the rootserver's core out unless include_root: the
  * paper's A does, and its placement never chooses that core). Returns
  * the eligible mask.
@@ -98,7 +99,6 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
 		   struct lb_decision *d)
 {
-	d->v = s->cur;
 	d->ncpus = (unsigned char)s->ncpus;
 	d->root_cpu = (unsigned char)(s->root_cpu < s->ncpus ? s->root_cpu
 							     : LB_NO_CPU);

@@ -68,18 +68,20 @@ static inline void acc_add(struct acc *a, unsigned c, unsigned long load)
 }
 
 /** Each core's load: one atomic 8-byte read, no seqcount needed. */
-static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a)
+static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
+			    struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 	for (unsigned c = 0; c < n; c++, r++) {
 		unsigned long load = FUL_LOAD_RLX(&r->load);
-		s->cur.load[c] = load;
+		v->load[c] = load;
 		acc_add(a, c, load);
 	}
 }
 
 /** Each core's load and nrunnable, a consistent pair (seqcount). */
-static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a)
+static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
+			    struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 	for (unsigned c = 0; c < n; c++, r++) {
@@ -90,31 +92,34 @@ static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a)
 			nrun = FUL_LOAD_RLX(&r->nrunnable);
 			load = FUL_LOAD_RLX(&r->load);
 		} while (__builtin_expect(!ful_load_seq_ok(&r->seq, seq), 0));
-		s->cur.load[c] = load;
-		s->cur.nrun[c] = nrun;
+		v->load[c] = load;
+		v->nrun[c] = nrun;
 		acc_add(a, c, load);
 	}
 }
 
 /**
  * Read every core's figures, as much as the policy needs (s->needs),
- * and over the eligible cores their total and the least and most loaded
+ * into @into (a decision record's, s->cur until the next refresh), and
+ * over the eligible cores their total and the least and most loaded
  * one (ties to the lowest id). @now is the caller's clock, kept for the
  * decision log. The thread index is checked against hdr.tgen only when
  * a rebalance needs it (lb_snap_pick).
  */
-void lb_snap_refresh(struct lb_snap *s, unsigned long now)
+void lb_snap_refresh(struct lb_snap *s, unsigned long now,
+		     struct lb_loads *into)
 {
 	unsigned n = ful_load_ncpus(s->area);
 	struct acc a = {.mask = snap_mask(s, n), .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
 	s->now = now;
 	s->ncpus = n;
-	s->cur.has_nrun = (s->needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
-	if (s->cur.has_nrun)
-		snap_read_pairs(s, n, &a);
+	into->has_nrun = (s->needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
+	if (into->has_nrun)
+		snap_read_pairs(s, n, &a, into);
 	else
-		snap_read_loads(s, n, &a);
+		snap_read_loads(s, n, &a, into);
+	s->cur = into;
 	s->mask = a.mask;
 	s->neligible = (unsigned)__builtin_popcount(a.mask);
 	s->sum = a.sum;
