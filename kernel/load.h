@@ -98,6 +98,7 @@ static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
 	l->idle = c->stats.idle;
 	l->stamp = c->last_switch;
 	l->switches = c->stats.switches;
+	l->awake = c->stats.awake;
 }
 
 /** Core switch from @prev to @next, the general case (load.c): opens

@@ -62,6 +62,7 @@ static void cpu_init_this(unsigned id)
 	c->idle = thread_init_idle(id);
 	c->current = c->idle;
 	arch_init_cpu(id);
+	c->stats.awake_since = arch_cycles(); /* the counter is set up now */
 	atomic_fetch_or(&cpus_online_mask, 1u << id);
 }
 

@@ -22,6 +22,9 @@ struct cpu_stats {
 	uint64_t switches;                 /* [O] */
 	uint64_t ticks;                    /* [O] */
 	uint64_t busy, idle;               /* [O] counter ticks */
+	uint64_t awake;                    /* [O] arch_cycles() outside wfi,
+					    * up to the last wfi entry */
+	uint64_t awake_since;              /* [O] arch_cycles() at wfi exit */
 	uint64_t ipi_in[4];                /* [O] by SGI 8..11 */
 	uint64_t ipi_out;                  /* [O] GIC SGI writes */
 	uint64_t icc_posted[ICC_NKINDS];   /* [O] by this core as sender */

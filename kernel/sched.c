@@ -193,6 +193,15 @@ SCHED_SWITCH_HALF sched_switch_regs(struct cpu *c, struct thread *prev,
 static void sched_switch(struct cpu *c, struct thread *prev,
 			 struct thread *next);
 
+/** Wait for an interrupt, counting the cycles since the last wait in
+ *  c->stats.awake (IRQs masked). */
+static inline void sched_wfi(struct cpu *c)
+{
+	c->stats.awake += arch_cycles() - c->stats.awake_since;
+	arch_wait_for_interrupt();
+	c->stats.awake_since = arch_cycles();
+}
+
 /** May @c, about to switch from blocked @prev to idle, idle in place? */
 static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
 {
@@ -220,7 +229,7 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	struct cpu *c = o.cpu;
 	sched_switch_books(c, prev, c->idle, SW_TO_IDLE);
 	icc_flush(); /* owed IPIs (the wake-up just posted) leave now */
-	arch_wait_for_interrupt();
+	sched_wfi(c);
 	if (!thread_wake_take_own(o, prev)) {
 		sched_switch_regs(c, prev, c->idle);
 		return;
@@ -404,7 +413,7 @@ void sched_idle_loop(void)
 		if (c->need_resched || (!parked && c->rq.nr)) {
 			schedule(owner_irq());
 		} else {
-			arch_wait_for_interrupt();
+			sched_wfi(c);
 			/* Woken with IRQs masked: handle what is pending right
 			 * here, which spares the exception entry and exit and
 			 * lets the next thread start from this loop. */

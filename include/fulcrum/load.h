@@ -30,8 +30,13 @@
  *   load      sum of slice_ms over the core's runnable threads
  *   weight    sum of the nice weights (1024 / 1.25^nice) of the same
  *   busy/idle counter ticks the core spent running a thread / idling,
- *             up to `stamp`; with `switches`, published at each tick
- *             and each switch to or from idle
+ *             up to `stamp`; with `switches` and `awake`, published at
+ *             each tick and each switch to or from idle
+ *   awake     the core's cycle counter (PMCCNTR_EL0; one count per
+ *             instruction under QEMU -icount) summed over its periods
+ *             outside wfi, up to its last wfi entry: the cost of
+ *             everything the core did, kernel idle paths included
+ *             (added in version 1 from the padding: 0 on older kernels)
  *   running   tid of the running thread, written at every switch as a
  *             single aligned store outside the sequence counter
  */
@@ -73,7 +78,9 @@ struct ful_load_cpu {
 	unsigned long mig_in;   /* threads that arrived */
 	unsigned long mig_out;  /* threads that left */
 	unsigned long switches;
-	unsigned long pad[6];
+	unsigned long awake;    /* cycle counter (PMCCNTR) outside wfi, up
+				 * to the core's last wfi entry */
+	unsigned long pad[5];
 };
 
 /* ful_load_thread.flags */

@@ -18,6 +18,8 @@
  *                             change (the cost the two above skip)
  *   fulcrum_rebalance         the refinement, 4 cores, 64 threads (it
  *                             makes several moves in one round)
+ *   balancer_round            a whole timer-triggered round of the live
+ *   balancer_share            balancer, and its share of a core (below)
  *
  * Each figure includes taking a log record, reading the per-core figures
  * from the area (seqcount reads) and filling the decision record. The
@@ -35,9 +37,13 @@
 
 #include "../policy/lb.h"
 #include "../policy/lb_fake.h"
+#include "balancer.h"
+#include "utest.h"
 
 #define LB_RUNS 50
 #define LB_WARMUP 2
+
+static unsigned bench_round(void);
 
 static struct ful_load_page fake_area __attribute__((aligned(4096)));
 static struct lb_snap snap;
@@ -200,5 +206,107 @@ unsigned ub_lb_run(void)
 	       bench_rebalance("fulcrum_rebalance"));
 	show_last();
 	show_live();
-	return lines + 1;
+	return lines + 1 + bench_round();
+}
+
+/* (bench_round below) */
+
+/*
+ * balancer_round: one whole timer-triggered round of the balancer thread
+ * (timer interrupt, wake-up, snapshot, decision, log record, back to
+ * sleep and wfi), as the cycles its core spends outside wfi (the load
+ * area's `awake`, PMCCNTR based: one per instruction under -icount).
+ * Under -icount the counter is virtual time, which every core advances,
+ * so nothing else may run while the balancer's core is awake: the
+ * rootserver waits on a notification, and the measuring thread, on
+ * another core, wakes half a period after each round, reads the
+ * balancer core's `awake` and sleeps a period again. Nothing runnable
+ * exists elsewhere (a runnable thread would run and be counted), so the
+ * decision is the balanced one; the policy is mginkgo at the paper's
+ * 100 ms period. Share of a core: instructions per period over the
+ * instructions a core runs in a period (1 per ns under -icount shift=0),
+ * in parts per billion (paper: 0.0082 % = 82,000 ppb).
+ */
+#define ROUND_PERIOD_MS 100
+
+static struct {
+	long sleep, done;       /* notifications: never signalled / the end */
+	unsigned root;          /* the balancer's core */
+	bool failed;
+	unsigned long round[LB_RUNS];
+} rb;
+
+static void rb_sleep_us(unsigned long us)
+{
+	unsigned long bits;
+	ful_ntfn_wait((unsigned)rb.sleep, &bits, us);
+}
+
+static unsigned long rb_awake(void)
+{
+	struct ful_load_cpu c;
+	ful_load_read_cpu(ful_load_area(), rb.root, &c);
+	return c.awake;
+}
+
+/** The measuring thread: one sample per period, half a period after
+ *  each round. */
+static void rb_main(void *arg)
+{
+	(void)arg;
+	unsigned long r = bal_rounds();
+	while (bal_rounds() == r) /* align with the rounds */
+		rb_sleep_us(1000);
+	rb_sleep_us(ROUND_PERIOD_MS * 500);
+	unsigned long a = rb_awake(), n = bal_rounds();
+	for (int i = -LB_WARMUP; i < LB_RUNS && !rb.failed; i++) {
+		rb_sleep_us(ROUND_PERIOD_MS * 1000);
+		unsigned long a2 = rb_awake(), n2 = bal_rounds();
+		if (n2 - n != 1)
+			rb.failed = true; /* not exactly one round: no sample */
+		else if (i >= 0)
+			rb.round[i] = a2 - a;
+		a = a2, n = n2;
+	}
+	ful_ntfn_signal((unsigned)rb.done, 1);
+}
+
+/** Run the balancer for LB_RUNS + LB_WARMUP periods; BENCH lines. */
+static unsigned bench_round(void)
+{
+	struct ful_sysinfo si;
+	ful_sysinfo(&si);
+	rb.root = si.cpu;
+	rb.sleep = ut_ntfn_new();
+	rb.done = ut_ntfn_new();
+	struct ful_thread th;
+	struct ful_thread_args a = {.fn = rb_main, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .cpu = (si.cpu + 1) % si.ncpus,
+				    .name = "lbround"};
+	if (rb.sleep < 0 || rb.done < 0 || si.ncpus < 2 ||
+	    bal_init("mginkgo") || bal_tune("period_ms", ROUND_PERIOD_MS) ||
+	    bal_start() || ful_thread_spawn(&a, &th)) {
+		printf("ub_lb: balancer_round: set-up failed\n");
+		return 0;
+	}
+	unsigned long bits;
+	ful_ntfn_wait((unsigned)rb.done, &bits, FUL_FOREVER);
+	bal_stop();
+	if (rb.failed) {
+		printf("ub_lb: balancer_round: a period without one round\n");
+		return 0;
+	}
+	memcpy(samples, rb.round, sizeof(samples));
+	print_samples("balancer_round");
+	for (unsigned i = 0; i < LB_RUNS; i++)
+		samples[i] = rb.round[i] * 1000 / ROUND_PERIOD_MS; /* ppb */
+	char line[FUL_DEBUG_WRITE_MAX];
+	int len = snprintf(line, sizeof(line), "BENCH balancer_share ppb %u",
+			   LB_RUNS);
+	for (unsigned i = 0; i < LB_RUNS && len < (int)sizeof(line) - 24; i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
+				samples[i]);
+	printf("%s\n", line);
+	return 2;
 }

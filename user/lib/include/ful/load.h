@@ -89,6 +89,7 @@ static inline bool ful_load_try_cpu(const struct ful_load_page *pg,
 	out->mig_in = FUL_LOAD_RLX(&c->mig_in);
 	out->mig_out = FUL_LOAD_RLX(&c->mig_out);
 	out->switches = FUL_LOAD_RLX(&c->switches);
+	out->awake = FUL_LOAD_RLX(&c->awake);
 	return ful_load_seq_ok(&c->seq, s);
 }
 
