@@ -38,6 +38,7 @@
  * (seqcount); LB_NEED_ALL also copies the rest of each core record. */
 #define LB_NEED_NRUN 1u
 #define LB_NEED_ALL 2u
+#define LB_NEED_MAX 4u /* set by lb_rebalance: s->max is wanted */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {

@@ -79,7 +79,7 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct ful_move *moves, unsigned max,
 		      struct lb_decision *d)
 {
-	s->needs = p->needs;
+	s->needs = p->needs | LB_NEED_MAX;
 	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
 	lb_snap_refresh(s, now, &d->v);
 	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);

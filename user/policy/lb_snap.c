@@ -79,6 +79,23 @@ static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
 	}
 }
 
+/** snap_read_loads() for a placement: the total and the least loaded
+ *  eligible core only (the most loaded one is left LB_NO_CPU). */
+static void snap_read_loads_min(struct lb_snap *s, unsigned n,
+				struct acc *a, struct lb_loads *v)
+{
+	const struct ful_load_cpu *r = s->area->cpu;
+	for (unsigned c = 0; c < n; c++, r++) {
+		unsigned long load = FUL_LOAD_RLX(&r->load);
+		v->load[c] = load;
+		if (!((a->mask >> c) & 1))
+			continue;
+		a->sum += load;
+		a->min = load < a->lmin ? c : a->min;
+		a->lmin = load < a->lmin ? load : a->lmin;
+	}
+}
+
 /** Each core's load and nrunnable, a consistent pair (seqcount). */
 static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
@@ -101,8 +118,9 @@ static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
 /**
  * Read every core's figures, as much as the policy needs (s->needs),
  * into @into (a decision record's, s->cur until the next refresh), and
- * over the eligible cores their total and the least and most loaded
- * one (ties to the lowest id). @now is the caller's clock, kept for the
+ * over the eligible cores their total and the least and (if
+ * LB_NEED_MAX or LB_NEED_NRUN) the most loaded one (ties to the lowest
+ * id). @now is the caller's clock, kept for the
  * decision log. The thread index is checked against hdr.tgen only when
  * a rebalance needs it (lb_snap_pick).
  */
@@ -117,8 +135,10 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now,
 	into->has_nrun = (s->needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
 	if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
-	else
+	else if (s->needs & LB_NEED_MAX)
 		snap_read_loads(s, n, &a, into);
+	else
+		snap_read_loads_min(s, n, &a, into);
 	s->cur = into;
 	s->mask = a.mask;
 	s->neligible = (unsigned)__builtin_popcount(a.mask);
