@@ -19,6 +19,10 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	uint32_t st = thread_state(t);
 	if (!cpu_is_online(dest))
 		return -FUL_EINVAL;
+	/* Checked here, by the owner, who alone changes the affinity: a
+	 * caller's check may be stale by the time its request arrives. */
+	if (!(t->affinity >> dest & 1))
+		return -FUL_ESTATE;
 	if (st == T_INACTIVE)
 		return -FUL_ESTATE;
 	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
