@@ -99,9 +99,20 @@ void load_leave(struct owner o, struct thread *t)
 	seq_end(&l->seq);
 }
 
+/** Count an arrival at core @cpu: any core may (see mig_in in
+ *  <fulcrum/load.h>), so the add is atomic and outside the window. */
+static inline void mig_in_add(unsigned cpu)
+{
+	atomic_fetch_add_explicit(
+		(_Atomic unsigned long *)&load_area.cpu[cpu].mig_in, 1,
+		memory_order_relaxed);
+}
+
 void load_blocked_moved(struct owner o, struct thread *t, unsigned dest)
 {
-	(void)dest;
+	/* A blocked thread lands on dest with this owner change: no TASK_IN
+	 * will tell dest, so its arrival is counted here. */
+	mig_in_add(dest);
 	if (!t->blocked_counted)
 		return;
 	/* The new owner counts it from its next block on (see load.h). */
@@ -191,11 +202,12 @@ void load_set_nice(struct owner o, struct thread *t, int nice)
 void load_count_migration(struct owner o, bool in)
 {
 	struct ful_load_cpu *l = lcpu(o.cpu);
+	if (in) {
+		mig_in_add(o.cpu->id);
+		return;
+	}
 	seq_begin(&l->seq);
-	if (in)
-		l->mig_in++;
-	else
-		l->mig_out++;
+	l->mig_out++;
 	seq_end(&l->seq);
 }
 

@@ -100,8 +100,12 @@ void thread_accept(struct owner o, struct thread *t)
 	    atomic_load_explicit(&t->cpu, memory_order_relaxed) != c->id)
 		panic("TASK_IN of %s in state %u for cpu %u", t->name,
 		      thread_state(t), atomic_load(&t->cpu));
-	c->stats.migrations_in++;
-	load_count_migration(o, true);
+	/* No move yet: this is its start on a core other than its
+	 * creator's (thread_activate), not a migration. */
+	if (t->migrations) {
+		c->stats.migrations_in++;
+		load_count_migration(o, true);
+	}
 	sched_make_ready(o, t);
 	if (t->kill_pending) {
 		t->kill_pending = false;
