@@ -117,8 +117,18 @@ static void thread_set_affinity(struct owner o, struct thread *t,
 		load_thread_static(t, o.cpu->id);
 }
 
+/** Is @t, owned here, on its way in? A thread moved while running
+ *  stays in the sums of the core it leaves until it is switched out
+ *  there, with its slice and weight: they must not change meanwhile. */
+static bool thread_in_flight(struct thread *t)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed) ==
+	       T_MIGRATING;
+}
+
 /** Apply a THREAD_SET on the owner core: the slice, nice value and
- *  affinity are owner fields. -FUL_EAGAIN if the thread moved away. */
+ *  affinity are owner fields. -FUL_EAGAIN if the thread moved away, or
+ *  (slice, nice) has not arrived yet. */
 static void thread_set_here(void *arg)
 {
 	struct thread_set_req *r = arg;
@@ -126,8 +136,9 @@ static void thread_set_here(void *arg)
 	struct owner o = owner_enter(&flags);
 	struct thread *t = thread_lookup(r->tid);
 	r->result = -FUL_ENOTHREAD;
-	if (t && atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			 o.cpu->id) {
+	if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+			  o.cpu->id ||
+		  (r->attr != FUL_TA_AFFINITY && thread_in_flight(t)))) {
 		r->result = -FUL_EAGAIN;
 	} else if (t && r->attr == FUL_TA_SLICE) {
 		load_set_slice(o, t, (uint32_t)r->value);
