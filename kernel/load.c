@@ -240,6 +240,13 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 {
 	uint64_t load = 0, weight = 0;
 	unsigned nrun = 0, nblk = 0;
+	/* With the records, the scheduler's own detector (sched.c): under
+	 * "loadcheck" the user suites see it too, not only the kernel's. */
+	if (o.cpu->stats.overlap) {
+		ksnprintf(why, n, "cpu%u switched in a thread live elsewhere",
+			  o.cpu->id);
+		return false;
+	}
 	load_recount(o, &load, &nrun, &nblk, &weight);
 	struct ful_load_cpu *l = lcpu(o.cpu);
 	if (l->load != load || l->nrunnable != nrun || l->nblocked != nblk ||

@@ -60,7 +60,8 @@ void load_set_nice(struct owner o, struct thread *t, int nice);
 /** Count a thread leaving (@in false) or arriving at o.cpu (through a
  *  TASK_IN; a thread moved blocked is counted by load_blocked_moved). */
 void load_count_migration(struct owner o, bool in);
-/** Check o.cpu's published records against its threads (tests).
+/** Check o.cpu's published records against its threads (tests), and
+ *  that o.cpu never switched in a thread live elsewhere (stats.overlap).
  *  false with a reason in @why on a mismatch. */
 bool load_verify_cpu(struct owner o, char *why, size_t n);
 
