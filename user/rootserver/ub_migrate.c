@@ -134,14 +134,39 @@ static bool mr_is(const struct mr *m, unsigned cpu, unsigned state)
 	return t.tid == m->tid && t.cpu == cpu && t.state == state;
 }
 
-/** Wait (yielding) for @cond; false after UT_TIMEOUT_US. */
-#define MR_WAIT(cond)                                                      \
-	({                                                                 \
-		unsigned long dl_ = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US); \
-		while (!(cond) && ful_counter() < dl_)                     \
-			ful_yield();                                       \
-		(cond);                                                    \
-	})
+static bool mr_spinning(const struct mr *m)
+{
+	return m->count != 0;
+}
+
+/** Stamped on core 0 and blocked there again. */
+static bool mr_arrived(const struct mr *m)
+{
+	return m->t1 != 0 && mr_is(m, MR_TO, FUL_TS_BLOCKED);
+}
+
+/** Blocked on core 1, ready for a sample. */
+static bool mr_home(const struct mr *m)
+{
+	return mr_is(m, MR_FROM, FUL_TS_BLOCKED);
+}
+
+static bool mr_dead(const struct mr *m)
+{
+	return ut_thread_dead(m->th.slot);
+}
+
+/** Wait (yielding) until @cond(@m); -FUL_ETIMEOUT after UT_TIMEOUT_US. */
+static long mr_wait(bool (*cond)(const struct mr *), const struct mr *m)
+{
+	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	while (!cond(m))
+		if (ful_counter() > dl)
+			return -FUL_ETIMEOUT;
+		else
+			ful_yield();
+	return 0;
+}
 
 /** One sample: T spinning on core 1 is moved here. 0 or -FUL_E*. */
 static long mr_one(struct mr *m, unsigned long *sample)
@@ -149,7 +174,7 @@ static long mr_one(struct mr *m, unsigned long *sample)
 	m->count = 0;
 	m->t1 = 0;
 	ful_ntfn_signal((unsigned)m->go, 1);
-	if (!MR_WAIT(m->count != 0))
+	if (mr_wait(mr_spinning, m))
 		return -FUL_ETIMEOUT;
 	struct ful_move mv = {m->tid, MR_TO, 99, 0};
 	unsigned long n0 = m->count;
@@ -158,14 +183,14 @@ static long mr_one(struct mr *m, unsigned long *sample)
 	/* T outranks us: we run again once it has stamped and blocked. */
 	if (done != 1 || mv.result != FUL_MOVE_DONE)
 		return done < 0 ? done : mv.result;
-	if (!MR_WAIT(m->t1 != 0 && mr_is(m, MR_TO, FUL_TS_BLOCKED)))
+	if (mr_wait(mr_arrived, m))
 		return -FUL_ETIMEOUT;
 	*sample = m->t1 - t0 - (MR_PASS * (m->n1 - n0) + MR_EXIT);
 	/* Back to core 1, blocked, unmeasured. */
 	mv = (struct ful_move){m->tid, MR_FROM, 99, 0};
 	if (ful_migrate(FUL_SLOT_SCHED, &mv, 1) != 1)
 		return mv.result;
-	return MR_WAIT(mr_is(m, MR_FROM, FUL_TS_BLOCKED)) ? 0 : -FUL_ETIMEOUT;
+	return mr_wait(mr_home, m);
 }
 
 static void mr_print(void)
@@ -196,8 +221,7 @@ unsigned ub_migrate_run(void)
 		err = ful_thread_spawn(&a, &m.th);
 	if (!err) {
 		m.tid = (unsigned)m.th.tid;
-		err = MR_WAIT(mr_is(&m, MR_FROM, FUL_TS_BLOCKED)) ? 0
-								  : -FUL_ETIMEOUT;
+		err = mr_wait(mr_home, &m);
 	}
 	for (int i = -MR_WARMUP; !err && i < MR_RUNS; i++) {
 		unsigned long s = 0;
@@ -208,7 +232,7 @@ unsigned ub_migrate_run(void)
 	if (m.th.tid > 0) {
 		atomic_store(&m.quit, 1);
 		ful_ntfn_signal((unsigned)m.go, 1);
-		MR_WAIT(ut_thread_dead(m.th.slot));
+		mr_wait(mr_dead, &m);
 		ut_slot_drop(m.th.slot);
 		free(m.th.mem);
 	}
