@@ -211,17 +211,29 @@ void load_count_migration(struct owner o, bool in)
 	seq_end(&l->seq);
 }
 
+/**
+ * @t's state if o.cpu owns it, else T_FREE. The owner is read first,
+ * with acquire: a core handing a thread over stores its state
+ * (MIGRATING) before t->cpu (release), so a thread seen owned here is
+ * seen in a state of this core's. Read the other way round, a thread
+ * running elsewhere and being moved here looked RUNNING here: a false
+ * mismatch.
+ */
+static uint32_t load_owned_state(struct owner o, struct thread *t)
+{
+	if (atomic_load_explicit(&t->cpu, memory_order_acquire) != o.cpu->id)
+		return T_FREE;
+	return atomic_load_explicit(&t->state, memory_order_acquire);
+}
+
 /** Count what o.cpu's records should say, from the thread table. */
 static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
 			 unsigned *nblk, uint64_t *weight)
 {
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
 		struct thread *t = &threads[i];
-		uint32_t st = atomic_load_explicit(&t->state,
-						   memory_order_acquire);
-		if (t == o.cpu->idle ||
-		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			    o.cpu->id)
+		uint32_t st = load_owned_state(o, t);
+		if (t == o.cpu->idle || st == T_FREE)
 			continue;
 		if ((st == T_READY || st == T_RUNNING) &&
 		    t != o.cpu->handoff) { /* counted at its switch */
@@ -260,15 +272,12 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 	}
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
 		struct thread *t = &threads[i];
-		uint32_t st = atomic_load_explicit(&t->state,
-						   memory_order_acquire);
+		uint32_t st = load_owned_state(o, t);
 		struct ful_load_thread *lt = &load_area.thread[i];
 		/* INACTIVE: its creator, maybe another core, still writes
 		 * the record (load_thread_static). */
 		if (t == o.cpu->idle || st == T_FREE || st == T_EMBRYO ||
-		    st == T_INACTIVE || st == T_MIGRATING ||
-		    atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			    o.cpu->id)
+		    st == T_INACTIVE || st == T_MIGRATING)
 			continue;
 		bool handoff = t == o.cpu->handoff; /* state published at
 						       * its switch */
