@@ -208,8 +208,9 @@ test: kernel host-tests
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
-# Kernel paths, then user-level IPC (both deterministic under -icount,
-# booted twice to check that), then the cross/same-core ratio under
+# Kernel paths, then user-level IPC, balancing decisions and moving a
+# running thread (all deterministic under -icount, booted twice to check
+# that), then the cross/same-core ratio under
 # multi-threaded TCG; results merged into one results.json.
 bench: kernel
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
@@ -220,6 +221,9 @@ bench: kernel
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
 		--append ubench=lb --merge
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
+		--append ubench=migrate --merge
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
 		--append ubench=mttcg --merge

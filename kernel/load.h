@@ -34,7 +34,9 @@ void load_leave(struct owner o, struct thread *t);
 /** Scheduler tick: publish the time figures (after sched_account). */
 void load_tick(struct owner o);
 /** Blocked @t of o.cpu is about to belong to @dest: o.cpu stops
- *  counting it. The new owner counts it from its next block on: moving
+ *  counting it, and counts its arrival in @dest's mig_in (it never
+ *  passes through TASK_IN). The new owner counts it blocked from its
+ *  next block on: moving
  *  the count would make the blocked count a field two cores write, and
  *  the owner-only record is what keeps the hot paths to one window.
  *  Call before t->cpu changes. */
@@ -55,9 +57,11 @@ void load_thread_free(struct owner o, struct thread *t);
 void load_set_slice(struct owner o, struct thread *t, uint32_t slice_ms);
 /** Change a thread's nice value (and weight) on its owner core. */
 void load_set_nice(struct owner o, struct thread *t, int nice);
-/** Count a thread leaving (@in false) or arriving at o.cpu. */
+/** Count a thread leaving (@in false) or arriving at o.cpu (through a
+ *  TASK_IN; a thread moved blocked is counted by load_blocked_moved). */
 void load_count_migration(struct owner o, bool in);
-/** Check o.cpu's published records against its threads (tests).
+/** Check o.cpu's published records against its threads (tests), and
+ *  that o.cpu never switched in a thread live elsewhere (stats.overlap).
  *  false with a reason in @why on a mismatch. */
 bool load_verify_cpu(struct owner o, char *why, size_t n);
 

@@ -99,8 +99,36 @@ struct thread_set_req {
 	int result;
 };
 
+/** Set @t's affinity to @mask on its owner o.cpu; a thread outside it
+ *  moves to its first allowed core. The record is published once, with
+ *  the new affinity and a core inside it: a reader must never see the
+ *  new affinity with the core being left. */
+static void thread_set_affinity(struct owner o, struct thread *t,
+				uint32_t mask, int *result)
+{
+	t->affinity = mask;
+	*result = 0;
+	if (!(mask >> o.cpu->id & 1))
+		*result = thread_migrate_local(o, t,
+					       (unsigned)__builtin_ctz(mask));
+	/* Moved: thread_migrate_local published it with its new core.
+	 * Still here (in flight to here, or not started): publish. */
+	if (atomic_load_explicit(&t->cpu, memory_order_relaxed) == o.cpu->id)
+		load_thread_static(t, o.cpu->id);
+}
+
+/** Is @t, owned here, on its way in? A thread moved while running
+ *  stays in the sums of the core it leaves until it is switched out
+ *  there, with its slice and weight: they must not change meanwhile. */
+static bool thread_in_flight(struct thread *t)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed) ==
+	       T_MIGRATING;
+}
+
 /** Apply a THREAD_SET on the owner core: the slice, nice value and
- *  affinity are owner fields. -FUL_EAGAIN if the thread moved away. */
+ *  affinity are owner fields. -FUL_EAGAIN if the thread moved away, or
+ *  (slice, nice) has not arrived yet. */
 static void thread_set_here(void *arg)
 {
 	struct thread_set_req *r = arg;
@@ -108,8 +136,9 @@ static void thread_set_here(void *arg)
 	struct owner o = owner_enter(&flags);
 	struct thread *t = thread_lookup(r->tid);
 	r->result = -FUL_ENOTHREAD;
-	if (t && atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			 o.cpu->id) {
+	if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+			  o.cpu->id ||
+		  (r->attr != FUL_TA_AFFINITY && thread_in_flight(t)))) {
 		r->result = -FUL_EAGAIN;
 	} else if (t && r->attr == FUL_TA_SLICE) {
 		load_set_slice(o, t, (uint32_t)r->value);
@@ -118,12 +147,7 @@ static void thread_set_here(void *arg)
 		load_set_nice(o, t, (int)r->value);
 		r->result = 0;
 	} else if (t) {
-		t->affinity = (uint32_t)r->value;
-		load_thread_static(t, o.cpu->id);
-		r->result = 0;
-		if (!(t->affinity >> o.cpu->id & 1)) /* to its first core */
-			r->result = thread_migrate_local(
-				o, t, (unsigned)__builtin_ctz(t->affinity));
+		thread_set_affinity(o, t, (uint32_t)r->value, &r->result);
 	}
 	arch_irq_restore(flags);
 }

@@ -19,6 +19,10 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	uint32_t st = thread_state(t);
 	if (!cpu_is_online(dest))
 		return -FUL_EINVAL;
+	/* Checked here, by the owner, who alone changes the affinity: a
+	 * caller's check may be stale by the time its request arrives. */
+	if (!(t->affinity >> dest & 1))
+		return -FUL_ESTATE;
 	if (st == T_INACTIVE)
 		return -FUL_ESTATE;
 	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
@@ -96,8 +100,12 @@ void thread_accept(struct owner o, struct thread *t)
 	    atomic_load_explicit(&t->cpu, memory_order_relaxed) != c->id)
 		panic("TASK_IN of %s in state %u for cpu %u", t->name,
 		      thread_state(t), atomic_load(&t->cpu));
-	c->stats.migrations_in++;
-	load_count_migration(o, true);
+	/* No move yet: this is its start on a core other than its
+	 * creator's (thread_activate), not a migration. */
+	if (t->migrations) {
+		c->stats.migrations_in++;
+		load_count_migration(o, true);
+	}
 	sched_make_ready(o, t);
 	if (t->kill_pending) {
 		t->kill_pending = false;

@@ -39,6 +39,11 @@
  *             (added in version 1 from the padding: 0 on older kernels)
  *   running   tid of the running thread, written at every switch as a
  *             single aligned store outside the sequence counter
+ *   mig_in/   threads that arrived at / left the core. A thread moved
+ *   mig_out   while blocked arrives when its owner changes, counted by
+ *             the core it leaves: mig_in is added to atomically, outside
+ *             the sequence counter. Once no thread is in flight, the
+ *             sums of mig_in and of mig_out over the cores are equal
  */
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H

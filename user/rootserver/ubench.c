@@ -6,6 +6,8 @@
  *   ubench=mttcg  cross-core / same-core round-trip time ratio, measured
  *                 with the system counter under multi-threaded TCG
  *   ubench=lb     balancing decisions on a fabricated load area (ub_lb.c)
+ *   ubench=migrate  migrate_running: moving a thread running in user
+ *                 mode, up to it running on its new core (ub_migrate.c)
  * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
  * an endpoint meanwhile, so its core is idle while windows are measured.
  */
@@ -21,6 +23,7 @@
 #define BENCH_RUNS 50
 
 unsigned ub_lb_run(void); /* ub_lb.c */
+unsigned ub_migrate_run(void); /* ub_migrate.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -135,6 +138,8 @@ void ubench_run(const char *which)
 	unsigned n = 0;
 	if (!strcmp(which, "lb")) {
 		n = ub_lb_run();
+	} else if (!strcmp(which, "migrate") && ut_ncpus() >= 2) {
+		n = ub_migrate_run();
 	} else if (ut_ncpus() < 3) {
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
