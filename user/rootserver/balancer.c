@@ -208,6 +208,13 @@ void bal_demand(void)
 		ful_ntfn_signal((unsigned)bal.ntfn, 1);
 }
 
+int bal_thread_info(struct ful_thread_info *info)
+{
+	if (!atomic_load(&bal.running))
+		return -FUL_ESTATE;
+	return (int)ful_thread_info(bal.th.slot, info);
+}
+
 unsigned long bal_rounds(void)
 {
 	return atomic_load(&bal.rounds);

@@ -6,6 +6,8 @@
  *   ubench=mttcg  cross-core / same-core round-trip time ratio, measured
  *                 with the system counter under multi-threaded TCG
  *   ubench=lb     balancing decisions on a fabricated load area (ub_lb.c)
+ *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
+ *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
  * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
  * an endpoint meanwhile, so its core is idle while windows are measured.
  */
@@ -21,6 +23,7 @@
 #define BENCH_RUNS 50
 
 unsigned ub_lb_run(void); /* ub_lb.c */
+unsigned ub_matmul_run(void); /* ub_matmul.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -139,6 +142,8 @@ void ubench_run(const char *which)
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
 		n = ubench_mttcg();
+	} else if (!strcmp(which, "matmul")) {
+		n = ub_matmul_run();
 	} else {
 		n = ubench_ipc(which);
 	}
