@@ -49,7 +49,7 @@
 #define MM_NSIZES 4
 #define MM_MAX_TASKS 24
 #define MM_MAX_REPEAT 9
-#define MM_REPEAT 3
+#define MM_REPEAT 5
 #define MM_PRIO 100
 #define MM_SLICE_MS 10
 #define MM_DONE_TIMEOUT_US 300000000UL
@@ -90,6 +90,7 @@ static struct {
 	long gate, done, park;   /* notifications */
 	_Atomic unsigned left;   /* tasks still computing */
 	unsigned ntasks, ncpus, workers, repeat;
+	bool even;               /* boot arg mm_even: place 8 per worker */
 	uint64_t ref[4];         /* reference checksums of the four blocks */
 	struct mm_task task[MM_MAX_TASKS];
 	struct mm_run run[MM_NSIZES][MM_NMODES][MM_MAX_REPEAT];
@@ -170,7 +171,11 @@ static void mm_task_main(void *arg)
  *  and 3 (3 workers, 10/7/7) or both on core 2 (2 workers, 10/6). */
 static void mm_place(unsigned i, unsigned *blk, unsigned *cpu)
 {
-	if (i < 10) {
+	if (mm.even) { /* mm_even: 8 per worker, the ideal placement */
+		*blk = i < 10 ? i & 1 : (mm.workers == 3 ? (i < 17 ? 2 : 3)
+							  : 2 + (i & 1));
+		*cpu = 1 + i % mm.workers;
+	} else if (i < 10) {
 		*blk = i & 1;
 		*cpu = 1;
 	} else if (mm.workers == 3) {
@@ -512,6 +517,7 @@ static bool mm_setup(void)
 		printf("matmul: mm_repeat must be 1..%u\n", MM_MAX_REPEAT);
 		return false;
 	}
+	mm.even = root_bootarg("mm_even", v, sizeof(v));
 	mm.gate = ut_ntfn_new();
 	mm.done = ut_ntfn_new();
 	mm.park = ut_ntfn_new();
