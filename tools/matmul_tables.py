@@ -44,12 +44,23 @@ def moves(res):
     return f"{res['median']} ({res['min']}-{res['max']})"
 
 
+def paper_cells(meta, key, n):
+    """The paper's off / on figures and its on/off ratio for size n."""
+    fig = lambda suffix: ((meta.get(key.format(n, suffix)) or {})  # noqa
+                          .get("paper") or {})
+    pr = fig("mginkgo_vs_off")
+    cell = f"{pr['average'] / 1000:.3f}" if "average" in pr else "-"
+    if pr.get("printed_average") is not None:
+        cell += f" (as printed: {pr['printed_average'] / 1000:.3f})"
+    return [f"{fig('off').get('figure', '-')} / "
+            f"{fig('mginkgo').get('figure', '-')}", cell]
+
+
 def table_iv(by, meta, w):
-    """Makespans, ratios, moves and distance to the ideal, per size."""
+    """Makespans and on/off ratios per size (the paper's Table IV)."""
     key = f"matmul_w{w}_{{}}_{{}}"
-    head = ("| N | runs | off (ms) | mginkgo (ms) | fulcrum (ms) | "
-            "mginkgo / off | fulcrum / off | moves mginkgo | moves fulcrum | "
-            "off / ideal | mginkgo / ideal | fulcrum / ideal |")
+    head = ("| N | off (ms) | mginkgo (ms) | fulcrum (ms) | "
+            "mginkgo / off | fulcrum / off |")
     if w == 3:
         head += " paper off / on (1000 cycles) | paper on / off |"
     lines = [head, "|" + "---:|" * (head.count("|") - 1)]
@@ -57,23 +68,28 @@ def table_iv(by, meta, w):
         g = lambda suffix: by.get(key.format(n, suffix))  # noqa: E731
         if not g("off"):
             continue
-        row = [f"{n}x{n}", str(g("off")["runs"])]
-        row += [ms(g(m)) for m in MODES]
+        row = [f"{n}x{n}"] + [ms(g(m)) for m in MODES]
         row += [ratio(g(f"{m}_vs_off")) for m in MODES[1:]]
-        row += [moves(g(f"{m}_moves")) for m in MODES[1:]]
-        row += [ratio(g(f"{m}_vs_ideal")) for m in MODES]
         if w == 3:
-            off = (meta.get(key.format(n, "off")) or {}).get("paper") or {}
-            on = (meta.get(key.format(n, "mginkgo")) or {}).get("paper") or {}
-            pr = (meta.get(key.format(n, "mginkgo_vs_off")) or {}).get(
-                "paper") or {}
-            row.append(f"{off.get('figure', '-')} / {on.get('figure', '-')}")
-            printed = pr.get("printed_average")
-            avg = pr.get("average")
-            cell = f"{avg / 1000:.3f}" if avg is not None else "-"
-            if printed is not None:
-                cell += f" (printed: {printed / 1000:.3f})"
-            row.append(cell)
+            row += paper_cells(meta, key, n)
+        lines.append("| " + " | ".join(row) + " |")
+    return lines if len(lines) > 2 else []
+
+
+def table_quality(by, w):
+    """Moves, distance to the ideal, host-normalized on/off per size."""
+    key = f"matmul_w{w}_{{}}_{{}}"
+    head = ("| N | moves mginkgo | moves fulcrum | off / ideal | "
+            "mginkgo / ideal | fulcrum / ideal | mginkgo / off, normalized | "
+            "fulcrum / off, normalized |")
+    lines = [head, "|" + "---:|" * (head.count("|") - 1)]
+    for n in SIZES:
+        g = lambda suffix: by.get(key.format(n, suffix))  # noqa: E731
+        if not g("off"):
+            continue
+        row = [f"{n}x{n}"] + [moves(g(f"{m}_moves")) for m in MODES[1:]]
+        row += [ratio(g(f"{m}_vs_ideal")) for m in MODES]
+        row += [ratio(g(f"{m}_vs_off_norm")) for m in MODES[1:]]
         lines.append("| " + " | ".join(row) + " |")
     return lines if len(lines) > 2 else []
 
@@ -124,8 +140,12 @@ def main(argv=None):
         iv, v = table_iv(by, meta, w), table_v(by, meta, w)
         if not iv:
             continue
-        print(f"Table IV, {what} (medians; ratios: median (min-max)):\n")
+        runs = by[f"matmul_w{w}_{SIZES[0]}_off"]["runs"]
+        print(f"Table IV, {what}, {runs} repetitions (medians; ratios: "
+              "median (min-max)):\n")
         print("\n".join(iv) + "\n")
+        print(f"Schedule quality, {what}:\n")
+        print("\n".join(table_quality(by, w)) + "\n")
         print(f"Table V, {what}, {SIZES[-1]}x{SIZES[-1]} (medians):\n")
         print("\n".join(v) + "\n")
     return 0

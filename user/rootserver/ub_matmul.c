@@ -4,9 +4,9 @@
  *
  * C = AB with N x N integer matrices split into 2 x 2 blocks of h = N/2;
  * task k computes block k of C (C11, C12, C21, C22: h^2 N multiply-adds,
- * N^3/4), MM_REPS(N) times over. The tasks are threads of the rootserver
- * placed directly on their cores (no creation-time placement, as in the
- * paper), slice 10 ms, priority 100:
+ * N^3/4), reps(N) times over (mm_sizes). The tasks are threads of the
+ * rootserver placed directly on their cores (no creation-time placement,
+ * as in the paper), slice 10 ms, priority 100:
  *   4 cores (3 workers)  core 1: 5 x task1 + 5 x task2, core 2: 7 x
  *                        task3, core 3: 7 x task4 (the paper's 10/7/7)
  *   3 cores (2 workers)  core 1: 5 x task1 + 5 x task2, core 2: 3 x
@@ -26,9 +26,16 @@
  *   ideal     sum of the tasks' runtimes in this run (kernel per-thread
  *             runtime, THREAD_INFO, delta over the run) / workers: the
  *             makespan of a perfectly even schedule of the same work
+ *   vs_off    makespan on / makespan off, same repetition
+ *   norm      (makespan / ideal) on over the same off: the host gives
+ *             the vCPUs more or less time from run to run, and the two
+ *             ideals measure that; this ratio cancels it
  *   util      per core, busy counter ticks (load area, extrapolated to
  *             the reading instant from the record's stamp) over the
  *             window from t0 to the rootserver's wake-up
+ *   balancer  the balancer thread's runtime over the same window
+ * Boot arguments: mm_repeat=<1..9> repetitions (default 5); mm_even
+ * places 8 tasks per worker instead (a check of the ideal).
  * Every task checks its block against a reference (checksums of the
  * blocks computed by the textbook i-j-k loop before the runs) and every
  * repetition of it against its first; a mismatch fails the benchmark.
@@ -416,7 +423,8 @@ static int mm_run_all(void)
 
 /* Which figure of a run a BENCH line reports. */
 enum mm_fig {
-	MM_F_US, MM_F_VS_OFF, MM_F_MOVES, MM_F_VS_IDEAL, MM_F_BAL, MM_F_UTIL
+	MM_F_US, MM_F_VS_OFF, MM_F_NORM, MM_F_MOVES, MM_F_VS_IDEAL, MM_F_BAL,
+	MM_F_UTIL
 };
 
 /** Figure @f of run @r (core @c for utilization), in its unit. */
@@ -430,6 +438,9 @@ static unsigned long mm_figure(unsigned s, unsigned m, unsigned rep,
 		return r->makespan_us;
 	case MM_F_VS_OFF:
 		return r->makespan_us * 1000 / (off->makespan_us | 1);
+	case MM_F_NORM: /* (on / its ideal) / (off / its ideal) */
+		return r->makespan_us * off->ideal_us * 1000 /
+		       ((r->ideal_us * off->makespan_us) | 1);
 	case MM_F_MOVES:
 		return r->moves;
 	case MM_F_VS_IDEAL:
@@ -463,6 +474,7 @@ static unsigned mm_report_size(unsigned s)
 		unsigned first_mode;
 	} figs[] = {{"", "us", MM_F_US, MM_OFF},
 		    {"_vs_off", "permille", MM_F_VS_OFF, MM_MGINKGO},
+		    {"_vs_off_norm", "permille", MM_F_NORM, MM_MGINKGO},
 		    {"_moves", "moves", MM_F_MOVES, MM_MGINKGO},
 		    {"_vs_ideal", "permille", MM_F_VS_IDEAL, MM_OFF}};
 	char name[64];
