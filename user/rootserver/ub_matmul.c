@@ -52,16 +52,16 @@
 #include "root.h"
 #include "utest.h"
 
-#define MM_MAXN 256
-#define MM_NSIZES 4
-#define MM_MAX_TASKS 24
-#define MM_MAX_REPEAT 9
-#define MM_REPEAT 5
-#define MM_PRIO 100
-#define MM_SLICE_MS 10
+#define MM_MAXN		   256
+#define MM_NSIZES	   4
+#define MM_MAX_TASKS	   24
+#define MM_MAX_REPEAT	   9
+#define MM_REPEAT	   5
+#define MM_PRIO		   100
+#define MM_SLICE_MS	   10
 #define MM_DONE_TIMEOUT_US 300000000UL
-#define MM_FNV_SEED 0xcbf29ce484222325UL
-#define MM_FNV_PRIME 0x100000001b3UL
+#define MM_FNV_SEED	   0xcbf29ce484222325UL
+#define MM_FNV_PRIME	   0x100000001b3UL
 
 enum { MM_OFF, MM_MGINKGO, MM_FULCRUM, MM_NMODES };
 
@@ -74,19 +74,19 @@ static const struct {
 } mm_sizes[MM_NSIZES] = {{32, 32}, {64, 32}, {128, 20}, {256, 8}};
 
 struct mm_task {
-	unsigned n, reps, blk;   /* blk 0..3: C11, C12, C21, C22 */
-	unsigned cpu;            /* where it is placed */
-	unsigned long end;       /* ful_counter() when it finished */
-	uint64_t sum;            /* checksum of its block (first repetition) */
-	bool bad;                /* a later repetition gave another sum */
-	unsigned long rt0_us;    /* kernel runtime at the gate */
+	unsigned n, reps, blk; /* blk 0..3: C11, C12, C21, C22 */
+	unsigned cpu;	       /* where it is placed */
+	unsigned long end;     /* ful_counter() when it finished */
+	uint64_t sum;	       /* checksum of its block (first repetition) */
+	bool bad;	       /* a later repetition gave another sum */
+	unsigned long rt0_us;  /* kernel runtime at the gate */
 	struct ful_thread th;
 };
 
 /* The figures of one run. */
 struct mm_run {
 	unsigned long makespan_us, ideal_us, moves;
-	unsigned long bal_ppm;         /* the balancer thread's runtime */
+	unsigned long bal_ppm; /* the balancer thread's runtime */
 	unsigned long util_ppm[FUL_LOAD_CPUS];
 	unsigned where[FUL_LOAD_CPUS]; /* tasks per core at the end */
 };
@@ -94,11 +94,11 @@ struct mm_run {
 static int32_t mat_a[MM_MAXN * MM_MAXN], mat_b[MM_MAXN * MM_MAXN];
 
 static struct {
-	long gate, done, park;   /* notifications */
-	_Atomic unsigned left;   /* tasks still computing */
+	long gate, done, park; /* notifications */
+	_Atomic unsigned left; /* tasks still computing */
 	unsigned ntasks, ncpus, workers, repeat;
-	bool even;               /* boot arg mm_even: place 8 per worker */
-	uint64_t ref[4];         /* reference checksums of the four blocks */
+	bool even;	 /* boot arg mm_even: place 8 per worker */
+	uint64_t ref[4]; /* reference checksums of the four blocks */
 	struct mm_task task[MM_MAX_TASKS];
 	struct mm_run run[MM_NSIZES][MM_NMODES][MM_MAX_REPEAT];
 } mm;
@@ -175,14 +175,11 @@ static void mm_task_main(void *arg)
 }
 
 /** The core of task @i: task1/task2 on core 1, task3/task4 on core 2
- *  and 3 (3 workers, 10/7/7) or both on core 2 (2 workers, 10/6). */
+ *  and 3 (3 workers, 10/7/7) or both on core 2 (2 workers, 10/6); with
+ *  mm_even, the same tasks 8 per worker (the ideal placement). */
 static void mm_place(unsigned i, unsigned *blk, unsigned *cpu)
 {
-	if (mm.even) { /* mm_even: 8 per worker, the ideal placement */
-		*blk = i < 10 ? i & 1 : (mm.workers == 3 ? (i < 17 ? 2 : 3)
-							  : 2 + (i & 1));
-		*cpu = 1 + i % mm.workers;
-	} else if (i < 10) {
+	if (i < 10) {
 		*blk = i & 1;
 		*cpu = 1;
 	} else if (mm.workers == 3) {
@@ -192,6 +189,8 @@ static void mm_place(unsigned i, unsigned *blk, unsigned *cpu)
 		*blk = 2 + (i & 1);
 		*cpu = 2;
 	}
+	if (mm.even)
+		*cpu = 1 + i % mm.workers;
 }
 
 static unsigned long mm_us(unsigned long ticks)
@@ -228,10 +227,14 @@ static int mm_spawn(unsigned s)
 		*t = (struct mm_task){.n = mm_sizes[s].n,
 				      .reps = mm_sizes[s].reps};
 		mm_place(i, &t->blk, &t->cpu);
-		struct ful_thread_args a = {
-			.fn = mm_task_main, .arg = t, .pool = FUL_SLOT_POOL,
-			.vs = FUL_SLOT_SELF_VS, .prio = MM_PRIO, .cpu = t->cpu,
-			.slice_ms = MM_SLICE_MS, .name = "mm"};
+		struct ful_thread_args a = {.fn = mm_task_main,
+					    .arg = t,
+					    .pool = FUL_SLOT_POOL,
+					    .vs = FUL_SLOT_SELF_VS,
+					    .prio = MM_PRIO,
+					    .cpu = t->cpu,
+					    .slice_ms = MM_SLICE_MS,
+					    .name = "mm"};
 		int err = ful_thread_spawn(&a, &t->th);
 		if (err)
 			return err;
@@ -248,7 +251,8 @@ static void mm_reap(void)
 		struct ful_thread *th = &mm.task[i].th;
 		if (!th->mem)
 			continue;
-		unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+		unsigned long dl =
+		    ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
 		while (!ut_thread_dead(th->slot) && ful_counter() < dl)
 			ful_yield();
 		ut_slot_drop(th->slot);
@@ -263,8 +267,8 @@ static void mm_busy(unsigned long now, unsigned long *busy)
 	for (unsigned c = 0; c < mm.ncpus; c++) {
 		struct ful_load_cpu r;
 		ful_load_read_cpu(ful_load_area(), c, &r);
-		busy[c] = r.busy + (r.running && now > r.stamp ? now - r.stamp
-							       : 0);
+		busy[c] =
+		    r.busy + (r.running && now > r.stamp ? now - r.stamp : 0);
 	}
 }
 
@@ -291,7 +295,8 @@ static int mm_collect(struct mm_run *out)
 			out->where[info.cpu]++;
 		if (t->bad || t->sum != mm.ref[t->blk]) {
 			printf("matmul: task %u (block %u, n %u) computed a "
-			       "wrong product\n", i, t->blk, t->n);
+			       "wrong product\n",
+			       i, t->blk, t->n);
 			return -FUL_EINVAL;
 		}
 	}
@@ -423,7 +428,12 @@ static int mm_run_all(void)
 
 /* Which figure of a run a BENCH line reports. */
 enum mm_fig {
-	MM_F_US, MM_F_VS_OFF, MM_F_NORM, MM_F_MOVES, MM_F_VS_IDEAL, MM_F_BAL,
+	MM_F_US,
+	MM_F_VS_OFF,
+	MM_F_NORM,
+	MM_F_MOVES,
+	MM_F_VS_IDEAL,
+	MM_F_BAL,
 	MM_F_UTIL
 };
 
@@ -504,8 +514,9 @@ static unsigned mm_report_util(void)
 	}
 	for (unsigned m = 0; m < MM_NMODES; m++)
 		for (unsigned c = 0; c < mm.ncpus; c++) {
-			snprintf(name, sizeof(name), "matmul_w%u_%u_%s_util_cpu%u",
-				 mm.workers, mm_sizes[s].n, mm_mode_name[m], c);
+			snprintf(name, sizeof(name),
+				 "matmul_w%u_%u_%s_util_cpu%u", mm.workers,
+				 mm_sizes[s].n, mm_mode_name[m], c);
 			mm_bench_line(name, "ppm", s, m, MM_F_UTIL, c);
 			lines++;
 		}
