@@ -210,7 +210,8 @@ test: kernel host-tests
 
 # Kernel paths, then user-level IPC, balancing decisions and moving a
 # running thread (all deterministic under -icount, booted twice to check
-# that), then the cross/same-core ratio under
+# that), then the cross/same-core ratio and paper 000's matrix experiment
+# (4 cores, then 3: two busy workers fit the two host cores) under
 # multi-threaded TCG; results merged into one results.json.
 bench: kernel
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
@@ -227,6 +228,12 @@ bench: kernel
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
 		--append ubench=mttcg --merge
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
+		--append ubench=matmul --merge --timeout 900
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 3 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
+		--append ubench=matmul --merge --timeout 900
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

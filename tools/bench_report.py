@@ -15,6 +15,7 @@ instead of booting (repeat it to check determinism between logs).
 """
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -112,9 +113,21 @@ def paper_table(samples):
     return rows
 
 
+def meta_entry(meta, name):
+    """The meta entry of a benchmark: its own, else the first entry whose
+    key is a pattern (with * or ?) that matches the name, else {}."""
+    if name in meta:
+        return meta[name] or {}
+    for key, entry in meta.items():
+        if "*" in key or "?" in key:
+            if fnmatch.fnmatchcase(name, key):
+                return entry or {}
+    return {}
+
+
 def build_result(name, unit, samples, meta):
     """Build one results.json object for a benchmark."""
-    entry = meta.get(name) or {}
+    entry = meta_entry(meta, name)
     result = {"name": name, "unit": unit}
     result.update(summarize(samples))
     result["samples"] = samples
@@ -128,7 +141,7 @@ def build_result(name, unit, samples, meta):
 
 def format_bench(res, meta):
     """Return the report lines for one benchmark result."""
-    desc = (meta.get(res["name"]) or {}).get("description", "(no meta)")
+    desc = meta_entry(meta, res["name"]).get("description", "(no meta)")
     paper = res.get("paper")
     out = [f"{res['name']}: {desc} [{res['unit']}]"]
     out += format_table(res, paper)
@@ -295,6 +308,8 @@ def main(argv=None):
         old = load_json(os.path.join(opts.out, "results.json"), [])
         results = merge_results(old, results)
     for name in ([] if opts.merge else meta):
+        if "*" in name or "?" in name:
+            continue
         if name not in {r["name"] for r in results}:
             warn(f"meta entry {name} not in the benchmark output")
     report = format_report(results, meta)

@@ -6,6 +6,7 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/bootinfo.h>
@@ -198,6 +199,8 @@ void bal_stop(void)
 		ful_yield(); /* until EDEAD */
 	ful_cap_delete(bal.th.slot);
 	ful_slot_free(bal.th.slot);
+	free(bal.th.mem); /* its stack, TLS and IPC buffer */
+	bal.th.mem = NULL;
 	ful_cap_delete((unsigned)bal.ntfn);
 	ful_slot_free((unsigned)bal.ntfn);
 }
@@ -206,6 +209,13 @@ void bal_demand(void)
 {
 	if (atomic_load(&bal.running))
 		ful_ntfn_signal((unsigned)bal.ntfn, 1);
+}
+
+int bal_thread_info(struct ful_thread_info *info)
+{
+	if (!atomic_load(&bal.running))
+		return -FUL_ESTATE;
+	return (int)ful_thread_info(bal.th.slot, info);
 }
 
 unsigned long bal_rounds(void)

@@ -37,6 +37,9 @@ int bal_start(void);
 void bal_stop(void);
 /** Wake the balancer thread for a round now (trigger "demand"). */
 void bal_demand(void);
+/** THREAD_INFO of the balancer thread (its runtime: what balancing
+ *  costs its core). 0, or -FUL_ESTATE if it is not running. */
+int bal_thread_info(struct ful_thread_info *info);
 /** Rounds the balancer thread has run. */
 unsigned long bal_rounds(void);
 /** Moves the kernel made in rounds of @trigger, since boot (unlike the

@@ -8,6 +8,8 @@
  *   ubench=lb     balancing decisions on a fabricated load area (ub_lb.c)
  *   ubench=migrate  migrate_running: moving a thread running in user
  *                 mode, up to it running on its new core (ub_migrate.c)
+ *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
+ *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
  * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
  * an endpoint meanwhile, so its core is idle while windows are measured.
  */
@@ -24,6 +26,7 @@
 
 unsigned ub_lb_run(void); /* ub_lb.c */
 unsigned ub_migrate_run(void); /* ub_migrate.c */
+unsigned ub_matmul_run(void); /* ub_matmul.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -144,6 +147,8 @@ void ubench_run(const char *which)
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
 		n = ubench_mttcg();
+	} else if (!strcmp(which, "matmul")) {
+		n = ub_matmul_run();
 	} else {
 		n = ubench_ipc(which);
 	}
