@@ -117,14 +117,21 @@ void thread_accept(struct owner o, struct thread *t)
 	}
 }
 
+/** Release @t's TASK_IPC record; true if @t (in state @st) is BLOCKED
+ *  and held a wake token, which this takes: it is to be woken. Owner. */
+static inline bool thread_wake_consume(struct thread *t, uint32_t st)
+{
+	icc_complete(&t->wake_req, 0);
+	atomic_exchange(&t->wake_inflight, 0);
+	return st == T_BLOCKED && atomic_exchange(&t->wake_token, 0);
+}
+
 /** The owner's half of a TASK_IPC for @t, owned here, in state @st:
  *  release the record, then wake @t if it is blocked and holds a token.
  *  Returns whether it woke @t. */
 static bool thread_wake_apply(struct owner o, struct thread *t, uint32_t st)
 {
-	icc_complete(&t->wake_req, 0);
-	atomic_exchange(&t->wake_inflight, 0);
-	if (st != T_BLOCKED || !atomic_exchange(&t->wake_token, 0))
+	if (!thread_wake_consume(t, st))
 		return false;
 	sched_wake_blocked(o, t);
 	return true;
@@ -150,9 +157,7 @@ bool thread_wake_take_own(struct owner o, struct thread *t)
 		return false;
 	/* thread_wake_apply(), except that @t is neither queued nor handed
 	 * off: the caller switches to it at once. */
-	icc_complete(&t->wake_req, 0);
-	atomic_exchange(&t->wake_inflight, 0);
-	if (thread_state(t) != T_BLOCKED || !atomic_exchange(&t->wake_token, 0))
+	if (!thread_wake_consume(t, thread_state(t)))
 		return false;
 	sched_unsleep(o, t);
 	return true;

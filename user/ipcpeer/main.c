@@ -44,18 +44,6 @@ static _Noreturn void server(void)
 	}
 }
 
-static void print_samples(const char *name, const unsigned long *s,
-			  unsigned n)
-{
-	char line[FUL_DEBUG_WRITE_MAX];
-	int len = snprintf(line, sizeof(line), "BENCH %s instructions %u",
-			   name, n);
-	for (unsigned i = 0; i < n && len < (int)sizeof(line) - 24; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				s[i]);
-	printf("%s\n", line);
-}
-
 static void client(unsigned long arg)
 {
 	unsigned len = PEER_LEN(arg), runs = PEER_RUNS(arg);
@@ -79,8 +67,8 @@ static void client(unsigned long arg)
 			samples[1][i] = t3 - m.mr[1] - ovh;
 		}
 	}
-	print_samples(bench_names[id][0], samples[0], runs);
-	print_samples(bench_names[id][1], samples[1], runs);
+	ful_bench_print(bench_names[id][0], "instructions", samples[0], runs);
+	ful_bench_print(bench_names[id][1], "instructions", samples[1], runs);
 }
 
 /** Round trips for the multi-threaded TCG ratio: total counter ticks. */

@@ -78,13 +78,7 @@ static void policy_for(const char *name, unsigned ncpus)
 
 static void print_samples(const char *name)
 {
-	char line[FUL_DEBUG_WRITE_MAX];
-	int len = snprintf(line, sizeof(line), "BENCH %s instructions %u",
-			   name, LB_RUNS);
-	for (unsigned i = 0; i < LB_RUNS && len < (int)sizeof(line) - 24; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				samples[i]);
-	printf("%s\n", line);
+	ful_bench_print(name, "instructions", samples, LB_RUNS);
 }
 
 /** Time placement decisions; the last decision stays in dlog. */
@@ -301,12 +295,6 @@ static unsigned bench_round(void)
 	print_samples("balancer_round");
 	for (unsigned i = 0; i < LB_RUNS; i++)
 		samples[i] = rb.round[i] * 1000 / ROUND_PERIOD_MS; /* ppb */
-	char line[FUL_DEBUG_WRITE_MAX];
-	int len = snprintf(line, sizeof(line), "BENCH balancer_share ppb %u",
-			   LB_RUNS);
-	for (unsigned i = 0; i < LB_RUNS && len < (int)sizeof(line) - 24; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				samples[i]);
-	printf("%s\n", line);
+	ful_bench_print("balancer_share", "ppb", samples, LB_RUNS);
 	return 2;
 }

@@ -466,13 +466,10 @@ static unsigned long mm_figure(unsigned s, unsigned m, unsigned rep,
 static void mm_bench_line(const char *name, const char *unit, unsigned s,
 			  unsigned m, enum mm_fig f, unsigned c)
 {
-	char line[256];
-	int len = snprintf(line, sizeof(line), "BENCH %s %s %u", name, unit,
-			   mm.repeat);
+	unsigned long v[MM_MAX_REPEAT];
 	for (unsigned rep = 0; rep < mm.repeat; rep++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				mm_figure(s, m, rep, f, c));
-	printf("%s\n", line);
+		v[rep] = mm_figure(s, m, rep, f, c);
+	ful_bench_print(name, unit, v, mm.repeat);
 }
 
 /** The BENCH lines of size @s; returns how many. */

@@ -195,13 +195,8 @@ static long mr_one(struct mr *m, unsigned long *sample)
 
 static void mr_print(void)
 {
-	char line[1024];
-	int len = snprintf(line, sizeof(line),
-			   "BENCH migrate_running instructions %u", MR_RUNS);
-	for (unsigned i = 0; i < MR_RUNS; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				mr_samples[i]);
-	printf("%s\n", line);
+	ful_bench_print("migrate_running", "instructions", mr_samples,
+			MR_RUNS);
 }
 
 /** migrate_running; returns the number of BENCH lines (0 or 1). */

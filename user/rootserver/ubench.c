@@ -125,14 +125,8 @@ static unsigned ubench_mttcg(void)
 		printf("ubench: %u round trips: same core %lu ticks, cross core "
 		       "%lu ticks\n", RTT_CALLS, same, cross);
 	}
-	char line[256];
-	int len = snprintf(line, sizeof(line),
-			   "BENCH ipc_rtt_cross_over_same_mttcg percent %u",
-			   RTT_REPEATS);
-	for (unsigned i = 0; i < RTT_REPEATS; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %lu",
-				ratio[i]);
-	printf("%s\n", line);
+	ful_bench_print("ipc_rtt_cross_over_same_mttcg", "percent", ratio,
+			RTT_REPEATS);
 	return 1;
 }
 

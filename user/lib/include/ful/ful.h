@@ -58,6 +58,10 @@ static inline unsigned long ful_cycles(void)
 }
 
 /** The virtual system counter CNTVCT_EL0 (ticks at ful_counter_freq()). */
+/** Print one "BENCH <name> <unit> <n> <samples...>" line (bench.c). */
+void ful_bench_print(const char *name, const char *unit,
+		     const unsigned long *s, unsigned n);
+
 /** The cost of one ful_cycles() read (the least of ten back-to-back
  *  pairs), to subtract from a measured window. */
 static inline unsigned long ful_cycles_overhead(void)
