@@ -204,6 +204,41 @@ HTEST(include_root_on_off)
 	CHECK_EQ(place(10), ROOT);
 }
 
+/* The snapshot derives the configuration once per change of the online
+ * cores or of a tunable it depends on: each change must show in the
+ * next record, on the same snapshot, for both kinds of decision. */
+HTEST(snapshot_conf_follows_changes)
+{
+	unsigned tid = 1;
+	setup(4, "mginkgo");
+	fill(1, 1, 30, &tid);
+	CHECK_EQ(place(10), 2);
+	CHECK(dec.conf.ncpus == 4 && dec.conf.root_cpu == ROOT);
+	CHECK(dec.conf.mask == 0xe && dec.conf.neligible == 3);
+	CHECK(dec.conf.include_root == 0 && dec.conf.threshold_pct == 20);
+	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 35), 0);
+	CHECK_EQ(rebalance(), 0);
+	CHECK(dec.conf.threshold_pct == 35 && dec.conf.mask == 0xe);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 1), 0);
+	CHECK_EQ(place(10), ROOT);
+	CHECK(dec.conf.mask == 0xf && dec.conf.neligible == 4);
+	/* A core goes offline under the same snapshot. */
+	area.hdr.ncpus = 2;
+	CHECK_EQ(place(10), ROOT);
+	CHECK(dec.conf.ncpus == 2 && dec.conf.mask == 0x3);
+	CHECK_EQ(lb_tunable_set(&pol, "include_root", 0), 0);
+	CHECK_EQ(place(10), 1);
+	CHECK(dec.conf.mask == 0x2 && dec.conf.neligible == 1);
+	/* The rootserver's core beyond the online ones: no root. */
+	lb_snap_init(&snap, &area, 3);
+	CHECK_EQ(place(10), 0);
+	CHECK(dec.conf.root_cpu == LB_NO_CPU && dec.conf.mask == 0x3);
+	/* Back to 4 cores: the configuration follows again. */
+	area.hdr.ncpus = 4;
+	CHECK_EQ(place(10), 0);
+	CHECK(dec.conf.ncpus == 4 && dec.conf.mask == 0x7);
+}
+
 /* ---- rebalance rules ------------------------------------------------ */
 
 HTEST(no_new_overload)
@@ -419,7 +454,7 @@ HTEST(threshold_changes_states)
 	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 5), 0);
 	CHECK_EQ(rebalance(), 1); /* 110 > 105, 90 < 95; 90 + 10 < 110 */
 	CHECK(lb_state(&dec, 1) == LB_ST_HEAVY && lb_state(&dec, 3) == LB_ST_LIGHT);
-	CHECK_EQ(dec.threshold_pct, 5);
+	CHECK_EQ(dec.conf.threshold_pct, 5);
 	/* Exactly on a threshold is normal (equation 1 is strict). */
 	CHECK_EQ(lb_tunable_set(&pol, "threshold_pct", 10), 0);
 	CHECK_EQ(rebalance(), 0);
@@ -563,7 +598,7 @@ HTEST(json_place_and_nothing_lines)
 HTEST(json_truncation_and_worst_case)
 {
 	char small[16], big[LB_JSON_MAX];
-	struct lb_decision d = {.policy = "fulcrum", .ncpus = 8,
+	struct lb_decision d = {.policy = "fulcrum", .conf.ncpus = 8,
 				.kind = LB_KIND_REBALANCE,
 				.nmoves = LB_MAX_MOVES, .has_reject = true};
 	for (unsigned c = 0; c < 8; c++) {
@@ -572,8 +607,8 @@ HTEST(json_truncation_and_worst_case)
 	}
 	d.seq = d.time = ~0UL;
 	d.v.has_nrun = true;
-	d.mask = 0xff;
-	d.neligible = 1;
+	d.conf.mask = 0xff;
+	d.conf.neligible = 1;
 	d.sum = ~0UL / 200; /* the largest A the formula takes */
 	for (unsigned i = 0; i < LB_MAX_MOVES; i++)
 		d.move[i] = (struct lb_dmove){~0u, ~0u, 7, 7, ~0UL, ~0UL};

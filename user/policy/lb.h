@@ -53,6 +53,27 @@ struct lb_cpu_ext {
 	unsigned long weight, busy, idle, stamp;
 };
 
+/* What a decision is made under besides the loads: the online cores and
+ * the policy's include_root and threshold_pct, and what follows from them.
+ * It changes only when one of those does, so the snapshot derives it then
+ * (lb_snap_refresh) and each decision record copies it as one word. */
+union lb_conf {
+	struct {
+		unsigned char ncpus;         /* online cores */
+		unsigned char root_cpu;      /* the rootserver's, LB_NO_CPU if
+					      * none or not online */
+		unsigned char include_root;  /* the rootserver's core takes part */
+		unsigned char threshold_pct; /* T of paper 000, in percent */
+		unsigned char mask;          /* eligible cores */
+		unsigned char neligible;     /* popcount(mask) */
+	};
+	unsigned long word;
+};
+
+/* The policy tunables the snapshot derives conf from, as one word. */
+#define LB_SNAP_TUNABLES(include_root, threshold_pct)                       \
+	((unsigned)(include_root) | (unsigned)(threshold_pct) << 8)
+
 /* A thread a rebalance may move (lb_snap_pick). */
 struct lb_cand {
 	unsigned tid;
@@ -62,17 +83,14 @@ struct lb_cand {
 struct lb_snap {
 	const struct ful_load_page *area;
 	unsigned root_cpu;     /* the rootserver's core, LB_NO_CPU if none */
-	unsigned needs;        /* LB_NEED_*: set by lb_place/lb_rebalance */
-	unsigned ncpus;
-	bool include_root;     /* the rootserver's core is eligible: set by
-				* lb_place/lb_rebalance from the policy */
+	unsigned conf_key;     /* tunables | ncpus << 16 that conf was derived
+				* from (lb_snap_refresh); ~0u: none yet */
+	union lb_conf conf;    /* as of the last refresh */
 	unsigned long now;     /* the caller's clock at the last refresh */
 	const struct lb_loads *cur; /* the figures of the last refresh: in
 				     * the decision record being made */
 	/* Load monitoring over the eligible cores (paper 000's sum, max,
 	 * min), computed while reading: */
-	unsigned mask;         /* eligible cores */
-	unsigned neligible;
 	unsigned long sum;     /* their total load */
 	unsigned min, max;     /* least / most loaded of them, ties to the
 				* lowest id; LB_NO_CPU if there is none */
@@ -91,8 +109,8 @@ struct lb_snap {
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu);
-void lb_snap_refresh(struct lb_snap *s, unsigned long now,
-		     struct lb_loads *into);
+void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
+		     unsigned tunables, struct lb_loads *into);
 void lb_snap_index(struct lb_snap *s);
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out);
@@ -146,12 +164,11 @@ struct lb_decision {
 	unsigned long seq;   /* set by lb_log_next */
 	unsigned long time;  /* snapshot clock (lb_snap.now) */
 	const char *policy;
+	union lb_conf conf;  /* cores, tunables and eligible cores (the
+			      * others are "excluded") */
 	unsigned char kind, trigger, gate, reason;
-	unsigned char ncpus, root_cpu, include_root, threshold_pct;
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
-	unsigned char mask;  /* eligible cores (the others are "excluded") */
-	unsigned char neligible;
 	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
@@ -163,12 +180,12 @@ struct lb_decision {
  * in integers: heavy iff L n 100 > sum (100 + T), light iff < sum (100 - T). */
 static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
 {
-	if (c >= FUL_LOAD_CPUS || !((d->mask >> c) & 1u))
+	if (c >= FUL_LOAD_CPUS || !((d->conf.mask >> c) & 1u))
 		return LB_ST_EXCLUDED;
-	unsigned long l = d->v.load[c] * d->neligible * 100;
-	if (l > d->sum * (100 + d->threshold_pct))
+	unsigned long l = d->v.load[c] * d->conf.neligible * 100;
+	if (l > d->sum * (100 + d->conf.threshold_pct))
 		return LB_ST_HEAVY;
-	if (l < d->sum * (100 - d->threshold_pct))
+	if (l < d->sum * (100 - d->conf.threshold_pct))
 		return LB_ST_LIGHT;
 	return LB_ST_NORMAL;
 }
@@ -176,19 +193,20 @@ static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
 /** A, A(1+T), A(1-T) of @d, times 100 (two decimals). */
 static inline unsigned long lb_avg100(const struct lb_decision *d)
 {
-	return d->neligible ? d->sum * 100 / d->neligible : 0;
+	unsigned n = d->conf.neligible;
+	return n ? d->sum * 100 / n : 0;
 }
 
 static inline unsigned long lb_hi100(const struct lb_decision *d)
 {
-	return d->neligible ? d->sum * (100 + d->threshold_pct) / d->neligible
-			    : 0;
+	unsigned n = d->conf.neligible;
+	return n ? d->sum * (100 + d->conf.threshold_pct) / n : 0;
 }
 
 static inline unsigned long lb_lo100(const struct lb_decision *d)
 {
-	return d->neligible ? d->sum * (100 - d->threshold_pct) / d->neligible
-			    : 0;
+	unsigned n = d->conf.neligible;
+	return n ? d->sum * (100 - d->conf.threshold_pct) / n : 0;
 }
 
 /* ---- policies ------------------------------------------------------- */
@@ -207,7 +225,7 @@ struct lb_new_thread {
 
 struct lb_policy {
 	const char *name;
-	unsigned needs;      /* LB_NEED_* */
+	unsigned needs;      /* LB_NEED_*: what its decisions read */
 	unsigned ntunables;
 	struct lb_tunable tun[LB_MAX_TUNABLES];
 	/** The core for a new thread; fills @d. */
@@ -247,13 +265,25 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct lb_decision *d);
 
 /* Helpers shared by the policies (lb_policy.c). */
-unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
-		   struct lb_decision *d);
 unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
-unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
-			const struct lb_new_thread *t, struct lb_decision *d,
-			bool tie_nrun);
+unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
+			struct lb_decision *d, bool tie_nrun);
+
+/**
+ * Record the inputs of a decision in @d (each core's load and runnable
+ * count are already there: the snapshot reads them into d->v): the
+ * configuration and the total load of the eligible cores, which leave
+ * the rootserver's core out unless include_root (the paper's A does, and
+ * its placement never chooses that core). Returns the eligible mask.
+ */
+static inline unsigned lb_record(const struct lb_snap *s,
+				 struct lb_decision *d)
+{
+	d->conf = s->conf;
+	d->sum = s->sum;
+	return s->conf.mask;
+}
 
 /* ---- decision log ---------------------------------------------------- */
 
@@ -262,7 +292,15 @@ struct lb_log {
 	struct lb_decision rec[LB_LOG_SIZE];
 };
 
-struct lb_decision *lb_log_next(struct lb_log *l);
+/** The next record of the ring, with its seq set; the caller (a policy
+ *  via lb_place / lb_rebalance) fills the rest. */
+static inline struct lb_decision *lb_log_next(struct lb_log *l)
+{
+	struct lb_decision *d = &l->rec[l->next % LB_LOG_SIZE];
+	d->seq = l->next++;
+	return d;
+}
+
 const struct lb_decision *lb_log_get(const struct lb_log *l,
 				     unsigned long seq);
 int lb_decision_json(const struct lb_decision *d, char *buf, size_t n);

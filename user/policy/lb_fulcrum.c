@@ -49,7 +49,8 @@ static unsigned fulcrum_place(struct lb_policy *p, const struct lb_snap *s,
 			      const struct lb_new_thread *t,
 			      struct lb_decision *d)
 {
-	return lb_place_least(p, s, t, d, true);
+	(void)p; /* the interface passes it; no tunable needed */
+	return lb_place_least(s, t, d, true);
 }
 
 /** Which gate is open, if any (enum lb_gate). */
@@ -57,7 +58,7 @@ static unsigned fulcrum_gate(const struct lb_policy *p,
 			     const struct lb_decision *d, unsigned mask)
 {
 	bool heavy = false, light = false, idle = false, busy = false;
-	for (unsigned c = 0; c < d->ncpus; c++) {
+	for (unsigned c = 0; c < d->conf.ncpus; c++) {
 		if (!(mask & (1u << c)))
 			continue;
 		heavy |= lb_state(d, c) == LB_ST_HEAVY;
@@ -144,7 +145,7 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct ful_move *moves, unsigned max,
 				  struct lb_decision *d)
 {
-	struct round r = {.s = s, .mask = lb_record(p, s, d)};
+	struct round r = {.s = s, .mask = lb_record(s, d)};
 	if (!(r.mask & (r.mask - 1))) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;
@@ -156,7 +157,7 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 	}
 	unsigned limit = (unsigned)p->tun[FU_T_MAX_MOVES].value;
 	limit = limit < max ? limit : max;
-	for (unsigned c = 0; c < s->ncpus; c++) {
+	for (unsigned c = 0; c < s->conf.ncpus; c++) {
 		r.load[c] = d->v.load[c];
 		r.nrun[c] = d->v.nrun[c];
 	}

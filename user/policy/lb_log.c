@@ -30,15 +30,6 @@
 
 #include "lb.h"
 
-/** The next record of the ring, with its seq set; the caller (a policy
- *  via lb_place / lb_rebalance) fills the rest. */
-struct lb_decision *lb_log_next(struct lb_log *l)
-{
-	struct lb_decision *d = &l->rec[l->next % LB_LOG_SIZE];
-	d->seq = l->next++;
-	return d;
-}
-
 /** Record @seq if it is still in the ring, else NULL. */
 const struct lb_decision *lb_log_get(const struct lb_log *l,
 				     unsigned long seq)
@@ -135,7 +126,7 @@ static void jput_move(struct jbuf *j, const struct lb_dmove *m)
 /** The per-core arrays: load, nrun, state. */
 static void jput_cores(struct jbuf *j, const struct lb_decision *d)
 {
-	unsigned n = d->ncpus < FUL_LOAD_CPUS ? d->ncpus : FUL_LOAD_CPUS;
+	unsigned n = d->conf.ncpus < FUL_LOAD_CPUS ? d->conf.ncpus : FUL_LOAD_CPUS;
 	jput(j, ",\"load\":[");
 	for (unsigned c = 0; c < n; c++)
 		jput(j, "%s%lu", c ? "," : "", d->v.load[c]);
@@ -171,10 +162,10 @@ int lb_decision_json(const struct lb_decision *d, char *buf, size_t n)
 	     d->seq, d->time, d->policy ? d->policy : "?",
 	     d->kind == LB_KIND_PLACE ? "place" : "rebalance");
 	jput(&j, ",\"trigger\":\"%s\",\"gate\":\"%s\",\"ncpus\":%u,",
-	     trigger_name(d->trigger), gate_name(d->gate), d->ncpus);
-	jput_core(&j, "root", d->root_cpu);
-	jput(&j, ",\"include_root\":%u,\"threshold_pct\":%u", d->include_root,
-	     d->threshold_pct);
+	     trigger_name(d->trigger), gate_name(d->gate), d->conf.ncpus);
+	jput_core(&j, "root", d->conf.root_cpu);
+	jput(&j, ",\"include_root\":%u,\"threshold_pct\":%u", d->conf.include_root,
+	     d->conf.threshold_pct);
 	jput_cores(&j, d);
 	jput(&j, ",\"moves\":[");
 	for (unsigned i = 0; i < d->nmoves && i < LB_MAX_MOVES; i++) {

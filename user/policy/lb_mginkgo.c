@@ -27,7 +27,8 @@ static unsigned mginkgo_place(struct lb_policy *p, const struct lb_snap *s,
 			      const struct lb_new_thread *t,
 			      struct lb_decision *d)
 {
-	return lb_place_least(p, s, t, d, false);
+	(void)p; /* the interface passes it; no tunable needed */
+	return lb_place_least(s, t, d, false);
 }
 
 /** Step 4 of the paper on the heaviest (@max) and lightest (@min)
@@ -49,7 +50,8 @@ static unsigned mginkgo_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct ful_move *moves, unsigned max,
 				  struct lb_decision *d)
 {
-	unsigned mask = lb_record(p, s, d), hi = s->max, lo = s->min;
+	(void)p; /* the interface passes it; no tunable needed */
+	unsigned mask = lb_record(s, d), hi = s->max, lo = s->min;
 	if (!(mask & (mask - 1))) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;

@@ -64,12 +64,17 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->has_reject = false;
 }
 
+/** The tunables of @p the snapshot derives its configuration from. */
+static inline unsigned snap_tunables(const struct lb_policy *p)
+{
+	return LB_SNAP_TUNABLES(p->tun[LB_T_INCLUDE_ROOT].value != 0,
+				p->tun[LB_T_THRESHOLD].value);
+}
+
 unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
 		  const struct lb_new_thread *t, struct lb_decision *d)
 {
-	s->needs = p->needs;
-	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
-	lb_snap_refresh(s, now, &d->v);
+	lb_snap_refresh(s, now, p->needs, snap_tunables(p), &d->v);
 	decision_begin(p, s, d, LB_KIND_PLACE, LB_TRIG_CREATE);
 	return p->place(p, s, t, d);
 }
@@ -79,35 +84,12 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct ful_move *moves, unsigned max,
 		      struct lb_decision *d)
 {
-	s->needs = p->needs | LB_NEED_MAX;
-	s->include_root = p->tun[LB_T_INCLUDE_ROOT].value != 0;
-	lb_snap_refresh(s, now, &d->v);
+	lb_snap_refresh(s, now, p->needs | LB_NEED_MAX, snap_tunables(p),
+			&d->v);
 	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
 	if (max > LB_MAX_MOVES)
 		max = LB_MAX_MOVES;
 	return p->rebalance(p, s, moves, max, d);
-}
-
-/**
- * Record the inputs of a decision in @d (each core's load and runnable
- * count are already there: the snapshot reads them into d->v), the
- * eligible cores and their total load (from the snapshot,
- * which leaves the rootserver's core out unless include_root: the
- * paper's A does, and its placement never chooses that core). Returns
- * the eligible mask.
- */
-unsigned lb_record(const struct lb_policy *p, const struct lb_snap *s,
-		   struct lb_decision *d)
-{
-	d->ncpus = (unsigned char)s->ncpus;
-	d->root_cpu = (unsigned char)(s->root_cpu < s->ncpus ? s->root_cpu
-							     : LB_NO_CPU);
-	d->include_root = s->include_root;
-	d->threshold_pct = (unsigned char)p->tun[LB_T_THRESHOLD].value;
-	d->mask = (unsigned char)s->mask;
-	d->neligible = (unsigned char)s->neligible;
-	d->sum = s->sum;
-	return s->mask;
 }
 
 /** The core of @mask with the smallest load, ties to the lowest id;
@@ -148,20 +130,14 @@ static unsigned least_loaded_nrun(const struct lb_loads *v, unsigned mask)
 	return best;
 }
 
-/**
- * Placement shared by the policies: the least loaded eligible core that
- * @t's affinity allows, ties to the lowest id (or, with @tie_nrun, to
- * fewer runnable threads first). If the affinity excludes every eligible
- * core: the least loaded core it allows (LB_R_NO_ELIGIBLE). With no
- * eligible core at all (one core, the rootserver's): that core
- * (LB_R_TOO_FEW_CORES). Logs the placement as move[0] with no tid.
- */
-unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
-			const struct lb_new_thread *t, struct lb_decision *d,
-			bool tie_nrun)
+/** The general case of lb_place_least: an affinity, the @tie_nrun rule,
+ *  or no eligible core. Sets d->reason. */
+static unsigned place_constrained(const struct lb_snap *s,
+				  const struct lb_new_thread *t,
+				  struct lb_decision *d, unsigned mask,
+				  bool tie_nrun)
 {
-	unsigned mask = lb_record(p, s, d);
-	unsigned online = (1u << s->ncpus) - 1;
+	unsigned online = (1u << s->conf.ncpus) - 1;
 	unsigned allowed = t->affinity ? t->affinity & online : online;
 	unsigned to = s->min;
 	if (tie_nrun)
@@ -174,9 +150,35 @@ unsigned lb_place_least(const struct lb_policy *p, const struct lb_snap *s,
 		to = lb_least_loaded(d->v.load, allowed ? allowed : online);
 		to = to == LB_NO_CPU ? 0 : to;
 	}
+	return to;
+}
+
+/**
+ * Placement shared by the policies: the least loaded eligible core that
+ * @t's affinity allows, ties to the lowest id (or, with @tie_nrun, to
+ * fewer runnable threads first). If the affinity excludes every eligible
+ * core: the least loaded core it allows (LB_R_NO_ELIGIBLE). With no
+ * eligible core at all (one core, the rootserver's): that core
+ * (LB_R_TOO_FEW_CORES). Logs the placement as move[0] with no tid.
+ * Without an affinity or @tie_nrun, the snapshot's least loaded core is
+ * the answer (paper 000's get_free_core).
+ */
+unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
+			struct lb_decision *d, bool tie_nrun)
+{
+	unsigned mask = lb_record(s, d), to = s->min;
+	if (__builtin_expect(!tie_nrun && !t->affinity && to != LB_NO_CPU, 1))
+		d->reason = LB_R_PLACED;
+	else
+		to = place_constrained(s, t, d, mask, tie_nrun);
+	/* Field by field: the padding of move[0] is never read. */
+	struct lb_dmove *m = &d->move[0];
+	m->tid = 0;
+	m->slice = t->slice_ms;
+	m->from = LB_NO_CPU;
+	m->to = (unsigned char)to;
+	m->from_after = 0;
+	m->to_after = d->v.load[to] + t->slice_ms;
 	d->nmoves = 1;
-	d->move[0] = (struct lb_dmove){.slice = t->slice_ms, .from = LB_NO_CPU,
-				       .to = (unsigned char)to,
-				       .to_after = d->v.load[to] + t->slice_ms};
 	return to;
 }

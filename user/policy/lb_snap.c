@@ -25,7 +25,8 @@
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu)
 {
-	*s = (struct lb_snap){.area = area, .root_cpu = root_cpu};
+	*s = (struct lb_snap){.area = area, .root_cpu = root_cpu,
+			      .conf_key = ~0u};
 }
 
 /** Copy the rest of core @c's record (LB_NEED_ALL). */
@@ -39,14 +40,27 @@ static void snap_read_ext(struct lb_snap *s, unsigned c)
 					.idle = r.idle, .stamp = r.stamp};
 }
 
-/** The cores a decision considers: every online core, without the
- *  rootserver's unless include_root. */
-static unsigned snap_mask(const struct lb_snap *s, unsigned n)
+/**
+ * Derive s->conf for @n online cores and the tunables in @key (conf_key
+ * layout): the rootserver's core if it is online, and the eligible cores,
+ * every online core without the rootserver's unless include_root. Runs
+ * only when @key changed.
+ */
+static void snap_configure(struct lb_snap *s, unsigned n, unsigned key)
 {
+	bool include_root = key & 0xff, root_online = s->root_cpu < n;
 	unsigned mask = (1u << n) - 1;
-	if (!s->include_root && s->root_cpu < n)
+	if (!include_root && root_online)
 		mask &= ~(1u << s->root_cpu);
-	return mask;
+	s->conf = (union lb_conf){
+		.ncpus = (unsigned char)n,
+		.root_cpu = (unsigned char)(root_online ? s->root_cpu
+							: LB_NO_CPU),
+		.include_root = include_root,
+		.threshold_pct = (unsigned char)(key >> 8),
+		.mask = (unsigned char)mask,
+		.neligible = (unsigned char)__builtin_popcount(mask)};
+	s->conf_key = key;
 }
 
 /* Load monitoring over the eligible cores, accumulated while reading. */
@@ -72,8 +86,9 @@ static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
-	for (unsigned c = 0; c < n; c++, r++) {
-		unsigned long load = FUL_LOAD_RLX(&r->load);
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
+		unsigned long load = FUL_LOAD_RLX(&r[c].load);
 		v->load[c] = load;
 		acc_add(a, c, load);
 	}
@@ -85,8 +100,9 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 				struct acc *a, struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
-	for (unsigned c = 0; c < n; c++, r++) {
-		unsigned long load = FUL_LOAD_RLX(&r->load);
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
+		unsigned long load = FUL_LOAD_RLX(&r[c].load);
 		v->load[c] = load;
 		if (!((a->mask >> c) & 1))
 			continue;
@@ -116,36 +132,37 @@ static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
 }
 
 /**
- * Read every core's figures, as much as the policy needs (s->needs),
+ * Read every core's figures, as much as @needs (LB_NEED_*) asks for,
  * into @into (a decision record's, s->cur until the next refresh), and
  * over the eligible cores their total and the least and (if
  * LB_NEED_MAX or LB_NEED_NRUN) the most loaded one (ties to the lowest
- * id). @now is the caller's clock, kept for the
+ * id). @tunables (LB_SNAP_TUNABLES) are the policy's, from which and the
+ * online cores s->conf follows. @now is the caller's clock, kept for the
  * decision log. The thread index is checked against hdr.tgen only when
  * a rebalance needs it (lb_snap_pick).
  */
-void lb_snap_refresh(struct lb_snap *s, unsigned long now,
-		     struct lb_loads *into)
+void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
+		     unsigned tunables, struct lb_loads *into)
 {
 	unsigned n = ful_load_ncpus(s->area);
-	struct acc a = {.mask = snap_mask(s, n), .min = LB_NO_CPU,
+	unsigned key = tunables | n << 16;
+	if (__builtin_expect(key != s->conf_key, 0))
+		snap_configure(s, n, key);
+	struct acc a = {.mask = s->conf.mask, .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
 	s->now = now;
-	s->ncpus = n;
-	into->has_nrun = (s->needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
+	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
 	if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
-	else if (s->needs & LB_NEED_MAX)
+	else if (needs & LB_NEED_MAX)
 		snap_read_loads(s, n, &a, into);
 	else
 		snap_read_loads_min(s, n, &a, into);
 	s->cur = into;
-	s->mask = a.mask;
-	s->neligible = (unsigned)__builtin_popcount(a.mask);
 	s->sum = a.sum;
 	s->min = a.min;
 	s->max = a.max;
-	if (s->needs & LB_NEED_ALL)
+	if (needs & LB_NEED_ALL)
 		for (unsigned c = 0; c < n; c++)
 			snap_read_ext(s, c);
 }
