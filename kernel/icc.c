@@ -76,9 +76,17 @@ void icc_complete(struct icc_req *r, int result)
 	if (r->pool_cpu == 0xff)
 		return; /* embedded record: nobody waits on it */
 	r->result = result;
-	atomic_store_explicit(&r->state,
-			      (r->flags & ICC_F_AUTOFREE) ? REQ_FREE : REQ_DONE,
-			      memory_order_release);
+	if (r->flags & ICC_F_AUTOFREE) {
+		atomic_store_explicit(&r->state, REQ_FREE,
+				      memory_order_release);
+		return;
+	}
+	/* Its waiter may have given up (icc_wait): then nobody will free
+	 * it but us. */
+	uint32_t prev = atomic_exchange_explicit(&r->state, REQ_DONE,
+						 memory_order_acq_rel);
+	if (prev == REQ_ABANDONED)
+		icc_req_free(r);
 }
 
 /** A request about thread @r->tid reached this core. If the thread has
@@ -141,6 +149,16 @@ void icc_drain(void)
 	}
 }
 
+/** Hand @r over to its handler (POSTED -> ABANDONED). False if it was
+ *  completed first: then it is DONE and still ours. */
+static bool icc_abandon(struct icc_req *r)
+{
+	uint32_t posted = REQ_POSTED;
+	return atomic_compare_exchange_strong_explicit(
+		&r->state, &posted, REQ_ABANDONED, memory_order_acq_rel,
+		memory_order_acquire);
+}
+
 int icc_wait(struct icc_req *r, uint64_t timeout_ms)
 {
 	uint64_t deadline = arch_counter() + ms_to_ticks(timeout_ms);
@@ -150,7 +168,7 @@ int icc_wait(struct icc_req *r, uint64_t timeout_ms)
 	bool serve = !arch_irq_enabled();
 	while (atomic_load_explicit(&r->state, memory_order_acquire) !=
 	       REQ_DONE) {
-		if (arch_counter() > deadline)
+		if (arch_counter() > deadline && icc_abandon(r))
 			return -FUL_ETIMEOUT;
 		if (serve && !mbox_empty(&this_cpu()->mbox)) {
 			icc_drain();
@@ -158,7 +176,9 @@ int icc_wait(struct icc_req *r, uint64_t timeout_ms)
 		}
 		arch_cpu_relax();
 	}
-	return r->result;
+	int res = r->result;
+	icc_req_free(r);
+	return res;
 }
 
 int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
@@ -176,10 +196,7 @@ int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
 	icc_send(cpu, r);
 	icc_flush();
 	arch_irq_restore(flags);
-	int res = icc_wait(r, 10000);
-	if (res != -FUL_ETIMEOUT)
-		icc_req_free(r);
-	return res;
+	return icc_wait(r, 10000);
 }
 
 void icc_signal(unsigned cpu, int ipi_kind)

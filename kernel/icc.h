@@ -31,6 +31,7 @@ enum icc_state {
 	REQ_OWNED,    /* allocated, being filled or read by its sender */
 	REQ_POSTED,   /* on some core's mailbox or being handled */
 	REQ_DONE,     /* handled; result valid; sender must free */
+	REQ_ABANDONED, /* POSTED, its waiter timed out: the handler frees it */
 };
 
 #define ICC_F_AUTOFREE 1u /* handler frees the record after handling */
@@ -72,8 +73,11 @@ void icc_drain(void);
 void icc_handle(struct icc_req *r);
 /** Mark @r handled with @result (counts it, frees if AUTOFREE). */
 void icc_complete(struct icc_req *r, int result);
-/** Spin (yielding) until @r is DONE or @timeout_ms passes.
- *  Returns its result or -FUL_ETIMEOUT. Thread context. */
+/** Spin until @r (posted, not AUTOFREE) is DONE or @timeout_ms passes,
+ *  then give it up: freed if DONE, else marked ABANDONED so that
+ *  icc_complete frees it whenever its handler gets to it. The caller
+ *  must not touch @r afterwards. Returns its result or -FUL_ETIMEOUT.
+ *  Thread context. */
 int icc_wait(struct icc_req *r, uint64_t timeout_ms);
 
 /** Run @fn(@arg) on core @cpu and wait for it. Thread context. */

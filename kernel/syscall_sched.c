@@ -81,8 +81,6 @@ int64_t sys_migrate(struct thread *t, struct arch_uregs *u)
 	for (uint64_t i = 0; i < n; i++) {
 		if (req[i]) {
 			int res = icc_wait(req[i], 10000);
-			if (res != -FUL_ETIMEOUT)
-				icc_req_free(req[i]);
 			mv[i].result = res == -FUL_EDEAD ? -FUL_ENOTHREAD : res;
 		}
 		done += mv[i].result == FUL_MOVE_DONE;

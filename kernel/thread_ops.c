@@ -241,8 +241,5 @@ int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
 	sched_preempt_point();
 	if (!r || !wait)
 		return res;
-	res = icc_wait(r, 10000);
-	if (res != -FUL_ETIMEOUT)
-		icc_req_free(r);
-	return res;
+	return icc_wait(r, 10000);
 }

@@ -149,6 +149,50 @@ KTEST(icc_4_5_call_func, 2)
 	KT_CHECK_EQ(icc_call_sync(machine.ncpus, note_cpu, NULL), -FUL_EINVAL);
 }
 
+static _Atomic uint32_t hold_release;
+
+/** Run in IRQ context on the target core: keep the request unfinished
+ *  until the test lets go (bounded, so a failed test cannot hang it). */
+static void hold_until_released(void *arg)
+{
+	(void)arg;
+	uint64_t dl = arch_counter() + ms_to_ticks(KT_TIMEOUT_MS);
+	while (!atomic_load(&hold_release) && arch_counter() < dl)
+		arch_cpu_relax();
+}
+
+/* A waiter that times out abandons its record; the handler frees it when
+ * it completes, so a timeout does not cost the pool a record. */
+KTEST(icc_wait_timeout_frees_record, 2)
+{
+	atomic_store(&hold_release, 0);
+	uint64_t flags = arch_irq_save();
+	unsigned target = (this_cpu_id() + 1) % machine.ncpus;
+	struct icc_req *r = icc_req_alloc(ICC_CALL_FUNC);
+	if (r) {
+		r->fn = hold_until_released;
+		r->arg = NULL;
+		icc_send(target, r);
+		icc_flush();
+	}
+	arch_irq_restore(flags);
+	KT_CHECK(r != NULL);
+	KT_CHECK_EQ(icc_wait(r, 1), -FUL_ETIMEOUT);
+	KT_CHECK(atomic_load(&r->state) != REQ_FREE);
+	atomic_store(&hold_release, 1);
+	KT_WAIT(atomic_load(&r->state) == REQ_FREE, KT_TIMEOUT_MS);
+	/* The pool still gives every record out. */
+	flags = arch_irq_save();
+	struct icc_req *got[ICC_POOL_SIZE];
+	unsigned n = 0;
+	while (n < ICC_POOL_SIZE && (got[n] = icc_req_alloc(ICC_CALL_FUNC)))
+		n++;
+	for (unsigned i = 0; i < n; i++)
+		icc_req_free(got[i]);
+	arch_irq_restore(flags);
+	KT_CHECK_EQ(n, ICC_POOL_SIZE);
+}
+
 static struct kport ipc_port;
 static struct {
 	uint64_t msg[4];
