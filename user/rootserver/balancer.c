@@ -124,6 +124,12 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now_us(), trigger,
 				  mv, LB_MAX_MOVES, d);
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
+	/* A moved thread is counted on neither core until it lands: the
+	 * next decision, whoever makes it, must see it where it went. */
+	for (unsigned i = 0; i < n; i++)
+		if (mv[i].result == FUL_MOVE_DONE && !bal_wait_settled(mv[i].tid))
+			printf("balancer: move of %u to cpu%u did not land\n",
+			       mv[i].tid, mv[i].cpu);
 	bal_unlock();
 	if (done > 0 && (unsigned)trigger <= LB_TRIG_IDLE)
 		atomic_fetch_add(&bal.moves[trigger], (unsigned long)done);
