@@ -81,7 +81,7 @@ void ipc_complete(struct thread *t, int result, bool wake)
 bool ipc_cancel(struct thread *t)
 {
 	for (;;) {
-		uint32_t st = atomic_load_explicit(&t->ipc_state,
+		uint64_t st = atomic_load_explicit(&t->ipc_state,
 						   memory_order_acquire);
 		switch (IPC_WAIT(st)) {
 		case IPC_NONE:
@@ -119,7 +119,7 @@ bool ipc_cancel(struct thread *t)
 int ipc_wait(struct thread *t, uint64_t deadline)
 {
 	for (;;) {
-		uint32_t st = atomic_load_explicit(&t->ipc_state,
+		uint64_t st = atomic_load_explicit(&t->ipc_state,
 						   memory_order_acquire);
 		if (IPC_WAIT(st) == IPC_DONE) {
 			atomic_store_explicit(&t->ipc_state,
@@ -168,7 +168,7 @@ static void ipc_abort_claimed(struct thread *t, int err)
 static inline struct thread *ipc_claim_caller(uint64_t token)
 {
 	struct thread *c = thread_lookup((tid_t)(token >> 32));
-	uint32_t expect = IPC_STATE(token, IPC_REPLY);
+	uint64_t expect = IPC_STATE(token, IPC_REPLY);
 	if (!c || !atomic_compare_exchange_strong(&c->ipc_state, &expect,
 						  IPC_STATE(token, IPC_CLAIMED)))
 		return NULL;

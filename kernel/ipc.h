@@ -34,7 +34,9 @@ enum ipc_wait {
 	IPC_DONE,    /* delivered: ipc_msg / ipc_result are valid */
 };
 
-#define IPC_STATE(seq, w) (((uint32_t)(seq) << 8) | (uint32_t)(w))
+/* The whole 32-bit wait sequence is kept, so a reply token (which
+ * carries it) can only be mistaken for a current one 2^32 waits later. */
+#define IPC_STATE(seq, w) (((uint64_t)(uint32_t)(seq) << 8) | (uint64_t)(w))
 #define IPC_WAIT(st) ((st) & 0xffu)
 /* reply token: tid << 32 | seq of the caller's IPC_REPLY wait */
 #define REPLY_TOKEN(tid, seq) ((uint64_t)(tid) << 32 | (uint32_t)(seq))

@@ -77,7 +77,7 @@ struct thread {
 	struct frame *ipcbuf_frame;     /* [I] pinned while the thread lives */
 	/* IPC (ipc.c): ipc_state is [A] by the claim protocol; the message
 	 * fields belong to whoever holds the claim, then to the thread. */
-	_Atomic uint32_t ipc_state;     /* IPC_STATE(seq, enum ipc_wait) */
+	_Atomic uint64_t ipc_state;     /* IPC_STATE(seq, enum ipc_wait) */
 	uint32_t ipc_seq;               /* [O] wait counter, survives slot reuse */
 	bool ipc_is_call;               /* staged send is a call */
 	int32_t ipc_result;
