@@ -1,5 +1,6 @@
 /* The demo the rootserver runs when booted without test or benchmark
- * arguments: hello, as a separate task, on every core. */
+ * arguments: hello, as a separate task, on every core; then the
+ * balancer demo (demo_lb.c). */
 #include <stdio.h>
 
 #include <ful/spawn.h>
@@ -28,5 +29,6 @@ void root_demo(void)
 		if (t[cpu].thread)
 			ful_task_destroy(&t[cpu]);
 	}
+	root_demo_balancer();
 	printf("rootserver: demo done\n");
 }

@@ -8,6 +8,7 @@
  *               where the threads really are (load area, THREAD_INFO).
  *   lb_timer    the balancer thread's periodic round finds an imbalance
  *               made behind its back and fixes it (trigger "timer")
+ *   lb_demo     the balancer demo of `make run` runs to its end
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <fulcrum/bootinfo.h>
 
 #include "balancer.h"
+#include "root.h"
 #include "utest.h"
 
 #define NWORK 6
@@ -144,6 +146,7 @@ static void timer_body(struct ut *ut, struct ful_thread *w)
 	 * there: wait until core 1 counts all three. */
 	UT_WAIT(core_load(1) == 90);
 	unsigned long moves0 = bal_moves(LB_TRIG_TIMER);
+	unsigned long demand0 = bal_moves(LB_TRIG_DEMAND);
 	unsigned long first = bal_log_next();
 	UT_CHECK_EQ(bal_start(), 0);
 	/* (90, 0, 0) -> (60, 30, 0) -> (30, 30, 30), then balanced. */
@@ -153,7 +156,7 @@ static void timer_body(struct ut *ut, struct ful_thread *w)
 	/* Two moves, no more: a round waits for its moves to land, so the
 	 * next one never sees a thread in flight (counted nowhere). */
 	UT_CHECK_EQ(bal_moves(LB_TRIG_TIMER) - moves0, 2);
-	UT_CHECK_EQ(bal_moves(LB_TRIG_DEMAND), 0);
+	UT_CHECK_EQ(bal_moves(LB_TRIG_DEMAND), demand0);
 	/* The first record of the run is the first move, by the timer. */
 	const struct lb_decision *d = lb_log_get(bal_log(), first);
 	UT_CHECK(d != NULL);
@@ -171,4 +174,9 @@ UTEST(lb_timer, 4)
 	timer_body(ut, w);
 	bal_stop(); /* also on a failed check: no round outlives the test */
 	stop_workers(w, 3);
+}
+
+UTEST(lb_demo, 4)
+{
+	UT_CHECK_EQ(root_demo_balancer(), 0);
 }
