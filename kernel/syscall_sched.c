@@ -34,6 +34,7 @@ static int migrate_start(struct owner o, const struct ful_move *m,
 			 struct icc_req **req)
 {
 	struct thread *t;
+	*req = NULL;
 	int err = sched_target(m->tid, m->cpu, &t);
 	if (err)
 		return err;
@@ -66,10 +67,9 @@ int64_t sys_migrate(struct thread *t, struct arch_uregs *u)
 	if (n > FUL_MIGRATE_MAX)
 		return -FUL_ERANGE;
 	struct ful_move mv[FUL_MIGRATE_MAX];
-	struct icc_req *req[FUL_MIGRATE_MAX] = {0};
+	struct icc_req *req[FUL_MIGRATE_MAX]; /* [0, n) set by migrate_start */
 	size_t len = n * sizeof(mv[0]);
-	if ((err = vspace_check(t->vs, ARG(1), len, FUL_R_WRITE)) ||
-	    (err = vspace_copy_in(t->vs, mv, ARG(1), len)))
+	if ((err = vspace_copy_in_rw(t->vs, mv, ARG(1), len)))
 		return err;
 	uint64_t flags;
 	struct owner o = owner_enter(&flags);

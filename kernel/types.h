@@ -22,6 +22,7 @@ typedef uint32_t tid_t;
 /* lib.c */
 void *memset(void *d, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
+void *memmove(void *d, const void *s, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 int strncmp(const char *a, const char *b, size_t n);

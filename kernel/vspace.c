@@ -187,32 +187,47 @@ static bool vspace_range_ok(struct vspace *vs, uint64_t uva, size_t len,
 	return true;
 }
 
-/** Copy between user @uva and kernel @k, page by page, all or nothing:
- *  a call that fails leaves user memory untouched. */
-static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
-		       bool out)
+/** Copy @len bytes between user @uva and kernel @k through @p, the
+ *  kernel address of @uva (its page holds all of them). */
+static void copy_one_page(uintptr_t p, void *k, size_t len, bool out)
 {
-	unsigned need = out ? FUL_R_WRITE : FUL_R_READ;
+	if (out)
+		memcpy((void *)p, k, len);
+	else
+		memcpy(k, (const void *)p, len);
+}
+
+/** Copy between user @uva and kernel @k, page by page, all or nothing:
+ *  a call that fails leaves user memory untouched. Every page must be
+ *  mapped with @need. Within one page (most calls: a record, a name)
+ *  one lookup both checks and translates; across pages every page is
+ *  checked first. */
+static int vspace_copy(struct vspace *vs, uint64_t uva, void *k, size_t len,
+		       unsigned need, bool out)
+{
+	int err = 0;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
-	if (!vspace_range_ok(vs, uva, len, need)) {
-		spin_unlock_irqrestore(&vs->lock, flags);
-		return -FUL_EFAULT;
-	}
-	for (char *kp = k; len;) {
-		size_t chunk = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
-		if (chunk > len)
-			chunk = len;
+	if (len && (uva & (PAGE_SIZE - 1)) + len <= PAGE_SIZE) {
 		uintptr_t p = vspace_lookup_page(vs, uva, need);
-		if (out)
-			memcpy((void *)p, kp, chunk);
+		if (p)
+			copy_one_page(p, k, len, out);
 		else
-			memcpy(kp, (const void *)p, chunk);
-		uva += chunk;
-		kp += chunk;
-		len -= chunk;
+			err = -FUL_EFAULT;
+	} else if (!vspace_range_ok(vs, uva, len, need)) {
+		err = -FUL_EFAULT;
+	} else {
+		for (char *kp = k; len;) {
+			size_t chunk = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
+			chunk = chunk > len ? len : chunk;
+			copy_one_page(vspace_lookup_page(vs, uva, need), kp,
+				      chunk, out);
+			uva += chunk;
+			kp += chunk;
+			len -= chunk;
+		}
 	}
 	spin_unlock_irqrestore(&vs->lock, flags);
-	return 0;
+	return err;
 }
 
 int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
@@ -226,13 +241,18 @@ int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
 
 int vspace_copy_in(struct vspace *vs, void *dst, uint64_t uva, size_t len)
 {
-	return vspace_copy(vs, uva, dst, len, false);
+	return vspace_copy(vs, uva, dst, len, FUL_R_READ, false);
+}
+
+int vspace_copy_in_rw(struct vspace *vs, void *dst, uint64_t uva, size_t len)
+{
+	return vspace_copy(vs, uva, dst, len, FUL_R_READ | FUL_R_WRITE, false);
 }
 
 int vspace_copy_out(struct vspace *vs, uint64_t uva, const void *src,
 		    size_t len)
 {
-	return vspace_copy(vs, uva, (void *)src, len, true);
+	return vspace_copy(vs, uva, (void *)src, len, FUL_R_WRITE, true);
 }
 
 struct frame *vspace_pin(struct vspace *vs, uint64_t va, unsigned rights,

@@ -47,6 +47,10 @@ int vspace_unmap(struct vspace *vs, uintptr_t va);
 int vspace_copy_in(struct vspace *vs, void *dst, uint64_t uva, size_t len);
 int vspace_copy_out(struct vspace *vs, uint64_t uva, const void *src,
 		    size_t len);
+/** vspace_copy_in of a buffer the call will write its results back to:
+ *  every byte must also be mapped with WRITE, so that a bad buffer fails
+ *  before the call has done anything. */
+int vspace_copy_in_rw(struct vspace *vs, void *dst, uint64_t uva, size_t len);
 /** 0 if every byte of [uva, uva + len) is mapped in @vs with @rights,
  *  else -FUL_EFAULT. */
 int vspace_check(struct vspace *vs, uint64_t uva, size_t len,
