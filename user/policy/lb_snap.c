@@ -86,6 +86,7 @@ static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
+	/* n <= FUL_LOAD_CPUS already; the constant bound lets it unroll. */
 #pragma GCC unroll 8
 	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
 		unsigned long load = FUL_LOAD_RLX(&r[c].load);
