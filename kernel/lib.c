@@ -18,6 +18,8 @@ void *memset(void *d, int c, size_t n)
 			((word_t *)p)[2] = w;
 			((word_t *)p)[3] = w;
 		}
+		if (!n) /* pages and page tables: no tail to test */
+			return d;
 		for (; n >= 8; n -= 8, p += 8)
 			*(word_t *)p = w;
 	}
@@ -41,6 +43,8 @@ void *memcpy(void *d, const void *s, size_t n)
 			((word_t *)p)[2] = c;
 			((word_t *)p)[3] = e;
 		}
+		if (!n) /* IPC messages and pages: no tail to test */
+			return d;
 		for (; n >= 8; n -= 8, p += 8, q += 8)
 			*(word_t *)p = *(const word_t *)q;
 	}
