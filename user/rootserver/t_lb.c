@@ -106,9 +106,12 @@ static void table_i_body(struct ut *ut, struct ful_thread *w)
 	UT_CHECK_EQ(d->move[0].to_after, 100);
 	UT_CHECK_EQ(lb_state(d, 1), LB_ST_HEAVY);
 	UT_CHECK_EQ(lb_state(d, 3), LB_ST_LIGHT);
-	/* It really runs there now. */
-	UT_WAIT(rec(w[5].tid).cpu == 3 && core_load(3) == 100 &&
-		core_load(1) == 100);
+	/* The round returned only once the move had landed: work6 is on
+	 * CPU3 and counted there, not in flight. */
+	UT_CHECK_EQ(rec(w[5].tid).cpu, 3);
+	UT_CHECK(rec(w[5].tid).state != FUL_TS_MIGRATING);
+	UT_CHECK_EQ(core_load(3), 100);
+	UT_CHECK_EQ(core_load(1), 100);
 	struct ful_thread_info info;
 	UT_CHECK_EQ(ful_thread_info(w[5].slot, &info), 0);
 	UT_CHECK_EQ(info.cpu, 3);
