@@ -226,6 +226,9 @@ bench: kernel
 		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
 		--append ubench=migrate --merge
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
+		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
+		--append ubench=frame --merge
+	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
 		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
 		--append ubench=mttcg --merge
 	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \

@@ -8,6 +8,8 @@
  *   ubench=lb     balancing decisions on a fabricated load area (ub_lb.c)
  *   ubench=migrate  migrate_running: moving a thread running in user
  *                 mode, up to it running on its new core (ub_migrate.c)
+ *   ubench=frame  FRAME_CREATE of 1, 64 and the most pages: the longest
+ *                 system call (IRQs masked throughout; ub_frame.c)
  *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
  *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
  * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
@@ -27,6 +29,7 @@
 unsigned ub_lb_run(void); /* ub_lb.c */
 unsigned ub_migrate_run(void); /* ub_migrate.c */
 unsigned ub_matmul_run(void); /* ub_matmul.c */
+unsigned ub_frame_run(void); /* ub_frame.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -137,6 +140,8 @@ void ubench_run(const char *which)
 		n = ub_lb_run();
 	} else if (!strcmp(which, "migrate") && ut_ncpus() >= 2) {
 		n = ub_migrate_run();
+	} else if (!strcmp(which, "frame")) {
+		n = ub_frame_run();
 	} else if (ut_ncpus() < 3) {
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
