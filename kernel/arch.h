@@ -30,6 +30,10 @@ struct arch_context;
  *	restore exactly that state. Nest freely.
  * void arch_irq_enable(void) / void arch_irq_disable(void)
  * bool arch_irq_enabled(void)
+ * void arch_irq_window(void)
+ *	Pre: IRQs masked. Takes every interrupt pending at the call (their
+ *	handlers may switch threads), then masks again. Post: IRQs masked,
+ *	possibly on another core.
  * void arch_cpu_relax(void)
  *	Must be called in every spin loop iteration (emits `yield`): under
  *	QEMU TCG a spin without it can starve the vCPU it waits for.

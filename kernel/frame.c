@@ -38,14 +38,15 @@ static void frame_slot_free(struct frame *f)
 	spin_unlock_irqrestore(&frames_lock, flags);
 }
 
-int frame_create(struct pool *p, unsigned npages, struct frame **out)
+int frame_create_unzeroed(struct pool *p, unsigned npages,
+			  struct frame **out)
 {
 	if (npages == 0 || npages > FUL_FRAME_MAX_PAGES)
 		return -FUL_ERANGE;
 	if (!pool_charge(p, npages))
 		return -FUL_ENOMEM;
 	struct frame *f = frame_slot_alloc();
-	void *mem = f ? page_alloc(npages) : NULL;
+	void *mem = f ? page_alloc_raw(npages) : NULL;
 	if (!mem) {
 		if (f)
 			frame_slot_free(f);
@@ -58,6 +59,14 @@ int frame_create(struct pool *p, unsigned npages, struct frame **out)
 	f->npages = npages;
 	*out = f;
 	return 0;
+}
+
+int frame_create(struct pool *p, unsigned npages, struct frame **out)
+{
+	int err = frame_create_unzeroed(p, npages, out);
+	if (!err)
+		memset((void *)(*out)->kva, 0, (size_t)npages * PAGE_SIZE);
+	return err;
 }
 
 int frame_wrap(uintptr_t kva, unsigned npages, struct frame **out)

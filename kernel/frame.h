@@ -18,6 +18,10 @@ struct frame {
 /** A zeroed frame of @npages (1..FUL_FRAME_MAX_PAGES) charged to @p.
  *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. */
 int frame_create(struct pool *p, unsigned npages, struct frame **out);
+/** frame_create() without the zeroing: the pages hold old data, so the
+ *  caller zeroes them before anything else can reach the frame. */
+int frame_create_unzeroed(struct pool *p, unsigned npages,
+			  struct frame **out);
 /** A frame object for @npages of kernel memory at @kva (page aligned,
  *  in the linear map), charged to no pool. The caller keeps its first
  *  reference forever: such a frame is never destroyed. */

@@ -52,6 +52,14 @@ static uint64_t page_find(uint64_t from, unsigned n)
 
 void *page_alloc(unsigned n)
 {
+	void *p = page_alloc_raw(n);
+	if (p)
+		__builtin_memset(p, 0, (size_t)n * PAGE_SIZE);
+	return p;
+}
+
+void *page_alloc_raw(unsigned n)
+{
 	if (n == 0)
 		return NULL;
 	uint64_t flags = spin_lock_irqsave(&page_lock);
@@ -66,8 +74,6 @@ void *page_alloc(unsigned n)
 		p = (void *)(pool_base + i * PAGE_SIZE);
 	}
 	spin_unlock_irqrestore(&page_lock, flags);
-	if (p)
-		__builtin_memset(p, 0, (size_t)n * PAGE_SIZE);
 	return p;
 }
 

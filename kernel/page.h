@@ -13,6 +13,9 @@
 void page_init(uintptr_t base, uint64_t size);
 /** @n contiguous zeroed pages, or NULL. Any core, any context. */
 void *page_alloc(unsigned n);
+/** page_alloc() without the zeroing: the caller zeroes before anyone
+ *  else can see the pages. */
+void *page_alloc_raw(unsigned n);
 /** Give back @n pages at @p, as returned by page_alloc(@n). */
 void page_free(void *p, unsigned n);
 uint64_t page_free_count(void);

@@ -403,6 +403,13 @@ void sched_preempt_point(void)
 	arch_irq_restore(flags);
 }
 
+void sched_preempt_window(void)
+{
+	arch_irq_window();
+	if (this_cpu()->need_resched)
+		schedule(owner_irq());
+}
+
 void sched_idle_loop(void)
 {
 	for (;;) {

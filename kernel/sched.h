@@ -36,6 +36,13 @@ void sched_block_switch(struct owner o, struct thread *next,
 void sched_finish_switch(struct thread *prev);
 /** Thread context: switch now if a switch was requested. */
 void sched_preempt_point(void);
+/** A preemption point inside a long system call. Pre: IRQs masked, and
+ *  the caller holds nothing that a kill here would leak (what it holds
+ *  hangs on t->sys_hold, which the thread's release drops). Takes the
+ *  pending interrupts, and switches if one asked for it. Post: IRQs
+ *  masked; the caller may now be on another core, or never return (if
+ *  it was killed). */
+void sched_preempt_window(void);
 /** This core's idle loop. Never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
 

@@ -7,8 +7,19 @@
  * runs from before the call to after its return; a timer interrupt that
  * fell due during the call is taken right after it, inside the window,
  * the same in every boot under -icount. Other cores sit in wfi.
+ *
+ * frame_create_wake_delay: what that costs a more urgent thread. On the
+ * rootserver's core, L (prio 100) creates and deletes 16 MiB frames
+ * without pause while H (prio 200) sleeps 200 us at a time (a
+ * notification wait that times out). Each sample is how much longer than
+ * 200 us H's sleep took, in instructions, which under -icount shift=0 are
+ * nanoseconds of virtual time: the interrupt latency L's system calls
+ * add, plus H's own timeout and wake-up path. The rootserver itself waits
+ * blocked meanwhile, so nothing else runs.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <ful/ful.h>
 
@@ -16,6 +27,17 @@
 
 #define FR_RUNS 10
 #define FR_WARMUP 1
+#define FR_WAKE_RUNS 20
+#define FR_SLEEP_US 200
+#define FR_SLEEP_INSNS (FR_SLEEP_US * 1000UL) /* -icount shift=0: 1 ns each */
+
+static struct {
+	_Atomic int stop;
+	long slot;           /* L's frame slot */
+	long sleep, done;    /* notifications: H's sleeps, H -> rootserver */
+	unsigned long delay[FR_WAKE_RUNS];
+	_Atomic long err;
+} fw;
 
 /** Time FR_RUNS creations of @npages into @slot; BENCH line @name. */
 static long fr_time(unsigned slot, unsigned npages, const char *name)
@@ -35,6 +57,86 @@ static long fr_time(unsigned slot, unsigned npages, const char *name)
 	}
 	ful_bench_print(name, "instructions", samples, FR_RUNS);
 	return 0;
+}
+
+/** L: create and delete the largest frame until told to stop. */
+static void fw_creator(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&fw.stop)) {
+		long err = ful_frame_create(FUL_SLOT_POOL, (unsigned)fw.slot,
+					    FUL_FRAME_MAX_PAGES);
+		if (err >= 0)
+			err = ful_cap_delete((unsigned)fw.slot);
+		if (err < 0) {
+			atomic_store(&fw.err, err);
+			return;
+		}
+	}
+}
+
+/** H: FR_WAKE_RUNS sleeps of FR_SLEEP_US, each one's overrun. */
+static void fw_sleeper(void *arg)
+{
+	(void)arg;
+	for (int i = -FR_WARMUP; i < FR_WAKE_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		long r = ful_ntfn_wait((unsigned)fw.sleep, NULL, FR_SLEEP_US);
+		unsigned long t1 = ful_cycles();
+		if (r != -FUL_ETIMEOUT) {
+			atomic_store(&fw.err, r < 0 ? r : -FUL_ESTATE);
+			break;
+		}
+		if (i >= 0)
+			fw.delay[i] = t1 - t0 - FR_SLEEP_INSNS;
+	}
+	atomic_store(&fw.stop, 1);
+	ful_ntfn_signal((unsigned)fw.done, 1);
+}
+
+/** Start fn at prio on the rootserver's core. 0 or -FUL_E*. */
+static long fw_spawn(void (*fn)(void *), unsigned prio, struct ful_thread *t)
+{
+	struct ful_sysinfo si;
+	ful_sysinfo(&si);
+	struct ful_thread_args a = {.fn = fn, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = prio,
+				    .cpu = si.cpu, .name = "fw"};
+	return ful_thread_spawn(&a, t);
+}
+
+/** frame_create_wake_delay; 1 if printed. */
+static unsigned fw_run(void)
+{
+	struct ful_thread l = {0}, h = {0};
+	fw.slot = ful_slot_alloc();
+	fw.sleep = ut_ntfn_new();
+	fw.done = ut_ntfn_new();
+	atomic_store(&fw.stop, 0);
+	atomic_store(&fw.err, 0);
+	long err = fw.slot < 0 ? fw.slot : fw.sleep < 0 ? fw.sleep : fw.done;
+	if (err >= 0)
+		err = fw_spawn(fw_creator, 100, &l);
+	if (err >= 0 && (err = fw_spawn(fw_sleeper, 200, &h)) >= 0)
+		err = ful_ntfn_wait((unsigned)fw.done, NULL, FUL_FOREVER);
+	atomic_store(&fw.stop, 1);
+	for (struct ful_thread *t = &l; t <= &h; t += &h - &l) {
+		if (t->tid <= 0)
+			continue;
+		while (!ut_thread_dead(t->slot))
+			ful_yield();
+		ut_slot_drop(t->slot);
+		free(t->mem);
+	}
+	if (err >= 0)
+		err = atomic_load(&fw.err);
+	if (err < 0) {
+		printf("ubench: frame_create_wake_delay: error %ld\n", err);
+		return 0;
+	}
+	ful_bench_print("frame_create_wake_delay", "instructions", fw.delay,
+			FR_WAKE_RUNS);
+	return 1;
 }
 
 /** The three sizes; returns the BENCH lines printed. */
@@ -60,5 +162,5 @@ unsigned ub_frame_run(void)
 		n++;
 	}
 	ful_slot_free((unsigned)slot);
-	return n;
+	return n == 3 ? n + fw_run() : n;
 }

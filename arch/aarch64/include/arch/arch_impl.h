@@ -119,6 +119,14 @@ static inline void arch_irq_disable(void)
 	__asm__ volatile("msr daifset, #2" ::: "memory");
 }
 
+/* The isb makes the unmasking take effect before the mask is set again,
+ * so an interrupt pending at the call is taken in between. */
+static inline void arch_irq_window(void)
+{
+	__asm__ volatile("msr daifclr, #2\n\tisb\n\tmsr daifset, #2" :::
+				 "memory");
+}
+
 static inline bool arch_irq_enabled(void)
 {
 	return !(read_sysreg(daif) & (1u << 7));

@@ -71,6 +71,12 @@ static inline bool arch_irq_enabled(void)
 	return !arch_fake_irq_masked_;
 }
 
+/* The host twin has no interrupts to take: the window is a no-op. */
+static inline void arch_irq_window(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* Give the CPU away: host threads outnumber cores under test load. */
 static inline void arch_cpu_relax(void)
 {
