@@ -41,7 +41,7 @@ struct cpu {
 	unsigned id;               /* [I] */
 	bool need_resched;         /* [O] switch at the next kernel exit */
 	_Atomic bool parked;       /* [O] IPI_RUN_IDLE received, not yet woken */
-	bool tick_on;              /* [O] tick timer armed */
+	bool tick_on;              /* [O] a thread runs: ticks are due */
 	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
 				    * off while a benchmark times the IRQ path */
 	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
@@ -52,6 +52,9 @@ struct cpu {
 				    * while this core idled, runs next */
 	uint64_t last_switch;      /* [O] counter value at the last switch */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
+	uint64_t tick_due;         /* [O] counter value of the next tick, while
+				    * tick_on (the timer may fire earlier,
+				    * for a sleeper) */
 	uint32_t pool_next;        /* [O] next pool slot to try */
 	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
 	struct cpu_stats stats;

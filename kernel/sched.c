@@ -112,25 +112,41 @@ static inline struct thread *sleep_thread(struct rq_link *l)
 }
 
 /**
+ * Arm @c's timer for the first of its next tick (while a thread runs)
+ * and its earliest sleeper's deadline, or stop it if neither is due. So
+ * a timeout ends at its deadline on a busy core too, not at the next
+ * tick. Owner, IRQs masked.
+ */
+static void sched_timer_arm(struct cpu *c)
+{
+	bool sleeper = c->sleepers.next != &c->sleepers;
+	if (!c->tick_on && !sleeper) {
+		arch_timer_stop();
+		return;
+	}
+	uint64_t due = c->tick_on ? c->tick_due : ~0ull;
+	if (sleeper && sleep_thread(c->sleepers.next)->sleep_until < due)
+		due = sleep_thread(c->sleepers.next)->sleep_until;
+	uint64_t now = arch_counter();
+	arch_timer_arm(due > now ? due - now : 1);
+}
+
+/**
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
  */
 static void sched_update_tick(struct cpu *c, struct thread *next)
 {
 	if (next != c->idle) {
-		if (!c->tick_on)
-			arch_timer_arm(c->tick_interval);
-		c->tick_on = true;
+		if (!c->tick_on) {
+			c->tick_due = arch_counter() + c->tick_interval;
+			c->tick_on = true;
+			sched_timer_arm(c);
+		}
 		return;
 	}
 	c->tick_on = false;
-	if (c->sleepers.next == &c->sleepers) {
-		arch_timer_stop();
-		return;
-	}
-	uint64_t now = arch_counter();
-	uint64_t due = sleep_thread(c->sleepers.next)->sleep_until;
-	arch_timer_arm(due > now ? due - now : 1);
+	sched_timer_arm(c);
 }
 
 void sched_unsleep(struct owner o, struct thread *t)
@@ -164,6 +180,10 @@ static void sched_sleeper_add(struct cpu *c, uint64_t deadline)
 	pos->prev = &t->sleep_link;
 	t->sleeping = true;
 	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
+	/* The new first deadline, before the next tick: fire for it. */
+	if (c->tick_on && c->sleepers.next == &t->sleep_link &&
+	    deadline < c->tick_due)
+		sched_timer_arm(c);
 }
 
 void sched_sleep_until(struct owner o, uint64_t deadline)
@@ -364,6 +384,12 @@ void sched_tick(void)
 	struct cpu *c = this_cpu();
 	struct thread *cur = c->current;
 
+	if (c->tick_on && arch_counter() < c->tick_due) {
+		/* Early, for a sleeper's deadline: not a tick. */
+		sched_wake_sleepers(c);
+		sched_timer_arm(c);
+		return;
+	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
 	sched_account(c, cur);
