@@ -208,35 +208,23 @@ test: kernel host-tests
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
-# Kernel paths, then user-level IPC, balancing decisions and moving a
-# running thread (all deterministic under -icount, booted twice to check
-# that), then the cross/same-core ratio and paper 000's matrix experiment
-# (4 cores, then 3: two busy workers fit the two host cores) under
-# multi-threaded TCG; results merged into one results.json.
+# Kernel paths, then user-level IPC, balancing decisions, moving a
+# running thread and the longest system calls (all deterministic under
+# -icount, booted twice to check that), then the cross/same-core ratio
+# and paper 000's matrix experiment (4 cores, then 3: two busy workers
+# fit the two host cores) under multi-threaded TCG; results merged into
+# one results.json.
+BENCH_REPORT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL) \
+	--meta tools/bench_meta.json --out $(BUILD)/bench
+BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
+BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
+
 bench: kernel
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
-		--append ubench=ipc --merge
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
-		--append ubench=lb --merge
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
-		--append ubench=migrate --merge
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 2 \
-		--append ubench=frame --merge
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
-		--append ubench=mttcg --merge
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 4 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
-		--append ubench=matmul --merge --timeout 900
-	$(PYTHON) tools/bench_report.py --kernel $(KERNEL) --cpus 3 \
-		--meta tools/bench_meta.json --out $(BUILD)/bench --no-icount \
-		--append ubench=matmul --merge --timeout 900
+	$(BENCH_REPORT) --cpus 4 --repeat 2
+	for b in ipc lb migrate frame; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
+	$(BENCH_MTTCG) ubench=mttcg --cpus 4
+	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
+	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
