@@ -6,7 +6,6 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "balancer.h"
 #include "root.h"
@@ -108,14 +107,8 @@ static bool dl_place_all(void)
 static void dl_stop_all(void)
 {
 	atomic_store(&dl_stop, 1);
-	for (unsigned i = 0; i < DL_WORK; i++) {
-		if (dl_w[i].tid <= 0)
-			continue;
-		DL_WAIT(ut_thread_dead(dl_w[i].slot));
-		ut_slot_drop(dl_w[i].slot);
-		free(dl_w[i].mem);
-		dl_w[i] = (struct ful_thread){0};
-	}
+	for (unsigned i = 0; i < DL_WORK; i++)
+		ut_thread_reap(&dl_w[i]);
 }
 
 int root_demo_balancer(void)

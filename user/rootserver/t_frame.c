@@ -6,7 +6,6 @@
  * after eight threads were killed while creating them.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 
 #include "utest.h"
 
@@ -65,8 +64,7 @@ UTEST(frame_create_kill_no_leak, 2)
 		UT_WAIT(atomic_load(&fk_made) > 0);
 		UT_CHECK_EQ(ful_thread_kill(th.slot), 0);
 		UT_WAIT(ut_thread_dead(th.slot));
-		ut_slot_drop(th.slot);
-		free(th.mem);
+		ut_thread_reap(&th);
 		ut_slot_drop((unsigned)fk_slot);
 	}
 	UT_CHECK_EQ(fk_capacity(), before);

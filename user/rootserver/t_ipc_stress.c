@@ -356,8 +356,7 @@ UTEST(ipc_stress_crossed, 2)
 	UT_WAIT(atomic_load(&c.done) == 2);
 	for (unsigned i = 0; i < 2; i++) {
 		UT_WAIT(ut_thread_dead(c.th[i].slot));
-		free(c.th[i].mem);
-		ut_slot_drop(c.th[i].slot);
+		ut_thread_reap(&c.th[i]);
 	}
 	ut_slot_drop(c.ntfn);
 	for (unsigned i = 0; i < 2; i++)

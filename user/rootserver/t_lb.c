@@ -12,7 +12,6 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/bootinfo.h>
@@ -57,17 +56,8 @@ static int spawn_worker(struct ful_thread *th, unsigned slice, const char *name)
 static void stop_workers(struct ful_thread *w, unsigned n)
 {
 	atomic_store(&lb_stop, 1);
-	for (unsigned i = 0; i < n; i++) {
-		if (w[i].tid <= 0)
-			continue;
-		struct ful_thread_info info;
-		unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
-		while (ful_thread_info(w[i].slot, &info) == 0 &&
-		       ful_counter() < dl)
-			ful_yield();
-		ut_slot_drop(w[i].slot);
-		free(w[i].mem);
-	}
+	for (unsigned i = 0; i < n; i++)
+		ut_thread_reap(&w[i]);
 }
 
 static void table_i_body(struct ut *ut, struct ful_thread *w)

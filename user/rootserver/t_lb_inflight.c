@@ -8,7 +8,6 @@
  * suites, and here by every core's figures returning to where they were.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/bootinfo.h>
@@ -73,8 +72,7 @@ UTEST(lb_set_in_flight, 3)
 	atomic_store(&if_stop, 1);
 	if (th.tid > 0) {
 		UT_WAIT(ut_thread_dead(th.slot));
-		ut_slot_drop(th.slot);
-		free(th.mem);
+		ut_thread_reap(&th);
 	}
 	UT_WAIT(if_back(base, n));
 }

@@ -230,8 +230,7 @@ static void waiter_reap(struct ut *ut, struct ful_thread *th)
 	if (ut->failed)
 		ful_thread_kill(th->slot);
 	UT_WAIT(ut_thread_dead(th->slot));
-	free(th->mem);
-	ut_slot_drop(th->slot);
+	ut_thread_reap(th);
 }
 
 /** One waiter of @kind: deleting a copy keeps it waiting (for a

@@ -23,7 +23,6 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <ful/ful.h>
 
@@ -124,14 +123,8 @@ static unsigned fw_run(void)
 	if (err >= 0 && (err = fw_spawn(fw_sleeper, 200, &h)) >= 0)
 		err = ful_ntfn_wait((unsigned)fw.done, NULL, FUL_FOREVER);
 	atomic_store(&fw.stop, 1);
-	for (struct ful_thread *t = &l; t <= &h; t += &h - &l) {
-		if (t->tid <= 0)
-			continue;
-		while (!ut_thread_dead(t->slot))
-			ful_yield();
-		ut_slot_drop(t->slot);
-		free(t->mem);
-	}
+	ut_thread_reap(&l);
+	ut_thread_reap(&h);
 	if (err >= 0)
 		err = atomic_load(&fw.err);
 	if (err < 0) {

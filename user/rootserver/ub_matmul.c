@@ -249,15 +249,8 @@ static void mm_reap(void)
 		ful_ntfn_signal((unsigned)mm.park, 1);
 	for (unsigned i = 0; i < mm.ntasks; i++) {
 		struct ful_thread *th = &mm.task[i].th;
-		if (!th->mem)
-			continue;
-		unsigned long dl =
-		    ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
-		while (!ut_thread_dead(th->slot) && ful_counter() < dl)
-			ful_yield();
-		ut_slot_drop(th->slot);
-		free(th->mem);
-		th->mem = NULL;
+		if (th->mem)
+			ut_thread_reap(th);
 	}
 }
 

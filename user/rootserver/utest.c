@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ful/spawn.h>
@@ -37,6 +38,22 @@ bool ut_thread_dead(unsigned slot)
 {
 	struct ful_thread_info info;
 	return ful_thread_info(slot, &info) == -FUL_EDEAD;
+}
+
+bool ut_thread_reap(struct ful_thread *t)
+{
+	if (t->tid <= 0)
+		return true;
+	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	while (!ut_thread_dead(t->slot))
+		if (ful_counter() > dl)
+			return false;
+		else
+			ful_yield();
+	ut_slot_drop(t->slot);
+	free(t->mem);
+	*t = (struct ful_thread){0};
+	return true;
 }
 
 int ut_spawn(const char *name, unsigned cpu, unsigned prio,

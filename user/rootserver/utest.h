@@ -76,6 +76,11 @@ unsigned long ut_us_to_ticks(unsigned long us);
 unsigned ut_ncpus(void);
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
 bool ut_thread_dead(unsigned slot);
+/** Reclaim @t, a thread of this task that is ending: wait (yielding, at
+ *  most UT_TIMEOUT_US) until it has died, then drop its capability, free
+ *  its stack and clear @t. Nothing to do if it never started (tid <= 0).
+ *  A thread still alive is left alone, its stack in use: false. */
+bool ut_thread_reap(struct ful_thread *t);
 /** Start boot module @name as a task on @cpu with x0/x1 = @arg0/@arg1 and
  *  capabilities @caps (child slots 4..7); 0 or -FUL_E*. */
 struct ful_cap_grant;
