@@ -82,9 +82,10 @@ HOST_DTB_ARGS_virt-smp4-256M := test=all foo
 HOST_DTB_ARGS_virt-smp8-1G := console=ttyAMA0 demo
 HOST_DTB_ARGS_virt-smp2-512M-long := $(subst $(eval) ,,$(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20,0123456789abcd))
 
-QEMU := qemu-system-aarch64
-QEMU_FLAGS := -M virt,gic-version=2 -cpu cortex-a53 -smp $(CPUS) -m 256M \
-	-nographic -no-reboot -kernel $(KERNEL)
+# The one QEMU command line (tools/qemu.py); it execs QEMU, so `make run`
+# keeps the terminal. QEMU arguments of our own go after `--`.
+QEMU := $(PYTHON) tools/qemu.py
+QEMU_FLAGS := --kernel $(KERNEL) --cpus $(CPUS)
 TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	user1:1:utest=all user2:2:utest=all,loadcheck user4:4:utest=all,loadcheck \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
@@ -182,24 +183,24 @@ $(HOST_DTB_DIR)/stub-kernel.bin:
 	@mkdir -p $(dir $@)
 	$(Q)head -c 4096 /dev/zero > $@
 
-$(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin | $(SETUP)
+$(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin tools/qemu.py | $(SETUP)
 	@echo "  DTB     $@"
-	$(Q)$(QEMU) -M virt,gic-version=2,dumpdtb=$@ -cpu cortex-a53 \
-		-smp $(word 1,$(subst -, ,$*)) -m $(word 2,$(subst -, ,$*)) \
-		-nographic -kernel $< -append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
+	$(Q)$(QEMU) --kernel $< --cpus $(word 1,$(subst -, ,$*)) \
+		--mem $(word 2,$(subst -, ,$*)) --dumpdtb $@ \
+		--append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
 		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 
 run: kernel
 	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."
-	$(QEMU) $(QEMU_FLAGS) -append ""
+	$(QEMU) $(QEMU_FLAGS) --append ""
 
 demo: kernel
-	$(QEMU) $(QEMU_FLAGS) -append "demo"
+	$(QEMU) $(QEMU_FLAGS) --append "demo"
 
 debug: kernel
 	@echo "QEMU halted, gdb stub on :1234. In another terminal:"
 	@echo "  gdb-multiarch -ex 'target remote :1234' $(KERNEL)"
-	$(QEMU) $(QEMU_FLAGS) -append "" -s -S
+	$(QEMU) $(QEMU_FLAGS) --append "" -- -s -S
 
 test: kernel host-tests
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \

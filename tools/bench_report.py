@@ -24,8 +24,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "harness"))
-import qemu  # noqa: E402
+sys.path.insert(0, HERE)
+import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
 TABLE_RUNS = (10, 20, 30, 40, 50)
 TAIL_LINES = 30
@@ -212,7 +212,7 @@ def boot(opts, index):
     res = qemu.run_qemu(opts.kernel, opts.cpus, opts.append, opts.timeout,
                         log, extra)
     if res.error:
-        raise BenchError(res.error)
+        raise BenchError(res.error, res.output)
     if res.timed_out:
         raise BenchError(f"timeout after {opts.timeout:g}s", res.lines)
     print(f"bench: boot {index} took {res.elapsed:.1f}s", flush=True)

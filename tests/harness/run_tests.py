@@ -12,7 +12,10 @@ suite, then checks the line protocol both print:
 
 Each program contributes its tests plus, if something went wrong at the
 program level (timeout, panic, missing or wrong TEST-DONE, no tests, bad
-exit code), one extra failure named `<suite>/<harness>`.
+exit code), one extra failure named `<suite>/<harness>`. A program that
+does not run (cannot be started, exits before printing anything, prints
+nothing within --first-output seconds) gets that failure with one line
+naming the command and its stderr.
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -23,8 +26,9 @@ import sys
 from dataclasses import dataclass, field
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import qemu  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
 HARNESS_NAME = "<harness>"
 TAIL_LINES = 30
@@ -106,7 +110,8 @@ def harness_problems(result, proto, timeout):
         problems.append("no tests reported")
     rc = result.returncode
     if rc not in (None, 0) and not counted[1] and not result.panic:
-        problems.append(f"exit code {rc}")
+        problems.append(f"exit code {rc}" + (
+            f": {qemu.one_line(result.stderr)}" if result.stderr else ""))
     return problems
 
 
@@ -161,18 +166,27 @@ def report_panic_suite(suite, result, timeout, totals):
     return 0
 
 
-def run_suite(suite, timeout, log_dir, totals):
+def run_one(suite, opts, log_path, totals):
+    """Run one suite of any kind and report it; return its failures."""
+    def go(stop_on_panic=True):
+        return qemu.run(suite.cmd, opts.timeout, log_path, stop_on_panic,
+                        first_output=opts.first_output)
+    if suite.expect_panic is not None:
+        result = go(stop_on_panic=False)
+        failures = report_panic_suite(suite, result, opts.timeout, totals)
+    else:
+        result = go()
+        proto = parse_protocol(result.lines)
+        failures = report_suite(suite, result, proto, opts.timeout, totals)
+    return result, failures
+
+
+def run_suite(suite, opts, totals):
     """Run one suite, print its results and wall time."""
     what = f"-smp {suite.cpus} \"{suite.args}\"" if suite.cpus else "host"
     print(f"== {suite.name} ({what})", flush=True)
-    log_path = os.path.join(log_dir, f"{suite.name}.log")
-    if suite.expect_panic is not None:
-        result = qemu.run(suite.cmd, timeout, log_path, stop_on_panic=False)
-        failures = report_panic_suite(suite, result, timeout, totals)
-    else:
-        result = qemu.run(suite.cmd, timeout, log_path)
-        proto = parse_protocol(result.lines)
-        failures = report_suite(suite, result, proto, timeout, totals)
+    log_path = os.path.join(opts.log_dir, f"{suite.name}.log")
+    result, failures = run_one(suite, opts, log_path, totals)
     status = "ok" if failures == 0 else f"{failures} failed"
     print(f"-- {suite.name}: {status} in {result.elapsed:.1f}s "
           f"(log {log_path})", flush=True)
@@ -202,10 +216,16 @@ def parse_panic_spec(spec, kernel):
     return suite
 
 
+def host_suite(path):
+    """A host test program (a binary or an executable script), named
+    after its file without the extension."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    return Suite(name=name, cmd=[os.path.abspath(path)])
+
+
 def build_suites(opts):
     """Build the ordered suite list: host binaries first, then QEMU."""
-    suites = [Suite(name=os.path.basename(b), cmd=[os.path.abspath(b)])
-              for b in opts.host_bin]
+    suites = [host_suite(b) for b in opts.host_bin]
     specs = [(s, parse_suite_spec) for s in opts.suite]
     specs += [(s, parse_panic_spec) for s in opts.panic_suite]
     if specs and not opts.kernel:
@@ -223,7 +243,8 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", help="kernel ELF to boot in QEMU")
     ap.add_argument("--host-bin", action="append", default=[],
-                    help="host test binary (repeatable)")
+                    help="host test program, a binary or an executable "
+                    "script (repeatable)")
     ap.add_argument("--suite", action="append", default=[],
                     help="NAME:CPUS:ARGS QEMU suite (repeatable)")
     ap.add_argument("--panic-suite", action="append", default=[],
@@ -232,6 +253,10 @@ def parse_args(argv):
                     "EXPECT, then power off")
     ap.add_argument("--timeout", type=float, default=120,
                     help="per-program timeout in seconds (default 120)")
+    ap.add_argument("--first-output", type=float,
+                    default=qemu.FIRST_OUTPUT_S,
+                    help="seconds a program may run without printing a "
+                    f"line (default {qemu.FIRST_OUTPUT_S:g})")
     ap.add_argument("--log-dir", default="build/test-logs",
                     help="directory for per-suite logs")
     opts = ap.parse_args(argv)
@@ -248,7 +273,7 @@ def main(argv=None):
         sys.exit("run_tests: nothing to run (no --host-bin or --suite)")
     totals = Totals()
     for suite in suites:
-        run_suite(suite, opts.timeout, opts.log_dir, totals)
+        run_suite(suite, opts, totals)
     summary = f"{totals.passed} passed, {totals.failed} failed"
     if totals.skipped:
         summary += f", {totals.skipped} skipped"

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Fulcrum's one QEMU command line, and a supervised run of it.
+
+Every boot goes through build_command(): `make run`, `demo`, `debug` and
+the device trees of test_fdt (through the command line below), the test
+harness (tests/harness/run_tests.py) and the benchmark runner
+(tools/bench_report.py). No other file spells the QEMU binary
+(tests/host/test_qemu_cmd.py checks that). The module lives in tools/,
+next to the other helpers the Makefile runs, because `make run` and
+`make bench` use it as much as the tests do.
+
+    qemu.py --kernel K [--cpus N] [--append ARGS] [--mem SIZE]
+            [--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS]
+    qemu.py --smoke
+
+The first form execs QEMU (the terminal stays QEMU's: Ctrl-A x quits),
+or with --print only prints the command. --smoke creates the machine
+once and, if QEMU cannot, says which Debian package is missing
+(scripts/setup.sh runs it).
+
+run() boots a command with a timeout and a log file. The kernel prints
+to the serial console, which `-nographic` puts on QEMU's stdout; QEMU's
+own complaints go to stderr. Both are streamed line by line, in arrival
+order, to the log; stdout lines are returned as `lines`, stderr lines as
+`stderr`. The kernel powers the machine off when done, so QEMU normally
+exits on its own. Otherwise the process group is killed: at the timeout,
+when nothing at all was printed within the first-output deadline (a
+kernel that does not boot), or shortly after a line starting with
+``PANIC`` (a grace period lets the rest of the panic message through).
+"""
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+
+QEMU = "qemu-system-aarch64"
+QEMU_PACKAGE = "qemu-system-arm"   # the Debian package that provides QEMU
+MACHINE = "virt,gic-version=2"
+DEFAULT_MEM = "256M"
+
+PANIC_PREFIX = "PANIC"
+PANIC_GRACE_S = 1.0
+# Generous: 8 vCPUs under TCG on a 2-core host print their first line
+# within seconds, but a loaded host can stretch that a lot.
+FIRST_OUTPUT_S = 60.0
+POLL_S = 0.05
+TERM_GRACE_S = 2.0
+SMOKE_TIMEOUT_S = 30.0
+ONE_LINE_MAX = 800
+
+# Extra QEMU args for the two usual modes.
+MTTCG_ARGS = ["-accel", "tcg,thread=multi"]
+ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
+
+# Text in QEMU's stderr -> the Debian package whose file it misses.
+MISSING_PACKAGES = (
+    # A NIC's boot ROM. `-nic none` removes the only NIC; a caller that
+    # adds one needs ipxe-qemu.
+    ("failed to find romfile", "ipxe-qemu"),
+)
+
+
+# ---------------------------------------------------------- command line
+
+def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
+                  dumpdtb=None, nic_none=True):
+    """Return the QEMU argv that boots `kernel` on `cpus` cores.
+
+    `-nic none`: Fulcrum has no network driver, and `-M virt` would
+    otherwise create a virtio NIC, whose boot ROM (Debian package
+    ipxe-qemu) QEMU refuses to start without. A caller that needs a
+    device adds it through `extra_args`. `dumpdtb` makes QEMU write the
+    machine's device tree to that file and exit. `nic_none=False` is for
+    tests only: it shows that they can see the default NIC.
+    """
+    machine = MACHINE + (f",dumpdtb={dumpdtb}" if dumpdtb else "")
+    cmd = [
+        QEMU,
+        "-M", machine,
+        "-cpu", "cortex-a53",
+        "-smp", str(cpus),
+        "-m", mem,
+        "-nographic",
+        "-no-reboot",
+    ]
+    if nic_none:
+        cmd += ["-nic", "none"]
+    cmd += ["-kernel", kernel, "-append", append]
+    return cmd + list(extra_args)
+
+
+# ------------------------------------------------------------ diagnostics
+
+def one_line(lines):
+    """Join stderr lines into one line for a failure report."""
+    text = " | ".join(s.strip() for s in lines if s.strip())
+    if not text:
+        return "(nothing on stderr)"
+    if len(text) > ONE_LINE_MAX:
+        text = text[:ONE_LINE_MAX] + "..."
+    return text
+
+
+def install_hint(package):
+    """How to install a missing Debian package."""
+    return (f"Debian package {package} is missing: "
+            f"apt-get install --no-install-recommends {package}")
+
+
+def package_hint(cmd, stderr_lines):
+    """` (hint)` naming the package QEMU's stderr says is missing, or ''."""
+    text = "\n".join(stderr_lines)
+    for needle, package in MISSING_PACKAGES:
+        if needle in text:
+            return f" ({install_hint(package)}{_nic_note(cmd, package)})"
+    return ""
+
+
+def _nic_note(cmd, package):
+    """Why a NIC's boot ROM was wanted at all."""
+    if package != "ipxe-qemu":
+        return ""
+    if "none" in [b for a, b in zip(cmd, cmd[1:]) if a == "-nic"]:
+        return ("; should not happen: the command has -nic none, so an "
+                "extra argument added a NIC")
+    return "; or add -nic none: Fulcrum has no network driver"
+
+
+def cannot_run(cmd, exc):
+    """One line for a program that could not be executed at all."""
+    msg = f"cannot run {cmd[0]}: {exc.strerror or exc}"
+    if cmd[0] == QEMU and isinstance(exc, FileNotFoundError):
+        msg += f" ({install_hint(QEMU_PACKAGE)})"
+    return msg
+
+
+def exited_at_start(cmd, rc, stderr_lines):
+    """One line for a program that exited before printing anything."""
+    return (f"{os.path.basename(cmd[0])} exited {rc} at start: "
+            f"{one_line(stderr_lines)}{package_hint(cmd, stderr_lines)} "
+            f"[command: {shlex.join(cmd)}]")
+
+
+def silent(cmd, seconds):
+    """One line for a program that printed nothing before the deadline."""
+    what = "the kernel" if cmd[0] == QEMU else os.path.basename(cmd[0])
+    return f"no output from {what} in {seconds:g}s: {shlex.join(cmd)}"
+
+
+# ------------------------------------------------------------------- run
+
+@dataclass
+class RunResult:
+    """Outcome of one run: output lines and how the run ended."""
+
+    lines: list = field(default_factory=list)    # stdout (the console)
+    stderr: list = field(default_factory=list)   # QEMU's own messages
+    output: list = field(default_factory=list)   # both, arrival order
+    returncode: int = None       # None if we had to kill it
+    timed_out: bool = False
+    panic: str = None            # first PANIC line, if any
+    error: str = None            # did not run: one line saying why
+    elapsed: float = 0.0
+    log_path: str = None
+
+    def tail(self, n=30):
+        """Return the last n output lines (stdout and stderr)."""
+        return self.output[-n:]
+
+
+class _Sink:
+    """The log and the result, written by the two reader threads."""
+
+    def __init__(self, log, result):
+        self.log, self.result = log, result
+        self.lock = threading.Lock()
+        self.panic_at = None
+
+    def add(self, line, is_stderr):
+        """Record one line of stdout or stderr."""
+        with self.lock:
+            self.log.write(line + "\n")
+            self.log.flush()
+            self.result.output.append(line)
+            if is_stderr:
+                self.result.stderr.append(line)
+                return
+            self.result.lines.append(line)
+            if self.result.panic is None and line.startswith(PANIC_PREFIX):
+                self.result.panic = line
+                self.panic_at = time.monotonic()
+
+    def note(self, text):
+        """Write a harness remark into the log."""
+        with self.lock:
+            self.log.write(f"# harness: {text}\n")
+            self.log.flush()
+
+
+def _read(stream, sink, is_stderr):
+    """Copy one of the child's streams into the sink (thread body)."""
+    for raw in stream:
+        sink.add(raw.decode("utf-8", errors="replace").rstrip("\r\n"),
+                 is_stderr)
+
+
+def _kill_group(proc):
+    """Terminate the process group of `proc`, escalating to SIGKILL."""
+    for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
+def _reap_stragglers(proc):
+    """Kill leftover members of an exited child's process group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, timeout, log_path, stop_on_panic=True,
+        first_output=FIRST_OUTPUT_S):
+    """Run `cmd`, stream its output to `log_path`, return a RunResult.
+
+    stdin is /dev/null. The run ends as soon as the child exits, or it
+    is killed: at `timeout` (result.timed_out), after `first_output`
+    seconds without a stdout line, or PANIC_GRACE_S after a PANIC line.
+    result.error is one line when the program did not run: it could not
+    be started, it exited non-zero before printing anything (with its
+    stderr), or it stayed silent.
+    """
+    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+    result = RunResult(log_path=log_path)
+    start = time.monotonic()
+    with open(log_path, "w", encoding="utf-8") as log:
+        log.write("# " + shlex.join(cmd) + "\n")
+        log.flush()
+        sink = _Sink(log, result)
+        proc = _start(cmd, sink, result)
+        if proc is not None:
+            limits = (start + timeout, start + first_output)
+            ended = _supervise(proc, sink, limits, stop_on_panic)
+            if ended is None:
+                result.returncode = proc.returncode
+            _judge(cmd, result, ended, (timeout, first_output), sink)
+    result.elapsed = time.monotonic() - start
+    return result
+
+
+def _start(cmd, sink, result):
+    """Start `cmd` in its own session; on failure set result.error."""
+    try:
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as exc:
+        result.error = cannot_run(cmd, exc)
+        sink.note(result.error)
+        return None
+
+
+def _supervise(proc, sink, limits, stop_on_panic):
+    """Collect output until the child exits or must be killed; return
+    None if it exited, else why it was killed."""
+    readers = [threading.Thread(target=_read, args=(stream, sink, err),
+                                daemon=True)
+               for stream, err in ((proc.stdout, False), (proc.stderr, True))]
+    for reader in readers:
+        reader.start()
+    killed = _wait(proc, sink, limits, stop_on_panic)
+    if killed:
+        _kill_group(proc)
+    else:
+        _reap_stragglers(proc)
+    for reader in readers:
+        reader.join(timeout=5)
+    return killed
+
+
+def _wait(proc, sink, limits, stop_on_panic):
+    """Poll until exit; return None, "timeout", "silent" or "panic" if
+    the child must be killed. Returns as soon as the child has exited."""
+    deadline, first_deadline = limits
+    while proc.poll() is None:
+        now = time.monotonic()
+        if now >= deadline:
+            return "timeout"
+        if now >= first_deadline and not sink.result.lines:
+            return "silent"
+        if (stop_on_panic and sink.panic_at is not None
+                and now >= sink.panic_at + PANIC_GRACE_S):
+            return "panic"
+        time.sleep(POLL_S)
+    return None
+
+
+def _judge(cmd, result, ended, limits, sink):
+    """Set timed_out and error from how the run ended."""
+    timeout, first_output = limits
+    if ended == "timeout":
+        result.timed_out = True
+        sink.note(f"timeout after {timeout:g}s, killed")
+    elif ended == "silent":
+        result.error = silent(cmd, first_output)
+        sink.note(result.error)
+    elif ended is None and result.returncode != 0 and not result.lines:
+        result.error = exited_at_start(cmd, result.returncode, result.stderr)
+        sink.note(result.error)
+
+
+def run_qemu(kernel, cpus, append, timeout, log_path, extra_args=()):
+    """Boot `kernel` in QEMU and return the RunResult."""
+    return run(build_command(kernel, cpus, append, extra_args),
+               timeout, log_path)
+
+
+# -------------------------------------------------------------------- CLI
+
+def exec_qemu(cmd):
+    """Replace this process by QEMU, which keeps the terminal (make run is
+    interactive). Returns an exit code only if QEMU cannot be run."""
+    sys.stdout.flush()
+    try:
+        os.execvp(cmd[0], cmd)
+    except OSError as exc:
+        print(f"qemu.py: {cannot_run(cmd, exc)}", file=sys.stderr)
+        return 127
+
+
+def smoke():
+    """Create the machine once (QEMU dumps the device tree of a stub
+    kernel and exits). On failure print why, naming the missing Debian
+    package when that is the cause; return the exit code."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-qemu-") as tmp:
+        stub = os.path.join(tmp, "stub-kernel.bin")
+        with open(stub, "wb") as f:
+            f.write(bytes(4096))
+        dtb = os.path.join(tmp, "virt.dtb")
+        cmd = build_command(stub, 1, dumpdtb=dtb)
+        problem = _smoke_problem(cmd, dtb)
+    if problem:
+        print(f"qemu.py: QEMU cannot create Fulcrum's machine: {problem}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _smoke_problem(cmd, dtb):
+    """Run the smoke command; return None or one line saying what failed."""
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=SMOKE_TIMEOUT_S, check=False)
+    except OSError as exc:
+        return cannot_run(cmd, exc)
+    except subprocess.TimeoutExpired:
+        return f"no exit in {SMOKE_TIMEOUT_S:g}s: {shlex.join(cmd)}"
+    stderr = proc.stderr.decode("utf-8", errors="replace").splitlines()
+    if proc.returncode != 0:
+        return exited_at_start(cmd, proc.returncode, stderr)
+    if not os.path.exists(dtb):
+        return f"exited 0 without writing {dtb}: {shlex.join(cmd)}"
+    return None
+
+
+def parse_args(argv):
+    """Parse our options (those before `--`)."""
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        usage="%(prog)s --kernel K [--cpus N] [--append ARGS] [--mem SIZE] "
+              "[--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS] | --smoke")
+    ap.add_argument("--kernel", help="kernel image to boot")
+    ap.add_argument("--cpus", type=int, default=4, help="cores (default 4)")
+    ap.add_argument("--append", default="", help="kernel command line")
+    ap.add_argument("--mem", default=DEFAULT_MEM,
+                    help=f"RAM size (default {DEFAULT_MEM})")
+    ap.add_argument("--dumpdtb", metavar="FILE",
+                    help="write the machine's device tree to FILE and exit")
+    ap.add_argument("--print", action="store_true",
+                    help="print the command instead of running it")
+    ap.add_argument("--smoke", action="store_true",
+                    help="check that QEMU can create the machine")
+    opts = ap.parse_args(argv)
+    if not opts.smoke and not opts.kernel:
+        ap.error("--kernel is required (or --smoke)")
+    return opts
+
+
+def main(argv=None):
+    """Run QEMU with Fulcrum's command line; see the module docstring."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    extra = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    opts = parse_args(argv)
+    if opts.smoke:
+        return smoke()
+    cmd = build_command(opts.kernel, opts.cpus, opts.append, extra,
+                        mem=opts.mem, dumpdtb=opts.dumpdtb)
+    if opts.print:
+        print(shlex.join(cmd))
+        return 0
+    return exec_qemu(cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
