@@ -4,21 +4,28 @@
 # Idempotent: checks each required tool and installs only the Debian
 # packages that are missing. Prints "setup: all tools present" and exits
 # quickly when there is nothing to do (Make runs this on every test/run).
+# Either way it ends with QEMU creating Fulcrum's machine once
+# (tools/qemu.py --smoke, well under a second), so that a missing file,
+# a boot ROM say, shows up here named with its package rather than as
+# failed boots later.
 set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
 # "command-to-check:debian-package" pairs. Packages checked via dpkg are
 # listed separately because they provide no command of their own.
 CMD_PKGS=(
     "aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu"
     "aarch64-linux-gnu-ld:binutils-aarch64-linux-gnu"
-    "qemu-system-aarch64:qemu-system-arm"
     "gdb-multiarch:gdb-multiarch"
     "python3:python3"
     "make:make"
     "gcc:gcc"
 )
+# QEMU by package too: the binary's name belongs to tools/qemu.py.
 DPKG_PKGS=(
     "picolibc-aarch64-linux-gnu"
+    "qemu-system-arm"
 )
 
 # Set the global array `missing` to the packages whose command or dpkg
@@ -36,10 +43,21 @@ find_missing() {
     done
 }
 
+# Create the machine once with the shared command line. On failure
+# tools/qemu.py has printed the failed command, QEMU's stderr and, when
+# that is the cause, the missing package and how to install it.
+smoke_check() {
+    if ! python3 "$ROOT/tools/qemu.py" --smoke; then
+        echo "setup: error: QEMU cannot create Fulcrum's machine (see above)" >&2
+        exit 1
+    fi
+}
+
 find_missing
 
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "setup: all tools present"
+    smoke_check
     exit 0
 fi
 
@@ -79,3 +97,4 @@ if [ "${#missing[@]}" -ne 0 ]; then
     exit 1
 fi
 echo "setup: installed ${installed[*]}"
+smoke_check
