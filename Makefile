@@ -94,6 +94,9 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 # The kernel panics on core 2 while every core is busy: the PANIC line
 # must name that core, and the machine must power itself off.
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
+# NAME:CPUS:ARGS:EXPECT: the boot must print a line containing each
+# comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
+EXPECT_SUITES ?=
 TEST_TIMEOUT ?= 300
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
@@ -207,6 +210,7 @@ test: kernel host-tests
 		$(addprefix --host-bin ,$(HOST_TESTS)) \
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
+		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 # Kernel paths, then user-level IPC, balancing decisions, moving a

@@ -16,6 +16,11 @@ exit code), one extra failure named `<suite>/<harness>`. A program that
 does not run (cannot be started, exits before printing anything, prints
 nothing within --first-output seconds) gets that failure with one line
 naming the command and its stderr.
+
+Two other kinds of QEMU suite count as one test each: a panic suite
+(`<suite>/panic`: the kernel must panic as expected and power off) and
+an expect suite (`<suite>/expect`: the boot must print the expected
+lines, no PANIC or DEMO-FAIL line, and power off).
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -32,6 +37,7 @@ import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
 HARNESS_NAME = "<harness>"
 TAIL_LINES = 30
+DEMO_FAIL_PREFIX = "DEMO-FAIL"
 
 RE_PASS = re.compile(r"^TEST-PASS\s+(\S.*?)\s*$")
 RE_FAIL = re.compile(r"^TEST-FAIL\s+(\S.*?)(?:\s+::\s*(.*?))?\s*$")
@@ -49,6 +55,8 @@ class Suite:
     args: str = ""
     expect_panic: str = None  # panic suites: comma-separated texts the
                               # PANIC line must all contain
+    expect_lines: str = None  # expect suites: comma-separated texts that
+                              # must each appear in some output line
 
 
 @dataclass
@@ -166,6 +174,42 @@ def report_panic_suite(suite, result, timeout, totals):
     return 0
 
 
+def expect_problems(suite, result, timeout):
+    """Why an expect suite failed (empty list if it passed)."""
+    if result.error:
+        return [result.error]
+    problems = []
+    if result.timed_out:
+        problems.append(f"timeout after {timeout}s: the machine did not "
+                        "power off")
+    if result.panic:
+        problems.append(result.panic)
+    problems += [f"{line!r}" for line in result.lines
+                 if line.startswith(DEMO_FAIL_PREFIX)][:1]
+    missing = [w for w in suite.expect_lines.split(",")
+               if not any(w in line for line in result.lines)]
+    if missing:
+        problems.append(f"no line contains {missing}")
+    if result.returncode not in (None, 0):
+        problems.append(f"QEMU exit code {result.returncode}")
+    return problems
+
+
+def report_expect_suite(suite, result, timeout, totals):
+    """An expect suite passes iff the boot printed a line containing each
+    expected text, no PANIC and no DEMO-FAIL line, and QEMU exited 0 by
+    itself (the kernel powered the machine off)."""
+    problems = expect_problems(suite, result, timeout)
+    if problems:
+        print(f"FAIL {suite.name}/expect: {'; '.join(problems)}")
+        print_tail(result)
+        totals.failed += 1
+        return 1
+    print(f"PASS {suite.name}/expect")
+    totals.passed += 1
+    return 0
+
+
 def run_one(suite, opts, log_path, totals):
     """Run one suite of any kind and report it; return its failures."""
     def go(stop_on_panic=True):
@@ -174,6 +218,9 @@ def run_one(suite, opts, log_path, totals):
     if suite.expect_panic is not None:
         result = go(stop_on_panic=False)
         failures = report_panic_suite(suite, result, opts.timeout, totals)
+    elif suite.expect_lines is not None:
+        result = go()
+        failures = report_expect_suite(suite, result, opts.timeout, totals)
     else:
         result = go()
         proto = parse_protocol(result.lines)
@@ -204,15 +251,29 @@ def parse_suite_spec(spec, kernel):
     return Suite(name=name, cmd=cmd, cpus=cpus, args=args)
 
 
-def parse_panic_spec(spec, kernel):
-    """NAME:CPUS:ARGS:EXPECT -> a Suite whose kernel must panic. EXPECT
-    is a comma-separated list of non-empty texts without ':'."""
+def split_expect_spec(spec, kernel, option):
+    """NAME:CPUS:ARGS:EXPECT -> (Suite, EXPECT). EXPECT is a
+    comma-separated list of non-empty texts without ':'."""
     head, sep, expect = spec.rpartition(":")
     if not sep or not all(expect.split(",")):
-        raise argparse.ArgumentTypeError(f"bad --panic-suite {spec!r}, "
+        raise argparse.ArgumentTypeError(f"bad {option} {spec!r}, "
                                          "want NAME:CPUS:ARGS:EXPECT")
-    suite = parse_suite_spec(head, kernel)
-    suite.expect_panic = expect
+    return parse_suite_spec(head, kernel), expect
+
+
+def parse_panic_spec(spec, kernel):
+    """A Suite whose kernel must print a PANIC line containing each text
+    of EXPECT."""
+    suite, suite.expect_panic = split_expect_spec(spec, kernel,
+                                                  "--panic-suite")
+    return suite
+
+
+def parse_expect_spec(spec, kernel):
+    """A Suite whose boot must print, for each text of EXPECT, a line
+    containing it."""
+    suite, suite.expect_lines = split_expect_spec(spec, kernel,
+                                                  "--expect-suite")
     return suite
 
 
@@ -228,8 +289,10 @@ def build_suites(opts):
     suites = [host_suite(b) for b in opts.host_bin]
     specs = [(s, parse_suite_spec) for s in opts.suite]
     specs += [(s, parse_panic_spec) for s in opts.panic_suite]
+    specs += [(s, parse_expect_spec) for s in opts.expect_suite]
     if specs and not opts.kernel:
-        sys.exit("run_tests: --suite/--panic-suite need --kernel")
+        sys.exit("run_tests: --suite/--panic-suite/--expect-suite need "
+                 "--kernel")
     for spec, parse in specs:
         try:
             suites.append(parse(spec, opts.kernel))
@@ -251,6 +314,10 @@ def parse_args(argv):
                     help="NAME:CPUS:ARGS:EXPECT: the kernel must print a "
                     "PANIC line containing each comma-separated part of "
                     "EXPECT, then power off")
+    ap.add_argument("--expect-suite", action="append", default=[],
+                    help="NAME:CPUS:ARGS:EXPECT: the boot must print a line "
+                    "containing each comma-separated part of EXPECT, no "
+                    "PANIC or DEMO-FAIL line, then power off")
     ap.add_argument("--timeout", type=float, default=120,
                     help="per-program timeout in seconds (default 120)")
     ap.add_argument("--first-output", type=float,
