@@ -207,7 +207,7 @@ debug: kernel
 
 test: kernel host-tests
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
-		$(addprefix --host-bin ,$(HOST_TESTS)) \
+		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Host test: the test harness on bad input.
+
+A program that does not run must fail its suite at once, in one line
+that names the command and carries its stderr: never a wait for the
+timeout, never a bare "missing TEST-DONE". The runs below use fake
+programs (`false`, `sh -c ...`, `sleep`) through tools/qemu.py's run(),
+then real QEMU through tests/harness/run_tests.py (a kernel file that
+does not exist; a kernel of zeros that prints nothing), then the rules
+of the expect suites.
+
+    test_harness.py [substring]    run only tests whose name contains it
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # before our imports: no __pycache__
+import host_proto  # noqa: E402
+from host_proto import ROOT  # noqa: E402
+
+import qemu  # noqa: E402  (tools/qemu.py, put on the path by host_proto)
+import run_tests  # noqa: E402
+
+RUN_TESTS = os.path.join(ROOT, "tests", "harness", "run_tests.py")
+TIMEOUT = 60        # what a run must NOT wait for
+FAST_S = 10.0       # a failed start is reported well within this
+SILENT_S = 2        # first-output deadline of the silent runs
+
+
+def run_fake(cmd, first_output=qemu.FIRST_OUTPUT_S):
+    """qemu.run() of `cmd` with a log in a temporary directory; returns
+    (result, the log's text)."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        log = os.path.join(tmp, "x.log")
+        result = qemu.run(cmd, TIMEOUT, log, first_output=first_output)
+        with open(log, encoding="utf-8") as f:
+            return result, f.read()
+
+
+def fast_error(result, *needles):
+    """Why `result` is not an early one-line error containing every
+    needle (None if it is)."""
+    if result.elapsed > FAST_S:
+        return f"took {result.elapsed:.1f}s (timeout {TIMEOUT}s)"
+    if not result.error or "\n" in result.error:
+        return f"error {result.error!r}, want one line"
+    missing = [n for n in needles if n not in result.error]
+    return f"error {result.error!r} lacks {missing}" if missing else None
+
+
+def test_run_missing_program():
+    """A program that does not exist: 'cannot run', at once."""
+    result, _ = run_fake(["/nonexistent/fulcrum-no-such-program"])
+    return fast_error(result, "cannot run", "fulcrum-no-such-program")
+
+
+def test_run_exits_at_start():
+    """`false`: exits 1 printing nothing."""
+    result, _ = run_fake(["false"])
+    return fast_error(result, "false exited 1 at start",
+                      "(nothing on stderr)")
+
+
+def test_run_stderr_in_one_line():
+    """A program that complains on stderr and exits: its stderr joined
+    into the one line, and in the log."""
+    result, log = run_fake(["sh", "-c", "echo boom >&2; echo bang >&2; "
+                            "exit 1"])
+    why = fast_error(result, "sh exited 1 at start: boom | bang")
+    if why is None and not ("boom\n" in log and "bang\n" in log):
+        why = f"stderr missing from the log: {log!r}"
+    return why
+
+
+def test_run_silent():
+    """A program that runs but prints nothing: killed at the first-output
+    deadline, not at the timeout."""
+    result, _ = run_fake(["sleep", "1000"], first_output=SILENT_S)
+    return fast_error(result, f"no output from sleep in {SILENT_S}s",
+                      "sleep 1000")
+
+
+def test_run_output_then_exit():
+    """A program that prints, then exits non-zero: no start error, its
+    exit code, stdout and stderr apart, both in the log, no wait."""
+    result, log = run_fake(["sh", "-c", "echo out; echo err >&2; exit 3"])
+    got = (result.error, result.returncode, result.lines, result.stderr)
+    if got != (None, 3, ["out"], ["err"]):
+        return f"(error, rc, stdout, stderr) = {got}"
+    if "out\n" not in log or "err\n" not in log:
+        return f"log lacks a stream: {log!r}"
+    if result.elapsed > FAST_S:
+        return f"took {result.elapsed:.1f}s"
+    return None
+
+
+def harness(*args):
+    """Run run_tests.py with a log dir of its own; (exit code, lines)."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        proc = subprocess.run([sys.executable, RUN_TESTS, "--timeout",
+                               str(TIMEOUT), "--log-dir", tmp, *args],
+                              capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+    return proc.returncode, proc.stdout.splitlines()
+
+
+def harness_fails(args, prefix, *needles):
+    """Why run_tests.py with `args` did not fail with one line starting
+    with `prefix` and containing every needle (None if it did)."""
+    rc, lines = harness(*args)
+    hits = [line for line in lines if line.startswith(prefix)]
+    if rc != 1 or lines[-1:] != ["0 passed, 1 failed"]:
+        return f"exit {rc}, last line {lines[-1:]}, want 1 and 0 passed, " \
+               "1 failed"
+    if len(hits) != 1:
+        return f"want one line starting {prefix!r}, got {hits}"
+    missing = [n for n in needles if n not in hits[0]]
+    return f"{hits[0]!r} lacks {missing}" if missing else None
+
+
+def test_harness_qemu_refuses():
+    """QEMU refuses to start (no such kernel file): one FAIL line with
+    the command and QEMU's complaint."""
+    kernel = "/nonexistent/fulcrum-kernel.elf"
+    return harness_fails(["--kernel", kernel, "--suite", "bad:1:test=all"],
+                         "FAIL bad/<harness>: ",
+                         f"{qemu.QEMU} exited 1 at start: ",
+                         "could not load kernel", f"-kernel {kernel}")
+
+
+def test_harness_kernel_silent():
+    """A kernel that does not boot (all zeros): one FAIL line after the
+    first-output deadline."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        kernel = os.path.join(tmp, "zeros.bin")
+        with open(kernel, "wb") as f:
+            f.write(bytes(4096))
+        return harness_fails(["--kernel", kernel, "--first-output",
+                              str(SILENT_S), "--suite", "mute:1:test=all"],
+                             "FAIL mute/<harness>: ",
+                             f"no output from the kernel in {SILENT_S}s: ",
+                             f"-kernel {kernel}")
+
+
+def test_harness_host_program_refuses():
+    """A host test program that exits at start: named after the file
+    without its extension, its stderr in the FAIL line."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        prog = os.path.join(tmp, "test_broken.sh")
+        with open(prog, "w", encoding="utf-8") as f:
+            f.write("#!/bin/sh\necho 'cannot open fixture' >&2\nexit 2\n")
+        os.chmod(prog, 0o755)
+        return harness_fails(["--host-bin", prog],
+                             "FAIL test_broken/<harness>: ",
+                             "test_broken.sh exited 2 at start: "
+                             "cannot open fixture")
+
+
+def expect_case(lines, rc=0, **state):
+    """expect_problems() of suite x (EXPECT 'ready,b c') on a fabricated
+    run printing `lines` and exiting `rc`."""
+    suite = run_tests.parse_expect_spec("x:2:demo,a=1:ready,b c", "k")
+    result = qemu.RunResult(lines=list(lines), returncode=rc, **state)
+    return run_tests.expect_problems(suite, result, TIMEOUT)
+
+
+def test_expect_suite_rules():
+    """Expect suites: every text in some line, no PANIC, no DEMO-FAIL
+    line, exit 0 by itself; otherwise a reason."""
+    good = ["boot", "x ready", "a b c"]
+    cases = {
+        "pass": (expect_case(good), False),
+        "text missing": (expect_case(good[:2]), True),
+        "DEMO-FAIL": (expect_case(good + ["DEMO-FAIL lb: no move"]), True),
+        "PANIC": (expect_case(good, rc=None, panic="PANIC cpu1: x"), True),
+        "exit 1": (expect_case(good, rc=1), True),
+        "timeout": (expect_case(good, rc=None, timed_out=True), True),
+        "no start": (expect_case([], rc=1, error="qemu exited 1"), True),
+    }
+    wrong = {name: problems for name, (problems, fail) in cases.items()
+             if bool(problems) != fail}
+    return f"wrong verdicts: {wrong}" if wrong else None
+
+
+def test_expect_spec_parse():
+    """--expect-suite NAME:CPUS:ARGS:EXPECT; ARGS may hold ':'."""
+    suite = run_tests.parse_expect_spec("e:2:a=b:c,d:x", "k")
+    got = (suite.name, suite.cpus, suite.args, suite.expect_lines)
+    if got != ("e", 2, "a=b:c,d", "x"):
+        return f"parsed {got}"
+    for bad in ("e:2:demo:", "e:2:demo:a,,b", "e"):
+        try:
+            run_tests.parse_expect_spec(bad, "k")
+            return f"accepted {bad!r}"
+        except run_tests.argparse.ArgumentTypeError:
+            pass
+    return None
+
+
+TESTS = [
+    ("run_missing_program", test_run_missing_program),
+    ("run_exits_at_start", test_run_exits_at_start),
+    ("run_stderr_in_one_line", test_run_stderr_in_one_line),
+    ("run_silent", test_run_silent),
+    ("run_output_then_exit", test_run_output_then_exit),
+    ("harness_qemu_refuses", test_harness_qemu_refuses),
+    ("harness_kernel_silent", test_harness_kernel_silent),
+    ("harness_host_program_refuses", test_harness_host_program_refuses),
+    ("expect_suite_rules", test_expect_suite_rules),
+    ("expect_spec_parse", test_expect_spec_parse),
+]
+
+if __name__ == "__main__":
+    sys.exit(host_proto.run_tests(TESTS, sys.argv))
