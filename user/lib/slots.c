@@ -59,3 +59,9 @@ void ful_slot_free(unsigned slot)
 	used[slot / 64] &= ~(1UL << (slot % 64));
 	ful_spin_unlock(&lock);
 }
+
+void ful_slot_drop(unsigned slot)
+{
+	ful_cap_delete(slot);
+	ful_slot_free(slot);
+}

@@ -10,7 +10,8 @@
  *   3. stack and IPC buffer frames (fresh frames are zero);
  *      a mapping holds its frame, so the caller drops each frame cap
  *      once the frame is mapped into the child;
- *   4. caps into child slots 1..7, then create and start the thread.
+ *   4. caps into the child's slots and the caller's shared frames into
+ *      its address space, then create and start the thread.
  *
  * The scratch windows are shared, so one spawn runs at a time.
  */
@@ -30,6 +31,20 @@ int ful_module_find(const char *name)
 		if (strncmp(bi->modules[i].name, name, sizeof bi->modules[i].name) == 0)
 			return (int)i;
 	return -FUL_EINVAL;
+}
+
+int ful_spawn_named(const char *name, unsigned cpu, unsigned prio,
+		    unsigned long arg0, unsigned long arg1,
+		    const struct ful_cap_grant *caps, unsigned ncaps,
+		    struct ful_task *out)
+{
+	int mod = ful_module_find(name);
+	if (mod < 0)
+		return mod;
+	struct ful_spawn_args a = {.module = (unsigned)mod, .cpu = cpu,
+				   .prio = prio, .arg0 = arg0, .arg1 = arg1,
+				   .caps = caps, .ncaps = ncaps};
+	return ful_spawn(&a, out);
 }
 
 /** Create a frame of @npages in a new slot of the caller; returns the
@@ -111,14 +126,20 @@ static long give_caps(struct ful_task *t, const struct ful_spawn_args *a)
 					       a->vs_rights, 0)
 				: 0;
 	if (err >= 0 && a->report_ep)
-		err = ful_cap_copy(a->report_ep, t->vs, FUL_CHILD_SLOT_REPORT,
+		err = ful_cap_copy(a->report_ep, t->vs,
+				   a->report_slot ? a->report_slot
+						  : FUL_CHILD_SLOT_REPORT,
 				   FUL_R_WRITE, a->report_badge);
+	/* Slots 1 and 2 are the spawn's own; a taken slot fails the copy. */
 	for (unsigned i = 0; err >= 0 && i < a->ncaps; i++) {
 		const struct ful_cap_grant *g = &a->caps[i];
-		if (g->dst < FUL_CHILD_SLOT_ARG0 || g->dst >= FUL_CSLOTS)
+		if (g->dst < FUL_CHILD_SLOT_REPORT || g->dst >= FUL_CSLOTS)
 			return -FUL_EINVAL;
 		err = ful_cap_copy(g->src, t->vs, g->dst, g->rights, g->badge);
 	}
+	for (unsigned i = 0; err >= 0 && i < a->nmaps; i++)
+		err = ful_map(t->vs, a->maps[i].frame, a->maps[i].va,
+			      a->maps[i].rights);
 	return err;
 }
 

@@ -8,6 +8,7 @@
  *          ^ low                                           high ^
  */
 #include <malloc.h>
+#include <stdlib.h>
 #include <picolibc.h> /* defines PICOLIBC_TLS, which picotls.h tests */
 #include <picotls.h>
 #include <stdint.h>
@@ -69,4 +70,21 @@ int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 	out->slot = (unsigned)slot;
 	out->mem = mem;
 	return 0;
+}
+
+/** Reclaim a dead thread of this task (see ful.h). */
+bool ful_thread_reap(struct ful_thread *t, unsigned long timeout_us)
+{
+	if (t->tid <= 0)
+		return true;
+	unsigned long dl = ful_counter() + ful_us_to_ticks(timeout_us);
+	while (!ful_thread_dead(t->slot))
+		if (ful_counter() > dl)
+			return false;
+		else
+			ful_yield();
+	ful_slot_drop(t->slot);
+	free(t->mem);
+	*t = (struct ful_thread){0};
+	return true;
 }

@@ -14,6 +14,7 @@
 #ifndef FUL_FUL_H
 #define FUL_FUL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <fulcrum/bootinfo.h>
@@ -31,6 +32,18 @@
 #define FUL_CHILD_SLOT_ARG0 4   /* 4..7: further caps chosen by the parent */
 #define FUL_CHILD_SLOT_ARGN 7
 #define FUL_CHILD_FIRST_FREE 8  /* the child's own allocations start here */
+
+/*
+ * A system program (user/tests, user/bench) is started by the rootserver
+ * with part of the rootserver's own authority, at the rootserver's slot
+ * numbers (FUL_SLOT_* of <fulcrum/bootinfo.h>: SELF_VS, SELF_THREAD,
+ * SCHED, POOL, BOOTINFO, LOAD and the frames of the modules it may
+ * start), with the bootinfo page and the load area mapped where the
+ * rootserver has them, so code written for either runs in both. Its
+ * report endpoint is in FUL_SYSPROG_SLOT_DONE (the rootserver's IPC
+ * buffer slot, which a child never gets): one message there says "done".
+ */
+#define FUL_SYSPROG_SLOT_DONE FUL_SLOT_IPCBUF
 
 /* Memory layout of a task started by ful_spawn() (same as the rootserver). */
 #define FUL_TASK_IPCBUF_VADDR FUL_ROOT_IPCBUF_VADDR
@@ -90,7 +103,13 @@ static inline unsigned long ful_counter_freq(void)
 	return f;
 }
 
-/** The bootinfo page (rootserver only). */
+/** @us microseconds in ticks of ful_counter(). */
+static inline unsigned long ful_us_to_ticks(unsigned long us)
+{
+	return us * (ful_counter_freq() / 1000000);
+}
+
+/** The bootinfo page (the rootserver and the system programs). */
 static inline const struct ful_bootinfo *ful_bootinfo(void)
 {
 	return (const struct ful_bootinfo *)FUL_BOOTINFO_VADDR;
@@ -105,6 +124,8 @@ void ful_slot_init(unsigned first);
 long ful_slot_alloc(void);
 /** Return @slot to the allocator (the cap in it should be deleted). */
 void ful_slot_free(unsigned slot);
+/** Delete the capability in @slot and return the slot to the allocator. */
+void ful_slot_drop(unsigned slot);
 
 /* ---- extra threads in this task (thread.c) ---- */
 
@@ -133,6 +154,19 @@ struct ful_thread {
  *  stack and TLS block (picolibc errno, stdio line buffer) taken from
  *  malloc. Returns 0 and fills @out, or -FUL_E* (nothing left behind). */
 int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
+
+/** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
+static inline bool ful_thread_dead(unsigned slot)
+{
+	struct ful_thread_info info;
+	return ful_thread_info(slot, &info) == -FUL_EDEAD;
+}
+
+/** Reclaim @t, a thread of this task that is ending: wait (yielding, at
+ *  most @timeout_us) until it has died, then drop its capability, free
+ *  its stack and clear @t. Nothing to do if it never started (tid <= 0).
+ *  A thread still alive is left alone, its stack in use: false. */
+bool ful_thread_reap(struct ful_thread *t, unsigned long timeout_us);
 
 /** Write the calling thread's pending partial line of stdout/stderr. */
 void ful_stdio_flush(void);

@@ -21,9 +21,18 @@
 
 /* A capability to copy into the child: caller's @src -> child's @dst. */
 struct ful_cap_grant {
-	unsigned src, dst; /* dst: FUL_CHILD_SLOT_ARG0..FUL_CHILD_SLOT_ARGN */
+	unsigned src, dst; /* dst: from FUL_CHILD_SLOT_REPORT up, a slot the
+			    * spawn does not fill itself (usually 4..7) */
 	unsigned rights;
 	unsigned long badge;
+};
+
+/* A frame of the caller to map into the child at @va (shared, not
+ * copied: the bootinfo page or the load area of a system program). */
+struct ful_map_grant {
+	unsigned frame;
+	unsigned rights;
+	unsigned long va;
 };
 
 struct ful_spawn_args {
@@ -37,8 +46,11 @@ struct ful_spawn_args {
 	unsigned thread_rights;     /* its slot 2; 0: FUL_R_ALL */
 	unsigned report_ep;         /* caller's endpoint for its slot 3 (WRITE); 0: none */
 	unsigned long report_badge;
+	unsigned report_slot;       /* child slot of report_ep; 0: FUL_CHILD_SLOT_REPORT */
 	const struct ful_cap_grant *caps; /* more caps, slots 4..7 */
 	unsigned ncaps;
+	const struct ful_map_grant *maps; /* caller's frames mapped into it */
+	unsigned nmaps;
 	unsigned pool;              /* 0: FUL_SLOT_POOL */
 	unsigned self_vs;           /* caller's own vspace; 0: FUL_SLOT_SELF_VS */
 };
@@ -53,6 +65,13 @@ struct ful_task {
 
 /** Index of the boot module called @name, or -FUL_EINVAL. */
 int ful_module_find(const char *name);
+
+/** ful_spawn() of the module called @name on @cpu at @prio, with x0/x1 =
+ *  @arg0/@arg1 and capabilities @caps; 0 or -FUL_E*. */
+int ful_spawn_named(const char *name, unsigned cpu, unsigned prio,
+		    unsigned long arg0, unsigned long arg1,
+		    const struct ful_cap_grant *caps, unsigned ncaps,
+		    struct ful_task *out);
 
 /** Load module a->module into a new task and start its first thread.
  *  Returns 0 and fills @out, or -FUL_E* with nothing left behind. */
