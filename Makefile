@@ -35,6 +35,8 @@ KERNEL := $(BUILD)/kernel.elf
 # Each becomes build/user/<prog>.elf; its stripped copy is packed into the
 # kernel as a boot module (build/k/modules.S, kernel/module.h).
 # Every user/<prog>/ with a main.c is a program; the rootserver comes first.
+# A folder without one is a library of sources some programs take in
+# (UEXTRA_<prog>): user/policy, user/balancer.
 USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
 	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c))))
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
@@ -53,12 +55,20 @@ ULDFLAGS := -nostdlib -static -no-pie -T user/user.ld -L$(PICOLIBC)/lib \
 ULIBS := -Wl,--start-group -lc -lgcc -Wl,--end-group
 # Per-program link flags: the heap (in .bss) is 256 KiB unless overridden.
 ULDFLAGS_rootserver := -Wl,--defsym=__ful_heap_size=0x100000
+ULDFLAGS_tests := $(ULDFLAGS_rootserver)
+ULDFLAGS_bench := $(ULDFLAGS_rootserver)
 ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c kernel/args.c
 ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
 USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
-# The balancing policies (user/policy, portable C) go into the rootserver.
-UEXTRA_rootserver := $(wildcard user/policy/*.c)
+# The balancing policies (user/policy, portable C) and the balancer that
+# runs them (user/balancer) go into the rootserver, and into the tests
+# and benchmarks, which run balancer instances of their own; the
+# benchmarks share the tests' helpers (user/tests/utest.c).
+UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
+UEXTRA_rootserver := $(UBALANCER)
+UEXTRA_tests := $(UBALANCER)
+UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
 	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
@@ -96,7 +106,8 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # NAME:CPUS:ARGS:EXPECT: the boot must print a line containing each
 # comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
-EXPECT_SUITES ?=
+# demo4 is `make demo`: each part of the demo ends with a DEMO-OK line.
+EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i
 TEST_TIMEOUT ?= 300
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)

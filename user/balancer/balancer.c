@@ -1,5 +1,5 @@
 /*
- * The rootserver's balancer (see balancer.h). The policy, the snapshot
+ * The balancer (see balancer.h). The policy, the snapshot
  * and the log are shared by the balancer thread and whoever places
  * threads, under one lock; the lock is never held across a blocking
  * wait, only across a decision and its system calls.

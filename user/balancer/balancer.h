@@ -1,6 +1,9 @@
 /*
- * The rootserver's balancer: runs a policy (user/policy) on the kernel's
- * load area and carries its decisions out with FUL_SYS_MIGRATE.
+ * The balancer: runs a policy (user/policy) on the kernel's load area and
+ * carries its decisions out with FUL_SYS_MIGRATE. A library: the
+ * rootserver runs the system's instance; the tests and benchmarks of the
+ * balancer run their own, in their own task, over their own threads
+ * (they need FUL_SLOT_SCHED, FUL_SLOT_POOL and the load area mapped).
  *   placement  bal_place() when a thread is created (bal_thread_spawn
  *              places, creates, starts and waits until the kernel
  *              counts the thread, so the next decision sees it)
@@ -8,11 +11,11 @@
  *              period_ms), on demand (bal_demand() wakes that thread,
  *              or a direct call), or when the caller saw a core go idle
  * Every decision goes to the log (lb_log), dumped as JSON lines with the
- * prefix "LBLOG ". One balancer per rootserver; calls are serialised by
- * its lock, so any rootserver thread may use it.
+ * prefix "LBLOG ". One balancer per task; calls are serialised by its
+ * lock, so any thread of the task may use it.
  */
-#ifndef ROOT_BALANCER_H
-#define ROOT_BALANCER_H
+#ifndef BAL_BALANCER_H
+#define BAL_BALANCER_H
 
 #include <ful/ful.h>
 

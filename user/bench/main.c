@@ -1,5 +1,6 @@
 /*
- * User-level benchmarks, run with ubench=<which>:
+ * The user-level benchmarks as a program of their own, started by the
+ * rootserver as a system program (<ful/ful.h>) with ubench=<which>:
  *   ubench=ipc    one-way IPC windows (deterministic under -icount):
  *                 256-byte and register-only messages, client and server
  *                 in different tasks, on one core (1) or two (1 and 2)
@@ -12,8 +13,10 @@
  *                 system call (IRQs masked throughout; ub_frame.c)
  *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
  *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
- * Peers are the ipcpeer program (user/ipcpeer). The rootserver waits on
- * an endpoint meanwhile, so its core is idle while windows are measured.
+ * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
+ * endpoint meanwhile, and so does the rootserver for it, so their core is
+ * idle while windows are measured. At the end it says "done" on
+ * FUL_SYSPROG_SLOT_DONE and the rootserver powers the machine off.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +24,7 @@
 #include <ful/spawn.h>
 
 #include "../ipcpeer/ipcpeer.h"
-#include "root.h"
-#include "utest.h"
+#include "../tests/utest.h"
 
 #define BENCH_RUNS 50
 
@@ -42,7 +44,7 @@ struct pair {
  *  receive). false after UT_TIMEOUT_US. */
 static bool wait_blocked(unsigned slot)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	struct ful_thread_info info;
 	while (ful_thread_info(slot, &info) == 0 && info.state != FUL_TS_BLOCKED)
 		if (ful_counter() > dl)
@@ -83,8 +85,8 @@ static long run_pair(unsigned ccpu, unsigned scpu, unsigned long mode,
 		*result = m.mr[0];
 	ful_task_destroy(&p.client);
 	ful_task_destroy(&p.server);
-	ut_slot_drop((unsigned)p.ep);
-	ut_slot_drop((unsigned)p.report);
+	ful_slot_drop((unsigned)p.ep);
+	ful_slot_drop((unsigned)p.report);
 	return err;
 }
 
@@ -133,7 +135,8 @@ static unsigned ubench_mttcg(void)
 	return 1;
 }
 
-void ubench_run(const char *which)
+/** Run the benchmarks @which names; prints BENCH lines, then BENCH-DONE. */
+static void ubench_run(const char *which)
 {
 	unsigned n = 0;
 	if (!strcmp(which, "lb")) {
@@ -152,4 +155,17 @@ void ubench_run(const char *which)
 		n = ubench_ipc(which);
 	}
 	printf("BENCH-DONE %u\n", n);
+}
+
+int main(void)
+{
+	char which[64] = "ipc";
+	ful_slot_init(ful_bootinfo()->first_free_slot);
+	ut_bootarg("ubench", which, sizeof(which));
+	if (!ut_wait_alone())
+		printf("bench: my core is not quiet at the start\n");
+	ubench_run(which);
+	struct ful_msg m = {0};
+	ful_send(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+	return 0;
 }

@@ -12,13 +12,13 @@
  * entries each, under the vspace lock, with no preemption point): now
  * the longest stretches with IRQs masked.
  *
- * frame_create_wake_delay: what that costs a more urgent thread. On the
- * rootserver's core, L (prio 100) creates and deletes 16 MiB frames
+ * frame_create_wake_delay: what that costs a more urgent thread. On this
+ * program's core, L (prio 100) creates and deletes 16 MiB frames
  * without pause while H (prio 200) sleeps 200 us at a time (a
  * notification wait that times out). Each sample is how much longer than
  * 200 us H's sleep took, in instructions, which under -icount shift=0 are
  * nanoseconds of virtual time: the interrupt latency L's system calls
- * add, plus H's own timeout and wake-up path. The rootserver itself waits
+ * add, plus H's own timeout and wake-up path. This program itself waits
  * blocked meanwhile, so nothing else runs.
  */
 #include <stdatomic.h>
@@ -26,7 +26,7 @@
 
 #include <ful/ful.h>
 
-#include "utest.h"
+#include "../tests/utest.h"
 
 #define FR_RUNS 10
 #define FR_WARMUP 1
@@ -37,7 +37,7 @@
 static struct {
 	_Atomic int stop;
 	long slot;           /* L's frame slot */
-	long sleep, done;    /* notifications: H's sleeps, H -> rootserver */
+	long sleep, done;    /* notifications: H's sleeps, H -> this program */
 	unsigned long delay[FR_WAKE_RUNS];
 	_Atomic long err;
 } fw;
@@ -97,7 +97,7 @@ static void fw_sleeper(void *arg)
 	ful_ntfn_signal((unsigned)fw.done, 1);
 }
 
-/** Start fn at prio on the rootserver's core. 0 or -FUL_E*. */
+/** Start fn at prio on this program's core. 0 or -FUL_E*. */
 static long fw_spawn(void (*fn)(void *), unsigned prio, struct ful_thread *t)
 {
 	struct ful_sysinfo si;
@@ -123,8 +123,8 @@ static unsigned fw_run(void)
 	if (err >= 0 && (err = fw_spawn(fw_sleeper, 200, &h)) >= 0)
 		err = ful_ntfn_wait((unsigned)fw.done, NULL, FUL_FOREVER);
 	atomic_store(&fw.stop, 1);
-	ut_thread_reap(&l);
-	ut_thread_reap(&h);
+	ful_thread_reap(&l, UT_TIMEOUT_US);
+	ful_thread_reap(&h, UT_TIMEOUT_US);
 	if (err >= 0)
 		err = atomic_load(&fw.err);
 	if (err < 0) {
@@ -136,7 +136,7 @@ static unsigned fw_run(void)
 	return 1;
 }
 
-#define FR_MAP_VA 0x5000000000UL /* free in the rootserver's space */
+#define FR_MAP_VA 0x5000000000UL /* free in this program's space */
 
 /** map_max and unmap_max: MAP and UNMAP of the largest frame, 16 MiB of
  *  page-table entries with the vspace lock held. 0 or -FUL_E*. */

@@ -3,7 +3,7 @@
  * read with ful_cycles() (PMCCNTR_EL0, one count per instruction under
  * -icount shift=0), 50 runs each after two warm-up runs.
  *
- * The load area is fabricated in rootserver memory with the exact ABI
+ * The load area is fabricated in this program's memory with the exact ABI
  * layout (struct ful_load_page, written by lb_fake like the kernel writes
  * the real one), not the live area: the benchmark must be deterministic,
  * and under -icount the other cores must stay idle, so no thread may run
@@ -23,9 +23,9 @@
  *
  * Each figure includes taking a log record, reading the per-core figures
  * from the area (seqcount reads) and filling the decision record. The
- * rootserver is on core 0 and is excluded, as in the paper; with 2 cores
+ * balancer is on core 0 and is excluded, as in the paper; with 2 cores
  * that would leave one worker and nothing to decide, so there the
- * rootserver's core takes part (include_root = 1).
+ * balancer's core (core 0) takes part (include_root = 1).
  *
  * Area: 2/3 of the threads on core 1, the rest spread over the other
  * cores; slices 10 + (7 i mod 41) ms; every fourth thread blocked.
@@ -37,8 +37,8 @@
 
 #include "../policy/lb.h"
 #include "../policy/lb_fake.h"
-#include "balancer.h"
-#include "utest.h"
+#include "../balancer/balancer.h"
+#include "../tests/utest.h"
 
 #define LB_RUNS 50
 #define LB_WARMUP 2
@@ -212,7 +212,7 @@ unsigned ub_lb_run(void)
  * area's `awake`, PMCCNTR based: one per instruction under -icount).
  * Under -icount the counter is virtual time, which every core advances,
  * so nothing else may run while the balancer's core is awake: the
- * rootserver waits on a notification, and the measuring thread, on
+ * bench program waits on a notification (the rootserver waits for it), and the measuring thread, on
  * another core, wakes half a period after each round, reads the
  * balancer core's `awake` and sleeps a period again. Nothing runnable
  * exists elsewhere (a runnable thread would run and be counted), so the

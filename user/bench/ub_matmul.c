@@ -5,13 +5,13 @@
  * C = AB with N x N integer matrices split into 2 x 2 blocks of h = N/2;
  * task k computes block k of C (C11, C12, C21, C22: h^2 N multiply-adds,
  * N^3/4), reps(N) times over (mm_sizes). The tasks are threads of the
- * rootserver placed directly on their cores (no creation-time placement,
+ * bench program placed directly on their cores (no creation-time placement,
  * as in the paper), slice 10 ms, priority 100:
  *   4 cores (3 workers)  core 1: 5 x task1 + 5 x task2, core 2: 7 x
  *                        task3, core 3: 7 x task4 (the paper's 10/7/7)
  *   3 cores (2 workers)  core 1: 5 x task1 + 5 x task2, core 2: 3 x
  *                        task3 + 3 x task4 (10/6)
- * Core 0 runs the rootserver and, when balancing is on, the balancer
+ * Core 0 runs this program and, when balancing is on, the balancer
  * thread (timer rounds every 100 ms, the only trigger, as in the paper).
  * Each repetition runs every size three times back to back: balancing
  * off, on with "mginkgo", on with "fulcrum"; ratios are taken within a
@@ -20,7 +20,7 @@
  * One run: spawn the tasks, wait until all block at the gate (a
  * notification), read their runtimes and every core's busy/idle
  * counters, start the balancer, open the gate (t0). The last task to
- * finish signals the rootserver; the makespan is the latest finish time
+ * finish signals this program; the makespan is the latest finish time
  * minus t0. The tasks then block again, so the kernel has charged their
  * runtime, and are read before they are released to exit.
  *   ideal     sum of the tasks' runtimes in this run (kernel per-thread
@@ -32,7 +32,7 @@
  *             ideals measure that; this ratio cancels it
  *   util      per core, busy counter ticks (load area, extrapolated to
  *             the reading instant from the record's stamp) over the
- *             window from t0 to the rootserver's wake-up
+ *             window from t0 to this program's wake-up
  *   balancer  the balancer thread's runtime over the same window
  * Boot arguments: mm_repeat=<1..9> repetitions (default 5); mm_even
  * places 8 tasks per worker instead (a check of the ideal).
@@ -48,9 +48,8 @@
 
 #include <ful/ful.h>
 
-#include "balancer.h"
-#include "root.h"
-#include "utest.h"
+#include "../balancer/balancer.h"
+#include "../tests/utest.h"
 
 #define MM_MAXN		   256
 #define MM_NSIZES	   4
@@ -201,7 +200,7 @@ static unsigned long mm_us(unsigned long ticks)
 /** Wait until every task is blocked (at the gate or parked). */
 static bool mm_wait_blocked(void)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	for (unsigned i = 0; i < mm.ntasks; i++) {
 		struct ful_thread_info info;
 		for (;;) {
@@ -250,7 +249,7 @@ static void mm_reap(void)
 	for (unsigned i = 0; i < mm.ntasks; i++) {
 		struct ful_thread *th = &mm.task[i].th;
 		if (th->mem)
-			ut_thread_reap(th);
+			ful_thread_reap(th, UT_TIMEOUT_US);
 	}
 }
 
@@ -524,13 +523,13 @@ static bool mm_setup(void)
 		return false;
 	}
 	mm.repeat = MM_REPEAT;
-	if (root_bootarg("mm_repeat", v, sizeof(v)))
+	if (ut_bootarg("mm_repeat", v, sizeof(v)))
 		mm.repeat = (unsigned)strtoul(v, NULL, 10);
 	if (mm.repeat < 1 || mm.repeat > MM_MAX_REPEAT) {
 		printf("matmul: mm_repeat must be 1..%u\n", MM_MAX_REPEAT);
 		return false;
 	}
-	mm.even = root_bootarg("mm_even", v, sizeof(v));
+	mm.even = ut_bootarg("mm_even", v, sizeof(v));
 	mm.gate = ut_ntfn_new();
 	mm.done = ut_ntfn_new();
 	mm.park = ut_ntfn_new();

@@ -2,7 +2,7 @@
  * ubench=migrate: migrate_running, the instructions from the migration
  * call to the moved thread running on its new core, on both cores.
  *
- * The rootserver (core 0, prio 100) moves a thread T of its own (prio
+ * This program (core 0, prio 100) moves a thread T of its own (prio
  * 200) that is running in user mode on core 1 to core 0 with one
  * FUL_SYS_MIGRATE, the balancer's call. The window opens just before
  * the call (t0, on core 0) and closes at T's first counter read on core
@@ -29,7 +29,7 @@
  *        b.ne 1b
  *        isb
  *        mrs  t1, pmccntr_el0
- * (objdump -d of build/user/rootserver.elf shows exactly these eight
+ * (objdump -d of build/user/bench.elf shows exactly these eight
  * instructions in mr_spin.) Single-threaded TCG runs the vCPUs round
  * robin, and `yield` ends a vCPU's turn, so whenever core 0 runs, T is
  * stopped just after its `yield`. The caller reads T's count n0 right
@@ -53,7 +53,7 @@
 #include <ful/ful.h>
 #include <ful/load.h>
 
-#include "utest.h"
+#include "../tests/utest.h"
 
 #define MR_RUNS 50
 #define MR_WARMUP 5
@@ -153,13 +153,13 @@ static bool mr_home(const struct mr *m)
 
 static bool mr_dead(const struct mr *m)
 {
-	return ut_thread_dead(m->th.slot);
+	return ful_thread_dead(m->th.slot);
 }
 
 /** Wait (yielding) until @cond(@m); -FUL_ETIMEOUT after UT_TIMEOUT_US. */
 static long mr_wait(bool (*cond)(const struct mr *), const struct mr *m)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	while (!cond(m))
 		if (ful_counter() > dl)
 			return -FUL_ETIMEOUT;
@@ -228,7 +228,7 @@ unsigned ub_migrate_run(void)
 		atomic_store(&m.quit, 1);
 		ful_ntfn_signal((unsigned)m.go, 1);
 		mr_wait(mr_dead, &m);
-		ut_slot_drop(m.th.slot);
+		ful_slot_drop(m.th.slot);
 		free(m.th.mem);
 	}
 	if (err) {

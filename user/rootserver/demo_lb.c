@@ -7,9 +7,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "balancer.h"
+#include "../balancer/balancer.h"
 #include "root.h"
-#include "utest.h"
 
 #define DL_WORK 6
 
@@ -51,7 +50,7 @@ static const char *dl_name(unsigned tid)
 #define DL_WAIT(cond)                                                     \
 	({                                                                \
 		unsigned long dl_ = ful_counter() +                       \
-				    ut_us_to_ticks(UT_TIMEOUT_US);        \
+				    ful_us_to_ticks(ROOT_TIMEOUT_US);        \
 		while (!(cond) && ful_counter() < dl_)                    \
 			ful_yield();                                      \
 		(bool)(cond);                                             \
@@ -108,12 +107,12 @@ static void dl_stop_all(void)
 {
 	atomic_store(&dl_stop, 1);
 	for (unsigned i = 0; i < DL_WORK; i++)
-		ut_thread_reap(&dl_w[i]);
+		ful_thread_reap(&dl_w[i], ROOT_TIMEOUT_US);
 }
 
 int root_demo_balancer(void)
 {
-	if (ut_ncpus() < 4) {
+	if (ful_bootinfo()->ncpus < 4) {
 		printf("rootserver: balancer demo needs 4 cores (make run CPUS=4)\n");
 		return 0;
 	}

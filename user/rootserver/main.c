@@ -2,21 +2,19 @@
  * The rootserver: the first user task. It holds every capability the
  * kernel hands out at boot (<fulcrum/bootinfo.h>) and decides what runs
  * where. Modes, from the boot arguments:
- *   utest=<filter>  run the user-level tests, then power off
- *   ubench=<which>  run the user-level benchmarks, then power off
- *   (otherwise)     the demo: hello on every core; with "demo", power
- *                   off after it
+ *   utest=<filter>  start the test program (user/tests), then power off
+ *   ubench=<which>  start the benchmark program (user/bench), then power off
+ *   (otherwise)     the demo: hello on every core, then the balancer
+ *                   demo; with "demo", power off after it
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <ful/ful.h>
-#include <ful/spawn.h>
 
 #include "args.h"
 #include "root.h"
-#include "utest.h"
 
 bool root_bootarg(const char *key, char *out, size_t n)
 {
@@ -26,7 +24,9 @@ bool root_bootarg(const char *key, char *out, size_t n)
 /** Wait on an endpoint nobody else holds: forever. */
 static _Noreturn void idle(void)
 {
-	long ep = ut_ep_new();
+	long ep = ful_slot_alloc();
+	if (ep > 0 && ful_ep_create(FUL_SLOT_POOL, (unsigned)ep) < 0)
+		ep = -1;
 	for (;;) {
 		struct ful_msg m;
 		if (ep < 0 || ful_recv((unsigned)ep, &m, FUL_FOREVER) < 0)
@@ -44,11 +44,11 @@ int main(void)
 	}
 	ful_slot_init(bi->first_free_slot);
 	if (root_bootarg("utest", v, sizeof(v))) {
-		utest_run_all(v);
+		root_sysprog_run("tests");
 		ful_shutdown(FUL_SLOT_SCHED);
 	}
 	if (root_bootarg("ubench", v, sizeof(v))) {
-		ubench_run(v);
+		root_sysprog_run("bench");
 		ful_shutdown(FUL_SLOT_SCHED);
 	}
 	root_demo();

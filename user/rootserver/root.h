@@ -5,13 +5,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The bound of the rootserver's own waits (a child that does not end,
+ * a thread that does not land): generous, as under multi-threaded TCG
+ * 8 vCPUs share 2 host cores. It only turns a hang into a message. */
+#define ROOT_TIMEOUT_US 20000000UL
+
 bool root_bootarg(const char *key, char *out, size_t n);
 /** The demo: hello, as its own task, on every core. */
 void root_demo(void);
 /** The balancer demo: paper 000's Table I, live (4 cores). 0, or 1 if a
  *  step failed. */
 int root_demo_balancer(void);
-/** User-level benchmarks (ubench.c): BENCH lines for bench_report.py. */
-void ubench_run(const char *which);
+/** Start system program @name (user/tests, user/bench) on core 0 with the
+ *  capabilities it needs (sysprog.c), wait until it says done or dies.
+ *  0 if it said done, else -FUL_E*. */
+long root_sysprog_run(const char *name);
 
 #endif

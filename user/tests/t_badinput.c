@@ -1,7 +1,7 @@
 /*
  * Bad-input tests. The calls run in the badinput program (user/badinput,
  * protocol in its report.h), a task of its own whose capability table
- * holds only what it is given, so no bad call can touch the rootserver.
+ * holds only what it is given, so no bad call can touch the test program.
  *
  *   badinput_classes  every system call (and invalid numbers) with every
  *                     class of bad argument, plus two-argument cases for
@@ -27,7 +27,6 @@
 #include <ful/spawn.h>
 
 #include "../badinput/report.h"
-#include "root.h"
 #include "utest.h"
 
 #define BI_DEFAULT_CALLS 200000UL
@@ -71,7 +70,7 @@ static int bi_start(struct bi_child *c, unsigned cpu, unsigned mode,
 		.caps = caps, .ncaps = 2};
 	int err = ful_spawn(&a, &c->task);
 	if (err < 0)
-		ut_slot_drop((unsigned)c->ep);
+		ful_slot_drop((unsigned)c->ep);
 	return err;
 }
 
@@ -80,7 +79,7 @@ static int bi_start(struct bi_child *c, unsigned cpu, unsigned mode,
 static long bi_collect(struct bi_child *c, struct bi_report *rep,
 		       unsigned long timeout_us, const char **why)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(timeout_us);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(timeout_us);
 	for (;;) {
 		struct ful_msg m;
 		long err = ful_recv((unsigned)c->ep, &m, 100000);
@@ -95,7 +94,7 @@ static long bi_collect(struct bi_child *c, struct bi_report *rep,
 		*why = err == -FUL_ETIMEOUT ? "" : "recv failed";
 		if (err != -FUL_ETIMEOUT)
 			return err;
-		if (ut_thread_dead(c->task.thread)) {
+		if (ful_thread_dead(c->task.thread)) {
 			*why = "badinput died without a report (fault?)";
 			return -FUL_EDEAD;
 		}
@@ -109,12 +108,12 @@ static long bi_collect(struct bi_child *c, struct bi_report *rep,
 /** Wait for the child to end, then drop everything it was given. */
 static bool bi_finish(struct bi_child *c)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	bool dead;
-	while (!(dead = ut_thread_dead(c->task.thread)) && ful_counter() < dl)
+	while (!(dead = ful_thread_dead(c->task.thread)) && ful_counter() < dl)
 		ful_yield();
 	ful_task_destroy(&c->task);
-	ut_slot_drop((unsigned)c->ep);
+	ful_slot_drop((unsigned)c->ep);
 	return dead;
 }
 
@@ -221,7 +220,7 @@ static unsigned long bi_ms(unsigned long ticks)
 static unsigned long bi_bootarg(const char *key, unsigned long def)
 {
 	char v[32];
-	return root_bootarg(key, v, sizeof v) && v[0] ? strtoul(v, NULL, 0) : def;
+	return ut_bootarg(key, v, sizeof v) && v[0] ? strtoul(v, NULL, 0) : def;
 }
 
 UTEST(badinput_classes, 1)

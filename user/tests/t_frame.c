@@ -42,7 +42,7 @@ static unsigned fk_capacity(void)
 		n++;
 	}
 	for (unsigned i = 0; i < n; i++)
-		ut_slot_drop((unsigned)slot[i]);
+		ful_slot_drop((unsigned)slot[i]);
 	return n;
 }
 
@@ -63,9 +63,9 @@ UTEST(frame_create_kill_no_leak, 2)
 		 * the next FRAME_CREATE: kill it there. */
 		UT_WAIT(atomic_load(&fk_made) > 0);
 		UT_CHECK_EQ(ful_thread_kill(th.slot), 0);
-		UT_WAIT(ut_thread_dead(th.slot));
-		ut_thread_reap(&th);
-		ut_slot_drop((unsigned)fk_slot);
+		UT_WAIT(ful_thread_dead(th.slot));
+		ful_thread_reap(&th, UT_TIMEOUT_US);
+		ful_slot_drop((unsigned)fk_slot);
 	}
 	UT_CHECK_EQ(fk_capacity(), before);
 }

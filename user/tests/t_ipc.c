@@ -30,7 +30,7 @@ static long it_track(struct it_fix *f, long slot)
 	if (slot < 0)
 		return slot;
 	if (f->nslots == IT_MAX_SLOTS) {
-		ut_slot_drop((unsigned)slot);
+		ful_slot_drop((unsigned)slot);
 		return -FUL_ENOMEM;
 	}
 	f->slots[f->nslots++] = (unsigned)slot;
@@ -63,7 +63,7 @@ void it_cleanup(struct it_fix *f)
 	for (unsigned i = 0; i < f->ntasks; i++)
 		it_kill(&f->tasks[i]);
 	for (unsigned i = 0; i < f->nslots; i++)
-		ut_slot_drop(f->slots[i]);
+		ful_slot_drop(f->slots[i]);
 	f->ntasks = f->nslots = 0;
 	f->report = 0;
 }

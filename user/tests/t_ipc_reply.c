@@ -5,7 +5,7 @@
  *                   server's death
  *   ipc_timeouts    receive, send and call timeouts: never early, and the
  *                   endpoint works normally afterwards
- * The rootserver is one end of most exchanges, an ipctest task the other.
+ * This program is one end of most exchanges, an ipctest task the other.
  */
 #include <stdio.h>
 

@@ -85,7 +85,7 @@ static void stress_migrate_body(struct ut *ut, struct it_fix *f)
 	IT_OK(err);
 	if (start_clients(ut, f, (unsigned)ep, ST_CALLS, n) < 0)
 		return;
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	while (done < n) {
 		struct ful_msg m;
 		UT_CHECK_EQ(ful_thread_migrate(FUL_SLOT_SCHED, srv->thread,
@@ -259,7 +259,7 @@ static void ntfn_races(struct ut *ut, struct it_fix *f)
 			     .arg1 = ST_RACE_US};
 	it_start(f, &s, &err);
 	IT_OK(err);
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	for (unsigned r = 0; r < ST_PONGS; r++) {
 		unsigned long bits = 1UL << (r % 64), got = 0;
 		UT_CHECK_EQ(ful_ntfn_signal((unsigned)n1, bits), 0);
@@ -355,10 +355,10 @@ UTEST(ipc_stress_crossed, 2)
 		bits |= b; /* sleep: leave our core to the side that shares it */
 	UT_WAIT(atomic_load(&c.done) == 2);
 	for (unsigned i = 0; i < 2; i++) {
-		UT_WAIT(ut_thread_dead(c.th[i].slot));
-		ut_thread_reap(&c.th[i]);
+		UT_WAIT(ful_thread_dead(c.th[i].slot));
+		ful_thread_reap(&c.th[i], UT_TIMEOUT_US);
 	}
-	ut_slot_drop(c.ntfn);
+	ful_slot_drop(c.ntfn);
 	for (unsigned i = 0; i < 2; i++)
 		if (c.rc[i])
 			ut_fail(ut, __FILE__, __LINE__, "cpu%u, request %lu: "

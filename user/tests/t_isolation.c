@@ -23,7 +23,7 @@
 
 #define KERNEL_VA 0xffff000040200000UL /* the kernel image, linear map */
 #define KERNEL_PA 0x40200000UL         /* the same, physical: user range */
-#define ISO_SCRATCH_VA 0x4c000000UL    /* the rootserver's window on a frame */
+#define ISO_SCRATCH_VA 0x4c000000UL    /* this program's window on a frame */
 #define VICTIM_BYTES (IT_VICTIM_PAGES * FUL_PAGE_SIZE)
 
 struct victim {
@@ -44,7 +44,7 @@ static unsigned long secret_sum(unsigned long seed)
 /**
  * Start a victim (IT_ECHO, secret from @seed) on @cpu, with a frame of
  * IT_VICTIM_PAGES filled with a pattern and mapped at IT_VICTIM_VA in it
- * only: the rootserver fills it through a window it then unmaps, and
+ * only: this program fills it through a window it then unmaps, and
  * keeps no capability to it.
  */
 static void victim_start(struct ut *ut, struct it_fix *f, struct victim *v,
@@ -71,7 +71,7 @@ static void victim_start(struct ut *ut, struct it_fix *f, struct victim *v,
 	if (err >= 0)
 		err = ful_map(v->t->vs, (unsigned)fr, IT_VICTIM_VA,
 			      FUL_R_READ | FUL_R_WRITE);
-	ut_slot_drop((unsigned)fr);
+	ful_slot_drop((unsigned)fr);
 	IT_OK(err);
 }
 
@@ -93,9 +93,9 @@ static void victim_check(struct ut *ut, const struct victim *v)
 static void wait_fault_death(struct ut *ut, struct it_fix *f, unsigned slot,
 			     unsigned kind)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	struct ful_msg m;
-	while (!ut_thread_dead(slot)) {
+	while (!ful_thread_dead(slot)) {
 		if (ful_recv(f->report, &m, 0) == 0) {
 			ut_fail(ut, __FILE__, __LINE__, "kind %u did not fault "
 				"(report %#lx, value %#lx)", kind,
@@ -313,7 +313,7 @@ static void sibling_fault(struct ut *ut, struct it_fix *f,
 	ping(ut, ep, 40 + kind, false);
 	ping(ut, ep, 50 + kind, false);
 	ping(ut, ep, 60 + kind, true);
-	UT_WAIT(ut_thread_dead(t->thread));
+	UT_WAIT(ful_thread_dead(t->thread));
 	it_kill(t);
 	victim_check(ut, v);
 }

@@ -8,7 +8,9 @@
  *               where the threads really are (load area, THREAD_INFO).
  *   lb_timer    the balancer thread's periodic round finds an imbalance
  *               made behind its back and fixes it (trigger "timer")
- *   lb_demo     the balancer demo of `make run` runs to its end
+ * Each runs its own instance of the balancer (user/balancer) in this
+ * task, over threads of this task. (The demo of `make run` is checked by
+ * the expect suite demo4 of `make test`.)
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,8 +18,7 @@
 
 #include <fulcrum/bootinfo.h>
 
-#include "balancer.h"
-#include "root.h"
+#include "../balancer/balancer.h"
 #include "utest.h"
 
 #define NWORK 6
@@ -57,7 +58,7 @@ static void stop_workers(struct ful_thread *w, unsigned n)
 {
 	atomic_store(&lb_stop, 1);
 	for (unsigned i = 0; i < n; i++)
-		ut_thread_reap(&w[i]);
+		ful_thread_reap(&w[i], UT_TIMEOUT_US);
 }
 
 static void table_i_body(struct ut *ut, struct ful_thread *w)
@@ -167,9 +168,4 @@ UTEST(lb_timer, 4)
 	timer_body(ut, w);
 	bal_stop(); /* also on a failed check: no round outlives the test */
 	stop_workers(w, 3);
-}
-
-UTEST(lb_demo, 4)
-{
-	UT_CHECK_EQ(root_demo_balancer(), 0);
 }

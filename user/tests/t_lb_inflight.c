@@ -71,8 +71,8 @@ UTEST(lb_set_in_flight, 3)
 	if_body(ut, &th);
 	atomic_store(&if_stop, 1);
 	if (th.tid > 0) {
-		UT_WAIT(ut_thread_dead(th.slot));
-		ut_thread_reap(&th);
+		UT_WAIT(ful_thread_dead(th.slot));
+		ful_thread_reap(&th, UT_TIMEOUT_US);
 	}
 	UT_WAIT(if_back(base, n));
 }

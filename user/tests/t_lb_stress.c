@@ -3,13 +3,13 @@
  * invariants are those of the kernel's inter-core stress test
  * (kernel/tests/test_stress.c), seen from user level:
  *
- *   24 workers of the rootserver each do exactly LS_ROUNDS rounds of
+ *   24 workers of this program each do exactly LS_ROUNDS rounds of
  *   random work: spin, yield, nap (a notification wait that must time
  *   out), poke a random peer's notification and wait briefly for a poke
  *   of their own. Every LS_IPC_EVERY rounds each worker also makes one
  *   checked call to (or serves one call of) its partner over an
  *   endpoint. Meanwhile the balancer rebalances every 3 ms (mginkgo,
- *   then fulcrum, with the rootserver's core included), and two chaos
+ *   then fulcrum, with this program's core included), and two chaos
  *   threads on other cores race it and each other: the pinner pins and
  *   unpins workers (FUL_TA_AFFINITY) and changes their slices, the
  *   mover asks for rebalances; both issue random FUL_SYS_MIGRATE
@@ -49,7 +49,7 @@
 
 #include <fulcrum/bootinfo.h>
 
-#include "balancer.h"
+#include "../balancer/balancer.h"
 #include "utest.h"
 
 #define LS_WORKERS 24      /* even: workers 2k and 2k+1 are IPC partners */
@@ -481,7 +481,7 @@ static void ls_start(struct ut *ut)
  *  changes to fulcrum. */
 static void ls_run(struct ut *ut)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	bool fulcrum = false;
 	unsigned total = LS_WORKERS * LS_ROUNDS, done;
 	while ((done = ls_rounds_done()) < total) {
@@ -509,9 +509,9 @@ static bool ls_reaped(struct ful_thread *th)
 {
 	if (th->tid <= 0)
 		return true;
-	if (!ut_thread_dead(th->slot))
+	if (!ful_thread_dead(th->slot))
 		return false;
-	ut_slot_drop(th->slot);
+	ful_slot_drop(th->slot);
 	free(th->mem);
 	th->tid = 0;
 	return true;
@@ -522,9 +522,9 @@ static bool ls_reaped(struct ful_thread *th)
  *  one left alive, or -1. */
 static int ls_reap(struct ful_thread *th, unsigned n, bool kill)
 {
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	for (unsigned i = 0; kill && i < n; i++)
-		if (th[i].tid > 0 && !ut_thread_dead(th[i].slot))
+		if (th[i].tid > 0 && !ful_thread_dead(th[i].slot))
 			ful_thread_kill(th[i].slot);
 	for (;;) {
 		int alive = -1;
@@ -574,12 +574,12 @@ static void ls_drop_objects(void)
 {
 	for (unsigned i = 0; i < LS_WORKERS; i++)
 		if (ls.w[i].ntfn > 0)
-			ut_slot_drop((unsigned)ls.w[i].ntfn);
+			ful_slot_drop((unsigned)ls.w[i].ntfn);
 	for (unsigned k = 0; k < LS_WORKERS / 2; k++)
 		if (ls.ep[k] > 0)
-			ut_slot_drop((unsigned)ls.ep[k]);
+			ful_slot_drop((unsigned)ls.ep[k]);
 	if (ls.nap_ntfn > 0)
-		ut_slot_drop((unsigned)ls.nap_ntfn);
+		ful_slot_drop((unsigned)ls.nap_ntfn);
 }
 
 /* ---- the invariants ------------------------------------------------- */
@@ -721,7 +721,7 @@ static void ls_report(const struct ls_sum *r)
 	       "done, %lu already, %lu again, %lu estate, %lu enothread, %lu "
 	       "einval), %lu pins, %lu slices, %lu demands; balancer %lu "
 	       "rounds, %lu moves; %lu migrations; %lu of %lu pokes got\n",
-	       ls.ncpus, (ful_counter() - r->t0) / ut_us_to_ticks(1000),
+	       ls.ncpus, (ful_counter() - r->t0) / ful_us_to_ticks(1000),
 	       c->batches, c->moves, c->done_moves, c->already, c->again,
 	       c->estate, c->enothread, c->einval, c->pins, c->slices,
 	       c->demands, bal_rounds(),
@@ -758,7 +758,7 @@ UTEST(lb_stress, 2)
 	ls.online = (1u << si.ncpus) - 1;
 	for (unsigned c = 0; c < ls.ncpus; c++)
 		ls.base[c] = ls_cpu(c);
-	/* The rootserver stays on its core: later tests expect it there. */
+	/* This program stays on its core: later tests expect it there. */
 	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, si.tid, FUL_TA_AFFINITY,
 				   1L << si.cpu), 0);
 	static struct ls_sum r;

@@ -17,7 +17,6 @@
 #include <fulcrum/bootinfo.h>
 #include <fulcrum/load.h>
 
-#include "root.h"
 #include "utest.h"
 
 #define LW_N 3
@@ -97,8 +96,8 @@ static int lw_start(struct lw *w, unsigned cpu, unsigned slice)
 
 static void lw_free(struct lw *w)
 {
-	ut_slot_drop(w->th.slot);
-	ut_slot_drop((unsigned)w->ntfn);
+	ful_slot_drop(w->th.slot);
+	ful_slot_drop((unsigned)w->ntfn);
 	free(w->th.mem);
 }
 
@@ -111,7 +110,7 @@ UTEST(load_area_header, 1)
 	UT_CHECK_EQ(p->hdr.cpu_offset, 128);
 	UT_CHECK_EQ(p->hdr.thread_offset, 4096);
 	UT_CHECK_EQ(p->hdr.counter_freq, ful_counter_freq());
-	/* The rootserver itself: a user thread, running on core 0. */
+	/* This task's thread: a user thread, running. */
 	struct ful_sysinfo si;
 	UT_CHECK_EQ(ful_sysinfo(&si), 0);
 	struct ful_load_thread me = lthread(si.tid);
@@ -234,7 +233,7 @@ UTEST(load_tracks_threads, 2)
 	}
 	for (unsigned i = 0; i < LW_N; i++)
 		if (w[i].th.tid > 0)
-			UT_WAIT(ut_thread_dead(w[i].th.slot));
+			UT_WAIT(ful_thread_dead(w[i].th.slot));
 	if (ut->failed)
 		return;
 	WAIT_CPU(x, c.load == bx.load && c.nblocked == bx.nblocked &&
@@ -290,6 +289,6 @@ UTEST(load_thread_set, 2)
 	atomic_store(&w.quit, 1);
 	atomic_fetch_add(&w.phase, 1);
 	ful_ntfn_signal((unsigned)w.ntfn, 1);
-	UT_WAIT(ut_thread_dead(w.th.slot));
+	UT_WAIT(ful_thread_dead(w.th.slot));
 	lw_free(&w);
 }

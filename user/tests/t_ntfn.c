@@ -4,7 +4,7 @@
  *   ntfn_signal_wait  bits returned, accumulated (OR), polled and cleared;
  *                     timeouts
  *   ntfn_wake_cores   a waiter task on every core is woken by a signal
- *                     from the rootserver and from a task on another core
+ *                     from this program and from a task on another core
  *   ntfn_badges       badged notification caps deliver their badge bits
  *   ipc_delete_wakes  deleting the last cap of a notification or an
  *                     endpoint wakes its waiters with -FUL_ECANCELED
@@ -75,7 +75,7 @@ static struct ful_task *blocked_waiter(struct ut *ut, struct it_fix *f,
 		ut_fail(ut, __FILE__, __LINE__, "spawn: %ld", err);
 		return NULL;
 	}
-	unsigned long dl = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
 	while (it_state(t->thread) != FUL_TS_BLOCKED) {
 		if (ful_counter() > dl) {
 			ut_fail(ut, __FILE__, __LINE__, "waiter never blocked");
@@ -102,7 +102,7 @@ static void wake_cores_body(struct ut *ut, struct it_fix *f)
 	long n = it_ntfn(f), err = 0;
 	IT_OK(n);
 	for (unsigned c = 0; c < ut_ncpus(); c++) {
-		/* Woken by the rootserver (core 0). */
+		/* Woken by this program (core 0). */
 		if (!blocked_waiter(ut, f, c, (unsigned)n, 0))
 			return;
 		UT_CHECK_EQ(ful_ntfn_signal((unsigned)n, 1UL << c), 0);
@@ -190,7 +190,7 @@ struct waiter {
 	atomic_int done;
 };
 
-/** A thread of the rootserver blocked on w->slot in the way w->kind says. */
+/** A thread of this program blocked on w->slot in the way w->kind says. */
 static void waiter_fn(void *arg)
 {
 	struct waiter *w = arg;
@@ -229,8 +229,8 @@ static void waiter_reap(struct ut *ut, struct ful_thread *th)
 {
 	if (ut->failed)
 		ful_thread_kill(th->slot);
-	UT_WAIT(ut_thread_dead(th->slot));
-	ut_thread_reap(th);
+	UT_WAIT(ful_thread_dead(th->slot));
+	ful_thread_reap(th, UT_TIMEOUT_US);
 }
 
 /** One waiter of @kind: deleting a copy keeps it waiting (for a

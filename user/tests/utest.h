@@ -1,16 +1,19 @@
 /*
- * User-level tests, run by the rootserver with the boot argument
- * utest=<filter> ("all" runs all). UTEST(name, min_cpus) registers a
- * test; the driver (utest.c) prints the harness protocol of the kernel
- * tests: TEST-PASS / TEST-FAIL <name> :: <why> / TEST-SKIP, then
- * TEST-DONE <passed> <failed>, and powers the machine off.
+ * User-level tests: the program `tests` (user/tests), which the
+ * rootserver starts as a system program (<ful/ful.h>) with the boot
+ * argument utest=<filter> ("all" runs all). UTEST(name, min_cpus)
+ * registers a test; the driver (main.c) prints the harness protocol of
+ * the kernel tests: TEST-PASS / TEST-FAIL <name> :: <why> / TEST-SKIP,
+ * then TEST-DONE <passed> <failed>. The helpers below (utest.c) are
+ * shared with the benchmarks (user/bench).
  * Waits never sleep for a fixed time: UT_WAIT polls a condition with a
  * generous timeout that only turns a hang into a failure.
  */
-#ifndef ROOT_UTEST_H
-#define ROOT_UTEST_H
+#ifndef UT_UTEST_H
+#define UT_UTEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ful/ful.h>
@@ -60,7 +63,7 @@ void ut_fail(struct ut *ut, const char *file, int line, const char *fmt, ...)
 /** Poll @cond (yielding the core) until true or UT_TIMEOUT_US passes. */
 #define UT_WAIT(cond)                                                      \
 	do {                                                               \
-		unsigned long dl_ = ful_counter() + ut_us_to_ticks(UT_TIMEOUT_US); \
+		unsigned long dl_ = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US); \
 		while (!(cond)) {                                          \
 			if (ful_counter() > dl_) {                         \
 				ut_fail(ut, __FILE__, __LINE__,            \
@@ -71,31 +74,16 @@ void ut_fail(struct ut *ut, const char *file, int line, const char *fmt, ...)
 		}                                                          \
 	} while (0)
 
-unsigned long ut_us_to_ticks(unsigned long us);
 /** The number of cores. */
 unsigned ut_ncpus(void);
-/** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
-bool ut_thread_dead(unsigned slot);
-/** Reclaim @t, a thread of this task that is ending: wait (yielding, at
- *  most UT_TIMEOUT_US) until it has died, then drop its capability, free
- *  its stack and clear @t. Nothing to do if it never started (tid <= 0).
- *  A thread still alive is left alone, its stack in use: false. */
-bool ut_thread_reap(struct ful_thread *t);
-/** Start boot module @name as a task on @cpu with x0/x1 = @arg0/@arg1 and
- *  capabilities @caps (child slots 4..7); 0 or -FUL_E*. */
-struct ful_cap_grant;
-struct ful_task;
-int ut_spawn(const char *name, unsigned cpu, unsigned prio,
-	     unsigned long arg0, unsigned long arg1,
-	     const struct ful_cap_grant *caps, unsigned ncaps,
-	     struct ful_task *out);
-/** A new endpoint / notification in a fresh slot of the rootserver. */
+/** The value of boot argument @key into @out (n bytes); false if absent. */
+bool ut_bootarg(const char *key, char *out, size_t n);
+/** Wait (yielding, at most UT_TIMEOUT_US) until this thread is the only
+ *  runnable one on its core: a system program's first act, so that what
+ *  it counts and measures starts with the rootserver blocked. */
+bool ut_wait_alone(void);
+/** A new endpoint / notification in a fresh slot of this task. */
 long ut_ep_new(void);
 long ut_ntfn_new(void);
-/** Delete the capability in @slot and free the slot. */
-void ut_slot_drop(unsigned slot);
-
-/** Run the tests matching @filter; prints the protocol. */
-void utest_run_all(const char *filter);
 
 #endif

@@ -1,0 +1,115 @@
+/*
+ * System programs: the user-level test suites (user/tests) and the
+ * benchmarks (user/bench), each a task of its own, started the way
+ * sel4test's driver starts its test processes: with exactly the part of
+ * the rootserver's authority it needs (<ful/ful.h>, "system program").
+ * Both create threads and tasks (pool, own vspace), move threads and
+ * read the load area (sched, load), and start some boot modules, whose
+ * frames are all they get of the module list. Nothing else of the
+ * rootserver's reaches them: not its IPC buffer, not its own vspace or
+ * thread, not the frames of the other modules.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <ful/load.h>
+#include <ful/spawn.h>
+
+#include "root.h"
+
+#define SP_MAX_PEERS 4
+#define SP_PRIO 100 /* the rootserver's: the tests ran in it before */
+
+struct sysprog {
+	const char *name;
+	const char *peers[SP_MAX_PEERS]; /* boot modules it may start */
+};
+
+static const struct sysprog sysprogs[] = {
+	{"tests", {"badinput", "faulter", "ipctest"}},
+	{"bench", {"ipcpeer"}},
+};
+
+/** Add a grant of the module frame @name (READ, at its own slot). */
+static bool sp_grant_module(const char *name, struct ful_cap_grant *g)
+{
+	int mod = ful_module_find(name);
+	if (mod < 0)
+		return false;
+	unsigned slot = ful_bootinfo()->modules[mod].slot;
+	*g = (struct ful_cap_grant){.src = slot, .dst = slot,
+				    .rights = FUL_R_READ};
+	return true;
+}
+
+/** The capability grants of @sp into @g; their number, or 0 if a peer
+ *  module is missing. */
+static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
+{
+	static const struct ful_cap_grant base[] = {
+		{.src = FUL_SLOT_SCHED, .dst = FUL_SLOT_SCHED, .rights = FUL_R_ALL},
+		{.src = FUL_SLOT_POOL, .dst = FUL_SLOT_POOL, .rights = FUL_R_ALL},
+		{.src = FUL_SLOT_BOOTINFO, .dst = FUL_SLOT_BOOTINFO,
+		 .rights = FUL_R_READ},
+		{.src = FUL_SLOT_LOAD, .dst = FUL_SLOT_LOAD, .rights = FUL_R_READ},
+	};
+	unsigned n = sizeof(base) / sizeof(base[0]);
+	memcpy(g, base, sizeof(base));
+	for (unsigned i = 0; i < SP_MAX_PEERS && sp->peers[i]; i++)
+		if (!sp_grant_module(sp->peers[i], &g[n++]))
+			return 0;
+	return n;
+}
+
+/*
+ * The rootserver waits for "done" without a timeout: a periodic look at
+ * the program would wake its core in the middle of what the tests count
+ * and the benchmarks measure. A program that dies instead (a fault kills
+ * it) is named by the kernel's FAULT line, which ends the harness's run.
+ */
+
+/** Start @sp with its report endpoint @ep and wait for it. */
+static long sp_run(const struct sysprog *sp, unsigned ep)
+{
+	static const struct ful_map_grant maps[] = {
+		{.frame = FUL_SLOT_BOOTINFO, .rights = FUL_R_READ,
+		 .va = FUL_BOOTINFO_VADDR},
+		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
+		 .va = FUL_LOAD_VADDR},
+	};
+	struct ful_cap_grant g[4 + SP_MAX_PEERS];
+	int mod = ful_module_find(sp->name);
+	unsigned ng = sp_grants(sp, g);
+	if (mod < 0 || !ng)
+		return -FUL_EINVAL;
+	struct ful_spawn_args a = {
+		.module = (unsigned)mod, .cpu = 0, .prio = SP_PRIO,
+		.vs_rights = FUL_R_ALL, .report_ep = ep,
+		.report_slot = FUL_SYSPROG_SLOT_DONE, .caps = g, .ncaps = ng,
+		.maps = maps, .nmaps = sizeof(maps) / sizeof(maps[0])};
+	struct ful_task t;
+	long err = ful_spawn(&a, &t);
+	struct ful_msg m;
+	if (!err)
+		err = ful_recv(ep, &m, FUL_FOREVER);
+	ful_task_destroy(&t);
+	return err;
+}
+
+long root_sysprog_run(const char *name)
+{
+	const struct sysprog *sp = NULL;
+	for (unsigned i = 0; i < sizeof(sysprogs) / sizeof(sysprogs[0]); i++)
+		if (!strcmp(sysprogs[i].name, name))
+			sp = &sysprogs[i];
+	long ep = ful_slot_alloc();
+	if (!sp || ep < 0)
+		return -FUL_EINVAL;
+	long err = ful_ep_create(FUL_SLOT_POOL, (unsigned)ep);
+	if (!err)
+		err = sp_run(sp, (unsigned)ep);
+	ful_slot_drop((unsigned)ep);
+	if (err)
+		printf("rootserver: system program %s: error %ld\n", name, err);
+	return err;
+}
