@@ -11,6 +11,8 @@
  *                 mode, up to it running on its new core (ub_migrate.c)
  *   ubench=frame  FRAME_CREATE of 1, 64 and the most pages: the longest
  *                 system call (IRQs masked throughout; ub_frame.c)
+ *   ubench=sys    null_syscall, signal_high_prio, map_16_pages and
+ *                 map_1024_pages: seL4's published rows (ub_sys.c)
  *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
  *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
@@ -32,6 +34,7 @@ unsigned ub_lb_run(void); /* ub_lb.c */
 unsigned ub_migrate_run(void); /* ub_migrate.c */
 unsigned ub_matmul_run(void); /* ub_matmul.c */
 unsigned ub_frame_run(void); /* ub_frame.c */
+unsigned ub_sys_run(void); /* ub_sys.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -145,6 +148,8 @@ static void ubench_run(const char *which)
 		n = ub_migrate_run();
 	} else if (!strcmp(which, "frame")) {
 		n = ub_frame_run();
+	} else if (!strcmp(which, "sys")) {
+		n = ub_sys_run();
 	} else if (ut_ncpus() < 3) {
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
