@@ -4,6 +4,7 @@
 #   make user     only the user programs -> build/user/<prog>.elf
 #   make debug    boot halted with the gdb stub on :1234
 #   make test     host unit tests + in-QEMU suites on 2, 4 and 8 cores
+#   make test-long  the slow kernel tests (real sleeps of 35 s and more)
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 
@@ -94,12 +95,15 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 # must name that core, and the machine must power itself off.
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 TEST_TIMEOUT ?= 300
+# make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
+# 35 s and more, beyond the timer's 32-bit range), not part of make test.
+LONG_SUITES ?= long2:2:test=slow long4:4:test=slow
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests run demo debug test bench bench-check setup clean
+.PHONY: all kernel host-tests run demo debug test test-long bench bench-check setup clean
 
 all: kernel host-tests
 
@@ -206,6 +210,11 @@ test: kernel host-tests
 		$(addprefix --host-bin ,$(HOST_TESTS)) \
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
+		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
+
+test-long: kernel
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		$(addprefix --suite ,$(LONG_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 # Kernel paths, then user-level IPC, balancing decisions, moving a
