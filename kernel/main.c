@@ -11,11 +11,13 @@
 #include "page.h"
 #include "load.h"
 #include "pool.h"
+#include "race.h"
 #include "sched.h"
 
 struct cpu cpus[MAX_CPUS];
 _Atomic uint32_t cpus_online_mask;
 struct machine machine;
+_Atomic(race_hook_fn) race_hook; /* race.h: NULL outside tests */
 
 void bench_run(const char *which);
 void demo_run(void);

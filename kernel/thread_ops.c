@@ -5,6 +5,7 @@
 #include "kernel.h"
 #include "kport.h"
 #include "load.h"
+#include "race.h"
 #include "sched.h"
 #include "thread.h"
 
@@ -137,11 +138,26 @@ static bool thread_wake_apply(struct owner o, struct thread *t, uint32_t st)
 	return true;
 }
 
+/**
+ * TASK_IPC for @t reached this core: forward it to @t's owner, or
+ * release the record and wake @t if it is blocked here with a token.
+ * Owner first (acquire), then the state, as load_owned_here() does: a
+ * core hands a thread over by storing its new owner (release) after its
+ * state, so a thread seen owned here is seen in a state no older than
+ * the hand-over, never in one it had on the core it left. Read the other
+ * way round, RUNNING read while another core owned @t can be stale when
+ * the owner then reads "here": @t blocked and moved here in between, a
+ * second waker saw wake_inflight set and posted nothing, and the wake-up
+ * was lost (issue 19, finding 2; test wake_reads_owner_first). IRQs
+ * masked, on this core's drain or inline from thread_wake().
+ */
 void thread_wake_handle(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
-	uint32_t st = thread_state(t);
+	race_point(RACE_WAKE_ENTRY, t);
 	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	race_point(RACE_WAKE_READS, t);
+	uint32_t st = thread_state(t);
 	if (owner != c->id && st != T_FREE && st != T_EMBRYO) {
 		c->stats.icc_forwarded++;
 		if (mbox_push(&cpus[owner].mbox, &t->wake_req.node))
