@@ -62,7 +62,8 @@ static void ktest_load_check_here(void *arg)
 static void ktest_check_load(struct ktest_ctx *kt)
 {
 	for (unsigned i = 0; i < machine.ncpus; i++) {
-		struct load_check lc = {.ok = false};
+		static struct load_check lc; /* outlives any wait (icc.h) */
+		lc = (struct load_check){.ok = false};
 		if (icc_call_sync(i, ktest_load_check_here, &lc) != 0)
 			ktest_fail(kt, __FILE__, __LINE__,
 				   "load check on cpu%u not run", i);
