@@ -8,6 +8,7 @@
 #include "load.h"
 #include "frame.h"
 #include "kernel.h"
+#include "race.h"
 #include "sched.h"
 
 struct ful_load_page load_area __attribute__((aligned(4096)));
@@ -211,6 +212,7 @@ void load_thread_static(struct thread *t, unsigned cpu)
 	lt->slice_ms = t->slice_ms;
 	lt->weight = t->weight;
 	lt->affinity = aff;
+	race_point(RACE_LTHREAD_WINDOW, t);
 	seq_end(&lt->seq);
 	tgen_bump();
 }

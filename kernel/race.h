@@ -18,6 +18,9 @@ enum race_point {
 	 * reads of the owner and of the state */
 	RACE_WAKE_ENTRY,
 	RACE_WAKE_READS,
+	/* load_thread_static(), arg the thread: inside its record's
+	 * sequence window (the counter odd) */
+	RACE_LTHREAD_WINDOW,
 };
 
 typedef void (*race_hook_fn)(enum race_point p, void *arg);

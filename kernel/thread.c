@@ -145,11 +145,26 @@ struct thread *thread_create_inactive(const struct thread_attr *a,
 	arch_context_init(&t->ctx, t->kstack + KSTACK_SIZE - stack_top_off,
 			  fn, arg);
 	atomic_store_explicit(&t->cpu, a->cpu, memory_order_relaxed);
-	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
-	load_thread_static(t, a->cpu);
-	load_thread_state(t);
 	*err = 0;
 	return t;
+}
+
+/**
+ * One writer per thread record: the load record of a thread (and its
+ * sequence counter) is written by its creator only here, while the slot
+ * is still EMBRYO and no core can name the thread, then only by its
+ * owner core, IRQs masked (a move publishes the new core before the new
+ * owner sees the thread). Two cores incrementing the same plain counter
+ * could leave it odd, and every reader would retry forever. So the
+ * creator finishes @t (task, IPC buffer: the kernel flag depends on
+ * them) before it publishes it.
+ */
+void thread_publish(struct thread *t)
+{
+	load_thread_static(t, atomic_load_explicit(&t->cpu,
+						   memory_order_relaxed));
+	lthread_state(t, FUL_TS_INACTIVE);
+	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
 }
 
 int thread_activate(struct thread *t)
@@ -157,14 +172,15 @@ int thread_activate(struct thread *t)
 	uint32_t expect = T_INACTIVE;
 	uint64_t flags;
 	struct owner o = owner_enter(&flags);
-	/* INACTIVE -> MIGRATING claims the thread against a racing kill. */
+	/* INACTIVE -> MIGRATING claims the thread against a racing kill.
+	 * The record is not written here: this core need not be the
+	 * owner (thread_publish). */
 	if (!atomic_compare_exchange_strong(&t->state, &expect,
 					    T_MIGRATING)) {
 		arch_irq_restore(flags);
 		return -FUL_ESTATE;
 	}
 	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_relaxed);
-	load_thread_static(t, cpu); /* now with its task (kernel flag) */
 	if (cpu == o.cpu->id) {
 		sched_make_ready(o, t);
 	} else {
@@ -182,6 +198,7 @@ int thread_create(const struct thread_attr *a, void (*fn)(void *), void *arg)
 	if (!t)
 		return err;
 	tid_t tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
+	thread_publish(t);
 	thread_activate(t);
 	sched_preempt_point();
 	return (int)tid;

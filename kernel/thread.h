@@ -99,13 +99,17 @@ struct thread_attr {
 extern struct thread threads[MAX_THREADS];
 
 void thread_init(void);
-/** Create a thread like thread_create() but leave it T_INACTIVE (owned
- *  by attr->cpu, on no queue) until thread_activate(); its kernel stack
- *  ends at @stack_top_off bytes below the top (room for user registers).
- *  Returns the thread or NULL with *@err set. */
+/** Create a thread like thread_create() but leave it T_EMBRYO, invisible
+ *  to every other core, for its creator to finish and then publish with
+ *  thread_publish(); its kernel stack ends at @stack_top_off bytes below
+ *  the top (room for user registers). Returns the thread or NULL with
+ *  *@err set. */
 struct thread *thread_create_inactive(const struct thread_attr *attr,
 				      void (*fn)(void *), void *arg,
 				      unsigned stack_top_off, int *err);
+/** Publish a finished EMBRYO: its load record, then T_INACTIVE (owned by
+ *  its attr->cpu, on no queue) until thread_activate(). Its creator. */
+void thread_publish(struct thread *t);
 /** Start an INACTIVE thread. 0, or -FUL_ESTATE if it is not INACTIVE. */
 int thread_activate(struct thread *t);
 /** The idle thread of this core, adopting the boot stack. Once per core. */

@@ -4,7 +4,9 @@
  * the interleaving that broke the protocol. Every wait has a timeout.
  */
 #include "../race.h"
+#include "../syscall.h"
 #include "probe.h"
+#include <fulcrum/load.h>
 
 /* Spin (IRQ context allowed) until @cond or @ms pass; false on timeout. */
 #define SPIN_UNTIL(cond, ms)                                             \
@@ -124,6 +126,7 @@ KTEST(wake_reads_owner_first, 2)
 	wr.t = thread_create_inactive(&ta, wake_victim_main, NULL, 0, &err);
 	KT_CHECK(wr.t != NULL);
 	wr.tid = atomic_load(&wr.t->tid);
+	thread_publish(wr.t);
 	atomic_store(&race_hook, wake_race_hook);
 	thread_activate(wr.t);
 	KT_WAIT(atomic_load(&wr.helper_done) || atomic_load(&wr.spin_timeouts),
@@ -146,4 +149,108 @@ KTEST(wake_reads_owner_first, 2)
 		return;
 	}
 	KT_CHECK_EQ(atomic_load(&wr.woken_cpu), wr.a + 1);
+}
+
+/* ---- finding 5: one writer per thread record ---- */
+
+static struct lrec_race {
+	struct thread *t; /* the thread whose record is watched, X */
+	tid_t tid;
+	unsigned a, b; /* the test (and X's creator) runs on a; X is b's */
+	_Atomic uint32_t inside, max_inside, stable_while_shared;
+	_Atomic uint32_t nonowner_in, owner_in, activated, helper_done;
+	_Atomic uint32_t ran, spin_timeouts;
+	_Atomic int set_result;
+} lr;
+
+static void lr_spin(bool ok)
+{
+	if (!ok)
+		atomic_fetch_add(&lr.spin_timeouts, 1);
+}
+
+/*
+ * Inside X's record window: count the writers in it. A writer that is
+ * not X's owner keeps the window open until the owner has written too,
+ * so the two writers the bug allowed meet every time.
+ */
+static void lrec_hook(enum race_point p, void *arg)
+{
+	if (p != RACE_LTHREAD_WINDOW || arg != lr.t)
+		return;
+	uint32_t n = atomic_fetch_add(&lr.inside, 1) + 1;
+	uint32_t max = atomic_load(&lr.max_inside);
+	while (n > max && !atomic_compare_exchange_weak(&lr.max_inside, &max, n))
+		;
+	if (this_cpu_id() != cpu_of(lr.t)) {
+		atomic_store(&lr.nonowner_in, 1);
+		lr_spin(SPIN_UNTIL(atomic_load(&lr.owner_in), HOOK_MS));
+	} else {
+		/* A reader would take this half-written record as stable. */
+		if (n > 1 && !(*(volatile unsigned *)&lr.t->lrec->seq & 1))
+			atomic_store(&lr.stable_while_shared, 1);
+		atomic_store(&lr.owner_in, 1);
+	}
+	atomic_fetch_sub(&lr.inside, 1);
+}
+
+/* X: stay alive until the helper has set its affinity. */
+static void lrec_thread_main(void *arg)
+{
+	(void)arg;
+	lr_spin(SPIN_UNTIL(atomic_load(&lr.helper_done), HOOK_MS));
+	atomic_store(&lr.ran, 1);
+}
+
+/* On b, X's owner: THREAD_SET X's affinity while a starts X. */
+static void lrec_helper_main(void *arg)
+{
+	(void)arg;
+	lr_spin(SPIN_UNTIL(atomic_load(&lr.nonowner_in) ||
+				   atomic_load(&lr.activated),
+			   HOOK_MS));
+	atomic_store(&lr.set_result,
+		     thread_set_attr(lr.tid, FUL_TA_AFFINITY,
+				     atomic_load(&cpus_online_mask)));
+	atomic_store(&lr.helper_done, 1);
+}
+
+/*
+ * Issue 19, finding 5: THREAD_START on a core other than the thread's
+ * owner wrote the thread's load record there (thread_activate) while a
+ * THREAD_SET on the owner wrote it too: two writers of one plain
+ * sequence counter, which can be left odd so that every reader retries
+ * forever. Here the starter is held inside its window until the owner
+ * has entered the record too: at most one writer may ever be inside.
+ */
+KTEST(lrec_one_writer, 2)
+{
+	lr = (struct lrec_race){.a = this_cpu_id()};
+	lr.b = (lr.a + 1) % machine.ncpus;
+	struct thread_attr ha = {.name = "lr-helper", .prio = 10,
+				 .slice_ms = 2, .cpu = lr.b};
+	struct thread_attr xa = {.name = "lr-x", .prio = 5, .slice_ms = 2,
+				 .cpu = lr.b};
+	int helper = thread_create(&ha, lrec_helper_main, NULL);
+	KT_CHECK(helper > 0);
+	int err;
+	lr.t = thread_create_inactive(&xa, lrec_thread_main, NULL, 0, &err);
+	KT_CHECK(lr.t != NULL);
+	lr.tid = atomic_load(&lr.t->tid);
+	thread_publish(lr.t);
+	atomic_store(&race_hook, lrec_hook);
+	KT_CHECK_EQ(thread_activate(lr.t), 0);
+	atomic_store(&lr.activated, 1);
+	KT_WAIT(atomic_load(&lr.helper_done) && atomic_load(&lr.ran),
+		KT_TIMEOUT_MS);
+	atomic_store(&race_hook, NULL);
+	KT_WAIT(thread_lookup(lr.tid) == NULL &&
+			thread_lookup((tid_t)helper) == NULL,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&lr.spin_timeouts), 0);
+	KT_CHECK_EQ(atomic_load(&lr.set_result), 0);
+	KT_CHECK(atomic_load(&lr.owner_in));
+	KT_CHECK_EQ(atomic_load(&lr.max_inside), 1);
+	KT_CHECK_EQ(atomic_load(&lr.stable_while_shared), 0);
+	KT_CHECK_EQ(lr.t->lrec->seq & 1, 0);
 }
