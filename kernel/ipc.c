@@ -199,8 +199,12 @@ struct thread *ipc_reply_deliver(struct thread *t, uint64_t token,
 	}
 	ipc_copy_msg(c, m, t->ipcbuf);
 	c->ipc_msg.badge = 0;
+	/* Acquire, paired with the release store of c->cpu when its old
+	 * owner hands c over (thread_migrate_local): a caller seen owned
+	 * here is seen in the state it was handed over in, which the
+	 * hand-off (sched_block_switch) then reads. */
 	bool local = switch_to &&
-		     atomic_load_explicit(&c->cpu, memory_order_relaxed) ==
+		     atomic_load_explicit(&c->cpu, memory_order_acquire) ==
 			     this_cpu()->id;
 	ipc_complete(c, 0, !local);
 	*err = 0;
