@@ -5,6 +5,7 @@
  */
 #include "icc.h"
 #include "kernel.h"
+#include "ktime.h"
 #include "percpu.h"
 #include "sched.h"
 #include "thread.h"
@@ -164,7 +165,8 @@ static bool icc_abandon(struct icc_req *r)
 static int icc_wait_out(struct icc_req *r, uint64_t timeout_ms, void *out,
 			size_t size)
 {
-	uint64_t deadline = arch_counter() + ms_to_ticks(timeout_ms);
+	uint64_t deadline = ktime_deadline(arch_counter(),
+					   ms_to_ticks(timeout_ms));
 	/* With IRQs masked (a system call), keep serving this core's own
 	 * mailbox: the request may have been forwarded back here, to the
 	 * thread's new owner, and nobody else will handle it. */

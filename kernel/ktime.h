@@ -33,4 +33,37 @@ static inline uint64_t ktime_timer_delta(uint64_t now, uint64_t due,
 	return d > max ? max : d;
 }
 
+/* ---- conversions: exact, or saturated at UINT64_MAX ----
+ * The obvious ticks * 1000000 / freq overflows once ticks pass 2^64 /
+ * 10^6, after 82 hours at 62.5 MHz. Each conversion below splits its
+ * input into whole seconds and a remainder, so no intermediate value
+ * exceeds the result or freq * 10^6 (< 2^64 for freq < 1.8e13 Hz). */
+
+/** @ticks of a @freq Hz counter in microseconds, rounded down. */
+static inline uint64_t ktime_ticks_to_us(uint64_t ticks, uint64_t freq)
+{
+	return ticks / freq * 1000000 + ticks % freq * 1000000 / freq;
+}
+
+/** @n units of 1/@per second (1000: ms, 1000000: us) in ticks of a @freq
+ *  Hz counter, rounded down, or up with @up; UINT64_MAX if the result
+ *  does not fit. */
+static inline uint64_t ktime_to_ticks(uint64_t n, uint64_t per,
+				      uint64_t freq, int up)
+{
+	uint64_t whole = n / per, part = n % per * freq;
+	if (whole > UINT64_MAX / freq)
+		return UINT64_MAX;
+	whole *= freq;
+	part = part / per + (up && part % per);
+	return part > UINT64_MAX - whole ? UINT64_MAX : whole + part;
+}
+
+/** @now + @delta, saturated: a deadline too far to represent is never
+ *  reached, instead of wrapping into the past. */
+static inline uint64_t ktime_deadline(uint64_t now, uint64_t delta)
+{
+	return delta > UINT64_MAX - now ? UINT64_MAX : now + delta;
+}
+
 #endif

@@ -20,6 +20,7 @@
 #include "thread.h"
 #include "kernel.h"
 #include "kport.h"
+#include "ktime.h"
 #include "load.h"
 #include "page.h"
 #include "sched.h"
@@ -253,7 +254,7 @@ void thread_start(void *prev, void (*fn)(void *), void *arg)
 
 void thread_sleep_ms(uint64_t ms)
 {
-	uint64_t deadline = arch_counter() + ms_to_ticks(ms);
+	uint64_t deadline = ktime_deadline(arch_counter(), ms_to_ticks(ms));
 	uint64_t flags = arch_irq_save();
 	/* A wake-up (migration, unpark) may end a sleep early: sleep again. */
 	while (arch_counter() < deadline)

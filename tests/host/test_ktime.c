@@ -122,3 +122,126 @@ HTEST(timer_arm_random)
 				    (unsigned long long)d, err);
 	}
 }
+
+/* ---- conversions (issue 19, finding 7) ---- */
+
+typedef unsigned __int128 u128;
+
+static const uint64_t freqs[] = {
+	62500000, 1000000000, 19200000, 24000000, 54000000, 1, 999983,
+	0xffffffffull,
+};
+
+/* Ten years of uptime at each frequency, and the counter values near
+ * 2^56 (36 years at 62.5 MHz), 2^63 and 2^64 - 1. */
+static const uint64_t tick_values[] = {
+	0, 1, 999999, 1000000, 0x10c388d00ull /* 82 h at 62.5 MHz */,
+	(1ull << 56) - 1, 1ull << 56, (1ull << 56) + 1, 1ull << 63,
+	~0ull - 1, ~0ull,
+};
+
+#define TEN_YEARS_S (3652ull * 86400)
+
+static uint64_t ref_to_ticks(uint64_t n, uint64_t per, uint64_t f, int up)
+{
+	u128 x = (u128)n * f;
+	u128 q = x / per + (up && x % per);
+	return q > ~0ull ? ~0ull : (uint64_t)q;
+}
+
+static const char *check_ticks_to_us(uint64_t t, uint64_t f)
+{
+	u128 want = (u128)t * 1000000 / f;
+	if (want > ~0ull)
+		return NULL; /* beyond 64 bits: not a representable answer */
+	return ktime_ticks_to_us(t, f) == (uint64_t)want ? NULL : "wrong";
+}
+
+HTEST(ticks_to_us_exact)
+{
+	uint64_t rng = 7;
+	for (size_t i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
+		uint64_t f = freqs[i];
+		uint64_t extra[] = {TEN_YEARS_S * f, TEN_YEARS_S * f + f - 1};
+		for (size_t j = 0; j < 2 + sizeof(tick_values) / sizeof(uint64_t);
+		     j++) {
+			uint64_t t = j < 2 ? extra[j] : tick_values[j - 2];
+			if (check_ticks_to_us(t, f))
+				HTEST_FAIL_("ticks_to_us(%#llx) at %llu Hz: "
+					    "%llu",
+					    (unsigned long long)t,
+					    (unsigned long long)f,
+					    (unsigned long long)
+						    ktime_ticks_to_us(t, f));
+		}
+		for (int k = 0; k < 2000; k++) {
+			uint64_t t = htest_rand(&rng) >> (htest_rand(&rng) % 64);
+			if (check_ticks_to_us(t, f))
+				HTEST_FAIL_("ticks_to_us(%#llx) at %llu Hz",
+					    (unsigned long long)t,
+					    (unsigned long long)f);
+		}
+	}
+	/* Ten years at 62.5 MHz, to the microsecond. */
+	CHECK(ktime_ticks_to_us(TEN_YEARS_S * 62500000, 62500000) ==
+	      TEN_YEARS_S * 1000000);
+}
+
+HTEST(to_ticks_exact_or_saturated)
+{
+	static const uint64_t pers[] = {1000, 1000000};
+	static const uint64_t ns[] = {
+		0, 1, 999, 1000, 999999, 1000001, TEN_YEARS_S * 1000,
+		TEN_YEARS_S * 1000000, 1ull << 40, 1ull << 56, 1ull << 63,
+		~0ull,
+	};
+	uint64_t rng = 11;
+	for (size_t i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
+		for (size_t p = 0; p < 2; p++) {
+			for (int up = 0; up < 2; up++) {
+				for (size_t j = 0; j < 12 + 2000; j++) {
+					uint64_t n = j < 12 ? ns[j]
+						     : htest_rand(&rng) >>
+							       (htest_rand(&rng) %
+								64);
+					uint64_t f = freqs[i], per = pers[p];
+					uint64_t got =
+						ktime_to_ticks(n, per, f, up);
+					uint64_t want =
+						ref_to_ticks(n, per, f, up);
+					if (got != want)
+						HTEST_FAIL_(
+							"to_ticks(%#llx, %llu, "
+							"%llu Hz, up %d) = %#llx,"
+							" want %#llx",
+							(unsigned long long)n,
+							(unsigned long long)per,
+							(unsigned long long)f,
+							up,
+							(unsigned long long)got,
+							(unsigned long long)want);
+				}
+			}
+		}
+	}
+}
+
+/* A deadline 10 years out, set after 36 years of uptime, is still
+ * ahead of the counter; one past 2^64 saturates instead of wrapping
+ * into the past. */
+HTEST(deadlines_hold)
+{
+	uint64_t f = 62500000, now = 1ull << 56;
+	uint64_t d = ktime_deadline(now, ktime_to_ticks(TEN_YEARS_S * 1000,
+							1000, f, 0));
+	CHECK(d > now);
+	CHECK_EQ(d - now, TEN_YEARS_S * f);
+	CHECK(ktime_deadline(~0ull - 5, 10) == ~0ull);
+	CHECK(ktime_deadline(now, ~0ull) == ~0ull);
+	CHECK(ktime_deadline(now, ktime_to_ticks(~0ull, 1000, f, 0)) > now);
+	/* IPC timeouts: up to 2^40 us, rounded up, from a late counter. */
+	uint64_t t = ktime_to_ticks(1ull << 40, 1000000, f, 1);
+	CHECK(ktime_deadline(1ull << 56, t) > 1ull << 56);
+	CHECK_EQ(ktime_to_ticks(1, 1000000, f, 1), 63); /* 62.5, up */
+	CHECK_EQ(ktime_to_ticks(1, 1000000, f, 0), 62);
+}
