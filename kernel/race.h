@@ -21,6 +21,9 @@ enum race_point {
 	/* load_thread_static(), arg the thread: inside its record's
 	 * sequence window (the counter odd) */
 	RACE_LTHREAD_WINDOW,
+	/* thread_start_tid(), arg the thread: between the lookup of the
+	 * tid and the claim of the slot */
+	RACE_START_LOOKED_UP,
 };
 
 typedef void (*race_hook_fn)(enum race_point p, void *arg);

@@ -24,7 +24,7 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	 * caller's check may be stale by the time its request arrives. */
 	if (!(t->affinity >> dest & 1))
 		return -FUL_ESTATE;
-	if (st == T_INACTIVE)
+	if (st == T_INACTIVE || st == T_STARTING) /* not started */
 		return -FUL_ESTATE;
 	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
 		t->pending_dest = (int16_t)dest;
@@ -78,6 +78,10 @@ int thread_kill_local(struct owner o, struct thread *t)
 		sched_unsleep(o, t);
 		thread_release(t);
 		return 0;
+	case T_STARTING: /* a start on another core checks its id */
+		while (thread_state(t) == T_STARTING)
+			arch_cpu_relax();
+		return thread_kill_local(o, t);
 	case T_INACTIVE: {
 		uint32_t expect = T_INACTIVE; /* thread_activate may race */
 		if (!atomic_compare_exchange_strong(&t->state, &expect,

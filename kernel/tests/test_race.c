@@ -128,7 +128,7 @@ KTEST(wake_reads_owner_first, 2)
 	wr.tid = atomic_load(&wr.t->tid);
 	thread_publish(wr.t);
 	atomic_store(&race_hook, wake_race_hook);
-	thread_activate(wr.t);
+	thread_activate(wr.t, wr.tid);
 	KT_WAIT(atomic_load(&wr.helper_done) || atomic_load(&wr.spin_timeouts),
 		KT_TIMEOUT_MS);
 	uint64_t dl = arch_counter() + ms_to_ticks(KT_TIMEOUT_MS);
@@ -239,7 +239,7 @@ KTEST(lrec_one_writer, 2)
 	lr.tid = atomic_load(&lr.t->tid);
 	thread_publish(lr.t);
 	atomic_store(&race_hook, lrec_hook);
-	KT_CHECK_EQ(thread_activate(lr.t), 0);
+	KT_CHECK_EQ(thread_activate(lr.t, lr.tid), 0);
 	atomic_store(&lr.activated, 1);
 	KT_WAIT(atomic_load(&lr.helper_done) && atomic_load(&lr.ran),
 		KT_TIMEOUT_MS);
@@ -253,4 +253,86 @@ KTEST(lrec_one_writer, 2)
 	KT_CHECK_EQ(atomic_load(&lr.max_inside), 1);
 	KT_CHECK_EQ(atomic_load(&lr.stable_while_shared), 0);
 	KT_CHECK_EQ(lr.t->lrec->seq & 1, 0);
+}
+
+/* ---- finding 6: THREAD_START checks the id it looked up ---- */
+
+static struct start_race {
+	struct thread *x; /* the thread named, killed after the lookup */
+	tid_t x_tid, w_tid;
+	struct thread *w; /* the slot's next occupant, INACTIVE */
+	unsigned tries;
+	_Atomic uint32_t hit, x_ran, w_ran;
+} sr;
+
+static void start_race_main(void *arg)
+{
+	atomic_store((_Atomic uint32_t *)arg, 1);
+}
+
+/**
+ * Between THREAD_START's lookup of X and its claim: kill X, then create
+ * inactive threads (killing each at once) until one lands in X's slot,
+ * W. Runs in the test thread. Each one is published: an EMBRYO cannot
+ * be freed.
+ */
+static void start_race_hook(enum race_point p, void *arg)
+{
+	if (p != RACE_START_LOOKED_UP || arg != sr.x ||
+	    atomic_exchange(&sr.hit, 1))
+		return;
+	if (thread_kill(sr.x_tid) != 0)
+		return;
+	struct thread_attr a = {.name = "sr-w", .prio = 20, .slice_ms = 2,
+				.cpu = this_cpu_id()};
+	for (sr.tries = 0; sr.tries <= MAX_THREADS; sr.tries++) {
+		int err;
+		struct thread *t =
+			thread_create_inactive(&a, start_race_main, &sr.w_ran,
+					       0, &err);
+		if (!t)
+			return;
+		tid_t tid = atomic_load(&t->tid);
+		thread_publish(t);
+		if (t == sr.x) {
+			sr.w = t;
+			sr.w_tid = tid;
+			return;
+		}
+		thread_kill(tid);
+	}
+}
+
+/*
+ * Issue 19, finding 6: THREAD_START looked its thread up, then claimed
+ * the slot with INACTIVE -> MIGRATING. If the thread was killed in
+ * between and its slot reused by another INACTIVE thread, that thread
+ * was started instead (possibly another task's). The start must fail
+ * with EDEAD and leave the new occupant INACTIVE.
+ */
+KTEST(start_checks_id, 1)
+{
+	sr = (struct start_race){0};
+	struct thread_attr a = {.name = "sr-x", .prio = 20, .slice_ms = 2,
+				.cpu = (this_cpu_id() + 1) % machine.ncpus};
+	int err;
+	sr.x = thread_create_inactive(&a, start_race_main, &sr.x_ran, 0, &err);
+	KT_CHECK(sr.x != NULL);
+	sr.x_tid = atomic_load(&sr.x->tid);
+	thread_publish(sr.x);
+	atomic_store(&race_hook, start_race_hook);
+	int res = thread_start_tid(sr.x_tid);
+	atomic_store(&race_hook, NULL);
+	KT_CHECK(atomic_load(&sr.hit));
+	KT_CHECK(sr.w != NULL); /* the slot was reused */
+	uint32_t w_state = atomic_load(&sr.w->state);
+	/* W is still startable, by its own id, and runs once. */
+	int again = thread_start_tid(sr.w_tid);
+	KT_WAIT(atomic_load(&sr.w_ran) && thread_lookup(sr.w_tid) == NULL,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(res, -FUL_EDEAD);
+	KT_CHECK_EQ(w_state, T_INACTIVE);
+	KT_CHECK_EQ(again, 0);
+	KT_CHECK_EQ(atomic_load(&sr.x_ran), 0);
+	KT_CHECK_EQ(thread_start_tid(sr.x_tid), -FUL_EDEAD);
 }
