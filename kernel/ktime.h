@@ -51,6 +51,10 @@ static inline uint64_t ktime_ticks_to_us(uint64_t ticks, uint64_t freq)
 static inline uint64_t ktime_to_ticks(uint64_t n, uint64_t per,
 				      uint64_t freq, int up)
 {
+	/* Both below 2^32 (a counter frequency always is): n * freq +
+	 * per - 1 < 2^64, the direct formula is exact. */
+	if (!((n | freq) >> 32))
+		return (n * freq + (up ? per - 1 : 0)) / per;
 	uint64_t whole = n / per, part = n % per * freq;
 	if (whole > UINT64_MAX / freq)
 		return UINT64_MAX;

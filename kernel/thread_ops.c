@@ -14,6 +14,19 @@ static uint32_t thread_state(struct thread *t)
 	return atomic_load_explicit(&t->state, memory_order_relaxed);
 }
 
+/** thread_migrate_local() of @t in state @st, neither READY, RUNNING
+ *  nor BLOCKED: in flight here, not started, or gone. */
+static int thread_migrate_other(struct thread *t, uint32_t st, unsigned dest)
+{
+	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
+		t->pending_dest = (int16_t)dest;
+		return 0;
+	}
+	if (st == T_INACTIVE || st == T_STARTING) /* not started */
+		return -FUL_ESTATE;
+	return -FUL_EDEAD;
+}
+
 int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 {
 	struct cpu *c = o.cpu;
@@ -24,14 +37,8 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	 * caller's check may be stale by the time its request arrives. */
 	if (!(t->affinity >> dest & 1))
 		return -FUL_ESTATE;
-	if (st == T_INACTIVE || st == T_STARTING) /* not started */
-		return -FUL_ESTATE;
-	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
-		t->pending_dest = (int16_t)dest;
-		return 0;
-	}
 	if (st != T_READY && st != T_RUNNING && st != T_BLOCKED)
-		return -FUL_EDEAD;
+		return thread_migrate_other(t, st, dest);
 	if (dest == c->id)
 		return 0;
 	t->migrations++;
