@@ -4,6 +4,7 @@
 #   make user     only the user programs -> build/user/<prog>.elf
 #   make debug    boot halted with the gdb stub on :1234
 #   make test     host unit tests + in-QEMU suites on 2, 4 and 8 cores
+#   make test-long  the slow kernel tests (real sleeps of 35 s and more)
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 
@@ -109,12 +110,15 @@ PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # demo4 is `make demo`: each part of the demo ends with a DEMO-OK line.
 EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i
 TEST_TIMEOUT ?= 300
+# make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
+# 35 s and more, beyond the timer's 32-bit range), not part of make test.
+LONG_SUITES ?= long2:2:test=slow long4:4:test=slow
 
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests run demo debug test bench bench-check setup clean
+.PHONY: all kernel host-tests run demo debug test test-long bench bench-check setup clean
 
 all: kernel host-tests
 
@@ -222,6 +226,11 @@ test: kernel host-tests
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
+		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
+
+test-long: kernel
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		$(addprefix --suite ,$(LONG_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 # Kernel paths, then user-level IPC, balancing decisions, moving a

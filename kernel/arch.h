@@ -77,7 +77,9 @@ int arch_cpu_start(unsigned cpu, uint64_t hwid);
 /** Send IPI @kind to every core in @mask. One register write on GICv2.
  *  Pre: none (any context). Post: the SGIs are pending at the targets. */
 void arch_send_ipi(uint32_t mask, enum ipi_kind kind);
-/** Program this core's tick timer to fire @ticks counter ticks from now. */
+/** Program this core's tick timer to fire @ticks counter ticks from now.
+ *  Pre: 1 <= @ticks <= ARCH_TIMER_MAX_TICKS (the hardware's range; a
+ *  longer wait is armed in steps, see ktime_timer_delta). */
 void arch_timer_arm(uint64_t ticks);
 /** Stop this core's tick timer (tickless idle). */
 void arch_timer_stop(void);

@@ -130,7 +130,9 @@ int ep_send(struct endpoint *ep, struct thread *t, const struct ipc_msg *m,
 	r->reply_to = REPLY_TOKEN(t->tid, t->ipc_seq);
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_REPLY),
 			      memory_order_relaxed);
-	bool local = atomic_load_explicit(&r->cpu, memory_order_relaxed) ==
+	/* Acquire: see ipc_reply_deliver (a receiver seen owned here is
+	 * seen BLOCKED as handed over, not in a stale state). */
+	bool local = atomic_load_explicit(&r->cpu, memory_order_acquire) ==
 		     this_cpu()->id;
 	ipc_complete(r, 0, !local);
 	if (local)

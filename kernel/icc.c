@@ -5,6 +5,7 @@
  */
 #include "icc.h"
 #include "kernel.h"
+#include "ktime.h"
 #include "percpu.h"
 #include "sched.h"
 #include "thread.h"
@@ -159,9 +160,13 @@ static bool icc_abandon(struct icc_req *r)
 		memory_order_acquire);
 }
 
-int icc_wait(struct icc_req *r, uint64_t timeout_ms)
+/** icc_wait(), copying @size bytes of the record's CALL_FUNC data to
+ *  @out once it is DONE (not if the wait times out). */
+static int icc_wait_out(struct icc_req *r, uint64_t timeout_ms, void *out,
+			size_t size)
 {
-	uint64_t deadline = arch_counter() + ms_to_ticks(timeout_ms);
+	uint64_t deadline = ktime_deadline(arch_counter(),
+					   ms_to_ticks(timeout_ms));
 	/* With IRQs masked (a system call), keep serving this core's own
 	 * mailbox: the request may have been forwarded back here, to the
 	 * thread's new owner, and nobody else will handle it. */
@@ -177,11 +182,22 @@ int icc_wait(struct icc_req *r, uint64_t timeout_ms)
 		arch_cpu_relax();
 	}
 	int res = r->result;
+	if (size)
+		memcpy(out, r->data, size);
 	icc_req_free(r);
 	return res;
 }
 
-int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
+int icc_wait(struct icc_req *r, uint64_t timeout_ms)
+{
+	return icc_wait_out(r, timeout_ms, NULL, 0);
+}
+
+uint64_t icc_call_timeout_ms = 10000;
+
+/** Run @fn on @cpu with @arg as is (@size 0) or with a copy of @size
+ *  bytes at @arg held in the record (see icc.h), and wait. */
+static int icc_call(unsigned cpu, void (*fn)(void *), void *arg, size_t size)
 {
 	if (!cpu_is_online(cpu))
 		return -FUL_EINVAL;
@@ -192,11 +208,33 @@ int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
 		return -FUL_EAGAIN;
 	}
 	r->fn = fn;
-	r->arg = arg;
+	r->arg = size ? (void *)r->data : arg;
+	if (size)
+		memcpy(r->data, arg, size);
 	icc_send(cpu, r);
 	icc_flush();
 	arch_irq_restore(flags);
-	return icc_wait(r, 10000);
+	return icc_wait_out(r, icc_call_timeout_ms, arg, size);
+}
+
+int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg)
+{
+	uint64_t flags = arch_irq_save();
+	uintptr_t stack = this_cpu()->current->kstack;
+	arch_irq_restore(flags);
+	/* An abandoned record would leave its handler a pointer into a
+	 * stack frame that is gone (issue 19, finding 4). */
+	if (stack && (uintptr_t)arg - stack < KSTACK_SIZE)
+		panic("icc_call_sync(%p): argument on the caller's stack, "
+		      "use icc_call_copy", (void *)fn);
+	return icc_call(cpu, fn, arg, 0);
+}
+
+int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size)
+{
+	if (!size || size > ICC_CALL_DATA)
+		return -FUL_EINVAL;
+	return icc_call(cpu, fn, arg, size);
 }
 
 void icc_signal(unsigned cpu, int ipi_kind)

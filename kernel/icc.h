@@ -36,6 +36,7 @@ enum icc_state {
 
 #define ICC_F_AUTOFREE 1u /* handler frees the record after handling */
 #define ICC_POOL_SIZE 64
+#define ICC_CALL_DATA 32  /* bytes of CALL_FUNC argument a record carries */
 
 struct icc_req {
 	struct mbox_node node;
@@ -48,6 +49,9 @@ struct icc_req {
 	uint32_t dest;    /* TASK_OUT */
 	void (*fn)(void *);
 	void *arg;
+	/* CALL_FUNC by copy (icc_call_copy): the argument lives here, so it
+	 * lives as long as the record, past an abandoned wait. */
+	uint64_t data[ICC_CALL_DATA / 8];
 };
 
 struct cpu;
@@ -80,8 +84,29 @@ void icc_complete(struct icc_req *r, int result);
  *  Thread context. */
 int icc_wait(struct icc_req *r, uint64_t timeout_ms);
 
-/** Run @fn(@arg) on core @cpu and wait for it. Thread context. */
+/*
+ * CALL_FUNC argument ownership. A wait that times out abandons its
+ * record to the handler, which may run much later: whatever @fn touches
+ * must outlive the wait, not just the call. Two ways:
+ *
+ * icc_call_sync(): @arg is passed as is, and must be NULL, a value, or
+ * storage that outlives any wait (static). Never the caller's stack:
+ * checked, it panics.
+ *
+ * icc_call_copy(): the @size bytes at @arg (at most ICC_CALL_DATA) are
+ * copied into the record and @fn gets the record's copy; when the call
+ * completes in time, the copy, as @fn left it, is copied back to @arg.
+ * On a timeout nothing is copied back and @arg may go at once: the
+ * handler only ever touches the record, freed by whichever of it and
+ * the waiter comes second. For arguments on the caller's stack.
+ *
+ * Both wait icc_call_timeout_ms (10 s; tests shorten it) and return 0,
+ * -FUL_EINVAL (core offline), -FUL_EAGAIN (pool empty) or
+ * -FUL_ETIMEOUT. Thread context.
+ */
+extern uint64_t icc_call_timeout_ms;
 int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg);
+int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size);
 /** Inter-core signals without data (paper 003's sleep/wake). */
 void icc_signal(unsigned cpu, int ipi_kind);
 

@@ -11,6 +11,7 @@
  */
 #include "ipc.h"
 #include "kernel.h"
+#include "ktime.h"
 #include "obj.h"
 #include "sched.h"
 #include "thread.h"
@@ -21,9 +22,11 @@ uint64_t ipc_deadline(uint64_t timeout_us)
 		return 0; /* never block: the callers' fast paths test for 0 */
 	if (timeout_us == FUL_FOREVER || timeout_us > (1ull << 40))
 		return ~0ull;
-	uint64_t f = arch_counter_freq(); /* 62.5 MHz on QEMU: not a whole MHz */
-	return arch_counter() + timeout_us / 1000000 * f +
-	       ((timeout_us % 1000000) * f + 999999) / 1000000; /* round up */
+	/* Rounded up: a timeout never ends early. 62.5 MHz on QEMU is not
+	 * a whole number of ticks per microsecond. */
+	return ktime_deadline(arch_counter(),
+			      ktime_to_ticks(timeout_us, 1000000,
+					     arch_counter_freq(), 1));
 }
 
 void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
@@ -199,8 +202,12 @@ struct thread *ipc_reply_deliver(struct thread *t, uint64_t token,
 	}
 	ipc_copy_msg(c, m, t->ipcbuf);
 	c->ipc_msg.badge = 0;
+	/* Acquire, paired with the release store of c->cpu when its old
+	 * owner hands c over (thread_migrate_local): a caller seen owned
+	 * here is seen in the state it was handed over in, which the
+	 * hand-off (sched_block_switch) then reads. */
 	bool local = switch_to &&
-		     atomic_load_explicit(&c->cpu, memory_order_relaxed) ==
+		     atomic_load_explicit(&c->cpu, memory_order_acquire) ==
 			     this_cpu()->id;
 	ipc_complete(c, 0, !local);
 	*err = 0;

@@ -36,6 +36,15 @@ static bool ktest_match(const char *name, const char *filter)
 	return false;
 }
 
+/** Should test @t run under @filter? "slow" selects the slow tests
+ *  only, "all" every other one; a name (or part of one) selects both. */
+static bool ktest_selected(const struct ktest *t, const char *filter)
+{
+	if (!strcmp(filter, "slow"))
+		return t->slow;
+	return ktest_match(t->name, filter);
+}
+
 struct load_check {
 	bool ok;
 	char why[160];
@@ -53,7 +62,8 @@ static void ktest_load_check_here(void *arg)
 static void ktest_check_load(struct ktest_ctx *kt)
 {
 	for (unsigned i = 0; i < machine.ncpus; i++) {
-		struct load_check lc = {.ok = false};
+		static struct load_check lc; /* outlives any wait (icc.h) */
+		lc = (struct load_check){.ok = false};
 		if (icc_call_sync(i, ktest_load_check_here, &lc) != 0)
 			ktest_fail(kt, __FILE__, __LINE__,
 				   "load check on cpu%u not run", i);
@@ -83,8 +93,13 @@ void ktest_run_all(const char *filter)
 {
 	unsigned passed = 0, failed = 0;
 	for (const struct ktest *t = __ktests_start; t < __ktests_end; t++) {
-		if (!ktest_match(t->name, filter))
+		if (!ktest_selected(t, filter))
 			continue;
+		if (t->slow && (!strcmp(filter, "all") || !*filter)) {
+			kprintf("TEST-SKIP %s :: slow, run by make test-long\n",
+				t->name);
+			continue;
+		}
 		if (machine.ncpus < t->min_cpus) {
 			kprintf("TEST-SKIP %s :: needs %u cores\n", t->name,
 				t->min_cpus);

@@ -6,6 +6,10 @@
  *   TEST-DONE <passed> <failed>
  * Checks never sleep for a fixed time: KT_WAIT polls a condition (yielding
  * the core) and fails only when a generous timeout runs out.
+ *
+ * KTEST_SLOW registers a test that takes tens of seconds by nature (a
+ * real 35 s sleep): filter "all" reports it skipped; it runs under the
+ * filter "slow" (`make test-long`) or when named.
  */
 #ifndef KERNEL_KTEST_H
 #define KERNEL_KTEST_H
@@ -21,14 +25,17 @@ struct ktest {
 	const char *name;
 	void (*fn)(struct ktest_ctx *kt);
 	unsigned min_cpus;
+	bool slow; /* only under filter "slow" or by name */
 };
 
-#define KTEST(name_, min_cpus_)                                             \
+#define KTEST_(name_, min_cpus_, slow_)                                     \
 	static void ktest_fn_##name_(struct ktest_ctx *kt);                 \
 	static const struct ktest ktest_desc_##name_                        \
 		__attribute__((used, section(".ktests"), aligned(8))) = {   \
-			#name_, ktest_fn_##name_, min_cpus_};              \
+			#name_, ktest_fn_##name_, min_cpus_, slow_};       \
 	static void ktest_fn_##name_(struct ktest_ctx *kt)
+#define KTEST(name_, min_cpus_) KTEST_(name_, min_cpus_, false)
+#define KTEST_SLOW(name_, min_cpus_) KTEST_(name_, min_cpus_, true)
 
 void ktest_fail(struct ktest_ctx *kt, const char *file, int line,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -8,6 +8,7 @@
 #include "load.h"
 #include "frame.h"
 #include "kernel.h"
+#include "race.h"
 #include "sched.h"
 
 struct ful_load_page load_area __attribute__((aligned(4096)));
@@ -211,6 +212,7 @@ void load_thread_static(struct thread *t, unsigned cpu)
 	lt->slice_ms = t->slice_ms;
 	lt->weight = t->weight;
 	lt->affinity = aff;
+	race_point(RACE_LTHREAD_WINDOW, t);
 	seq_end(&lt->seq);
 	tgen_bump();
 }
@@ -332,11 +334,11 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 		struct thread *t = &threads[i];
 		struct ful_load_thread *lt = &load_area.thread[i];
 		uint32_t st;
-		/* INACTIVE: its creator, maybe another core, still writes
-		 * the record (load_thread_static); MIGRATING: the core it
-		 * left may still publish its switch-out. */
+		/* MIGRATING: the core it left may still publish its
+		 * switch-out. An INACTIVE thread is checked too: its record
+		 * was complete before it became visible (thread_publish). */
 		if (!load_owned_here(o, t, &st) || st == T_FREE ||
-		    st == T_EMBRYO || st == T_INACTIVE || st == T_MIGRATING)
+		    st == T_EMBRYO || st == T_MIGRATING)
 			continue;
 		bool handoff = t == o.cpu->handoff; /* state published at
 						       * its switch */

@@ -5,7 +5,8 @@
  * owns, and publishes both to the rootserver's read-only mapping.
  *
  * Every hook runs on the owner core with IRQs masked (the owner token),
- * except load_thread_static() (see there).
+ * except load_thread_static() for a thread not yet published (see
+ * there).
  *
  * Invariant: t->load_counted is true exactly while @t is READY or
  * RUNNING on its owner core, and then its slice and weight are in that
@@ -46,10 +47,11 @@ void load_blocked_moved(struct owner o, struct thread *t, unsigned dest);
 void load_thread_state(struct thread *t);
 /** Publish @t's static fields (tid, owner @cpu, slice, nice, weight,
  *  affinity, flags) under its sequence counter and bump the thread
- *  generation. Only the one core that may change them calls it: the
- *  creator before the thread starts, then the owner (a migrating thread
- *  is published by the core it leaves, before the new owner sees it).
- *  The state byte is not touched: the owner keeps it current. */
+ *  generation. One writer per record: the creator while the thread is
+ *  still EMBRYO (thread_publish), then only the owner, IRQs masked (a
+ *  migrating thread is published by the core it leaves, before the new
+ *  owner sees it). The state byte is not touched: the owner keeps it
+ *  current. */
 void load_thread_static(struct thread *t, unsigned cpu);
 /** Clear @t's record: its slot is being freed. Owner core. */
 void load_thread_free(struct owner o, struct thread *t);

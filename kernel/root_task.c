@@ -128,5 +128,5 @@ void root_task_start(void)
 			 .data = atomic_load(&t->tid)};
 	cap_insert(vs, FUL_SLOT_SELF_THREAD, &c);
 	obj_put(&vs->obj);
-	thread_activate(t);
+	thread_activate(t, atomic_load(&t->tid));
 }

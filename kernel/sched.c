@@ -5,6 +5,7 @@
  */
 #include "sched.h"
 #include "kernel.h"
+#include "ktime.h"
 #include "load.h"
 #include "vspace.h"
 
@@ -115,7 +116,10 @@ static inline struct thread *sleep_thread(struct rq_link *l)
  * Arm @c's timer for the first of its next tick (while a thread runs)
  * and its earliest sleeper's deadline, or stop it if neither is due. So
  * a timeout ends at its deadline on a busy core too, not at the next
- * tick. Owner, IRQs masked.
+ * tick. A deadline beyond the timer's range (34 s at 62.5 MHz, only
+ * reached on an idle core) is armed in steps: the timer fires early,
+ * wakes nobody, and sched_tick() re-arms it here for the rest
+ * (ktime_timer_delta). Owner, IRQs masked.
  */
 static void sched_timer_arm(struct cpu *c)
 {
@@ -127,8 +131,8 @@ static void sched_timer_arm(struct cpu *c)
 	uint64_t due = c->tick_on ? c->tick_due : ~0ull;
 	if (sleeper && sleep_thread(c->sleepers.next)->sleep_until < due)
 		due = sleep_thread(c->sleepers.next)->sleep_until;
-	uint64_t now = arch_counter();
-	arch_timer_arm(due > now ? due - now : 1);
+	arch_timer_arm(ktime_timer_delta(arch_counter(), due,
+					 ARCH_TIMER_MAX_TICKS));
 }
 
 /**

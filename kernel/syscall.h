@@ -29,6 +29,10 @@ int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u);
 int64_t sys_migrate(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_set(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
+/** FUL_SYS_THREAD_SET after its checks: set @attr of @tid to @value (a
+ *  value thread_set_check accepted) on the thread's owner core, retrying
+ *  while it moves. 0 or -FUL_E*. Thread context. */
+int thread_set_attr(tid_t tid, unsigned attr, int64_t value);
 
 /** Check a user thread attribute block: 0 or -FUL_EINVAL. */
 int uthread_attr_check(const struct ful_thread_attr *a);

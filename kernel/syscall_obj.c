@@ -246,8 +246,7 @@ int64_t sys_thread_start(struct thread *t, struct arch_uregs *u)
 	int err = sys_thread_cap(t, u, 0, FUL_R_ADMIN, &tid);
 	if (err)
 		return err;
-	struct thread *nt = thread_lookup(tid);
-	return nt ? thread_activate(nt) : -FUL_EDEAD;
+	return thread_start_tid(tid);
 }
 
 int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u)

@@ -175,19 +175,32 @@ int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
 	if (err)
 		return err;
-	struct thread_set_req r = {.tid = (tid_t)ARG(1),
-				   .attr = (unsigned)ARG(2)};
-	if ((err = thread_set_check(ARG(2), ARG(3), &r.value)))
+	int64_t value;
+	if ((err = thread_set_check(ARG(2), ARG(3), &value)))
 		return err;
 	if (ARG(1) > 0xffffffffu)
 		return -FUL_ENOTHREAD;
+	/* A live user thread stays one: its tid never names a kernel
+	 * thread (a reused slot has another generation). */
+	struct thread *tt = thread_lookup((tid_t)ARG(1));
+	if (!tt)
+		return -FUL_ENOTHREAD;
+	if (!tt->vs)
+		return -FUL_ESTATE;
+	return thread_set_attr((tid_t)ARG(1), (unsigned)ARG(2), value);
+}
+
+int thread_set_attr(tid_t tid, unsigned attr, int64_t value)
+{
+	/* By copy: a timed-out wait must leave the handler nothing on this
+	 * stack to write its result into (issue 19, finding 4). */
+	struct thread_set_req r = {.tid = tid, .attr = attr, .value = value};
 	for (int tries = 0; tries < 100; tries++) {
-		struct thread *tt = thread_lookup(r.tid);
-		if (!tt)
+		struct thread *t = thread_lookup(tid);
+		if (!t)
 			return -FUL_ENOTHREAD;
-		if (!tt->vs)
-			return -FUL_ESTATE;
-		err = icc_call_sync(atomic_load(&tt->cpu), thread_set_here, &r);
+		int err = icc_call_copy(atomic_load(&t->cpu), thread_set_here,
+					&r, sizeof(r));
 		if (err)
 			return err;
 		if (r.result != -FUL_EAGAIN)

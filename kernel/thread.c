@@ -20,8 +20,10 @@
 #include "thread.h"
 #include "kernel.h"
 #include "kport.h"
+#include "ktime.h"
 #include "load.h"
 #include "page.h"
+#include "race.h"
 #include "sched.h"
 
 struct thread threads[MAX_THREADS];
@@ -145,26 +147,73 @@ struct thread *thread_create_inactive(const struct thread_attr *a,
 	arch_context_init(&t->ctx, t->kstack + KSTACK_SIZE - stack_top_off,
 			  fn, arg);
 	atomic_store_explicit(&t->cpu, a->cpu, memory_order_relaxed);
-	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
-	load_thread_static(t, a->cpu);
-	load_thread_state(t);
 	*err = 0;
 	return t;
 }
 
-int thread_activate(struct thread *t)
+/**
+ * One writer per thread record: the load record of a thread (and its
+ * sequence counter) is written by its creator only here, while the slot
+ * is still EMBRYO and no core can name the thread, then only by its
+ * owner core, IRQs masked (a move publishes the new core before the new
+ * owner sees the thread). Two cores incrementing the same plain counter
+ * could leave it odd, and every reader would retry forever. So the
+ * creator finishes @t (task, IPC buffer: the kernel flag depends on
+ * them) before it publishes it.
+ */
+void thread_publish(struct thread *t)
 {
-	uint32_t expect = T_INACTIVE;
+	load_thread_static(t, atomic_load_explicit(&t->cpu,
+						   memory_order_relaxed));
+	lthread_state(t, FUL_TS_INACTIVE);
+	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
+}
+
+/**
+ * Claim INACTIVE @t for a start, if it still is thread @tid. Between a
+ * caller's lookup of @tid and this claim, the thread may have been
+ * killed and its slot reused by another INACTIVE thread: a CAS on the
+ * state alone cannot tell the two apart. So the state goes INACTIVE ->
+ * STARTING first, which pins the occupant (its owner, the only core
+ * that frees an INACTIVE thread, waits while it is STARTING), and the
+ * id is checked after the claim; a wrong claim is given back at once.
+ * 0, -FUL_ESTATE or -FUL_EDEAD. IRQs masked: the claim lasts a few
+ * instructions.
+ */
+static int thread_claim_start(struct thread *t, tid_t tid)
+{
+	uint32_t st = T_INACTIVE;
+	while (!atomic_compare_exchange_strong(&t->state, &st, T_STARTING)) {
+		if (st != T_STARTING) /* another start won, or a kill */
+			return atomic_load(&t->tid) == tid ? -FUL_ESTATE
+							   : -FUL_EDEAD;
+		arch_cpu_relax(); /* another start is checking its id */
+		st = T_INACTIVE;
+	}
+	/* The CAS read the INACTIVE its creator stored (release) after the
+	 * tid: this is the occupant's tid. */
+	if (atomic_load_explicit(&t->tid, memory_order_relaxed) != tid) {
+		atomic_store_explicit(&t->state, T_INACTIVE,
+				      memory_order_release);
+		return -FUL_EDEAD;
+	}
+	return 0;
+}
+
+int thread_activate(struct thread *t, tid_t tid)
+{
 	uint64_t flags;
 	struct owner o = owner_enter(&flags);
-	/* INACTIVE -> MIGRATING claims the thread against a racing kill. */
-	if (!atomic_compare_exchange_strong(&t->state, &expect,
-					    T_MIGRATING)) {
+	int err = thread_claim_start(t, tid);
+	if (err) {
 		arch_irq_restore(flags);
-		return -FUL_ESTATE;
+		return err;
 	}
+	/* STARTING -> MIGRATING: the thread is on its way to its owner.
+	 * The record is not written here: this core need not be the
+	 * owner (thread_publish). */
+	atomic_store_explicit(&t->state, T_MIGRATING, memory_order_relaxed);
 	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_relaxed);
-	load_thread_static(t, cpu); /* now with its task (kernel flag) */
 	if (cpu == o.cpu->id) {
 		sched_make_ready(o, t);
 	} else {
@@ -182,9 +231,19 @@ int thread_create(const struct thread_attr *a, void (*fn)(void *), void *arg)
 	if (!t)
 		return err;
 	tid_t tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
-	thread_activate(t);
+	thread_publish(t);
+	thread_activate(t, tid);
 	sched_preempt_point();
 	return (int)tid;
+}
+
+int thread_start_tid(tid_t tid)
+{
+	struct thread *t = thread_lookup(tid);
+	if (!t)
+		return -FUL_EDEAD;
+	race_point(RACE_START_LOOKED_UP, t);
+	return thread_activate(t, tid);
 }
 
 struct thread *thread_lookup(tid_t tid)
@@ -236,7 +295,7 @@ void thread_start(void *prev, void (*fn)(void *), void *arg)
 
 void thread_sleep_ms(uint64_t ms)
 {
-	uint64_t deadline = arch_counter() + ms_to_ticks(ms);
+	uint64_t deadline = ktime_deadline(arch_counter(), ms_to_ticks(ms));
 	uint64_t flags = arch_irq_save();
 	/* A wake-up (migration, unpark) may end a sleep early: sleep again. */
 	while (arch_counter() < deadline)

@@ -30,6 +30,8 @@ enum thread_state {
 	T_MIGRATING, /* in flight to t->cpu, its TASK_IN record posted or owed */
 	T_DEAD,      /* killed while running; freed once switched out */
 	T_INACTIVE,  /* created by a task, not started yet; owned by t->cpu */
+	T_STARTING,  /* INACTIVE, claimed by a start checking its id: a few
+		      * instructions, IRQs masked (thread_activate) */
 };
 
 struct kport;
@@ -99,15 +101,23 @@ struct thread_attr {
 extern struct thread threads[MAX_THREADS];
 
 void thread_init(void);
-/** Create a thread like thread_create() but leave it T_INACTIVE (owned
- *  by attr->cpu, on no queue) until thread_activate(); its kernel stack
- *  ends at @stack_top_off bytes below the top (room for user registers).
- *  Returns the thread or NULL with *@err set. */
+/** Create a thread like thread_create() but leave it T_EMBRYO, invisible
+ *  to every other core, for its creator to finish and then publish with
+ *  thread_publish(); its kernel stack ends at @stack_top_off bytes below
+ *  the top (room for user registers). Returns the thread or NULL with
+ *  *@err set. */
 struct thread *thread_create_inactive(const struct thread_attr *attr,
 				      void (*fn)(void *), void *arg,
 				      unsigned stack_top_off, int *err);
-/** Start an INACTIVE thread. 0, or -FUL_ESTATE if it is not INACTIVE. */
-int thread_activate(struct thread *t);
+/** Publish a finished EMBRYO: its load record, then T_INACTIVE (owned by
+ *  its attr->cpu, on no queue) until thread_activate(). Its creator. */
+void thread_publish(struct thread *t);
+/** Start INACTIVE @t if it still is thread @tid (its slot may have been
+ *  reused since @tid was looked up). 0, -FUL_ESTATE if it is not
+ *  INACTIVE, -FUL_EDEAD if the slot holds another thread now. */
+int thread_activate(struct thread *t, tid_t tid);
+/** THREAD_START of @tid: look it up and activate it. 0 or -FUL_E*. */
+int thread_start_tid(tid_t tid);
 /** The idle thread of this core, adopting the boot stack. Once per core. */
 struct thread *thread_init_idle(unsigned cpu);
 /** Create a thread running fn(arg) on attr->cpu. Thread or IRQ-masked
@@ -164,7 +174,8 @@ static inline unsigned thread_state_abi(uint32_t st)
 	case T_RUNNING: return FUL_TS_RUNNING;
 	case T_BLOCKED: return FUL_TS_BLOCKED;
 	case T_MIGRATING: return FUL_TS_MIGRATING;
-	case T_INACTIVE: return FUL_TS_INACTIVE;
+	case T_INACTIVE:
+	case T_STARTING: return FUL_TS_INACTIVE;
 	default: return FUL_TS_DEAD;
 	}
 }

@@ -5,12 +5,26 @@
 #include "kernel.h"
 #include "kport.h"
 #include "load.h"
+#include "race.h"
 #include "sched.h"
 #include "thread.h"
 
 static uint32_t thread_state(struct thread *t)
 {
 	return atomic_load_explicit(&t->state, memory_order_relaxed);
+}
+
+/** thread_migrate_local() of @t in state @st, neither READY, RUNNING
+ *  nor BLOCKED: in flight here, not started, or gone. */
+static int thread_migrate_other(struct thread *t, uint32_t st, unsigned dest)
+{
+	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
+		t->pending_dest = (int16_t)dest;
+		return 0;
+	}
+	if (st == T_INACTIVE || st == T_STARTING) /* not started */
+		return -FUL_ESTATE;
+	return -FUL_EDEAD;
 }
 
 int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
@@ -23,14 +37,8 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	 * caller's check may be stale by the time its request arrives. */
 	if (!(t->affinity >> dest & 1))
 		return -FUL_ESTATE;
-	if (st == T_INACTIVE)
-		return -FUL_ESTATE;
-	if (st == T_MIGRATING) { /* still in flight here: apply on arrival */
-		t->pending_dest = (int16_t)dest;
-		return 0;
-	}
 	if (st != T_READY && st != T_RUNNING && st != T_BLOCKED)
-		return -FUL_EDEAD;
+		return thread_migrate_other(t, st, dest);
 	if (dest == c->id)
 		return 0;
 	t->migrations++;
@@ -77,6 +85,10 @@ int thread_kill_local(struct owner o, struct thread *t)
 		sched_unsleep(o, t);
 		thread_release(t);
 		return 0;
+	case T_STARTING: /* a start on another core checks its id */
+		while (thread_state(t) == T_STARTING)
+			arch_cpu_relax();
+		return thread_kill_local(o, t);
 	case T_INACTIVE: {
 		uint32_t expect = T_INACTIVE; /* thread_activate may race */
 		if (!atomic_compare_exchange_strong(&t->state, &expect,
@@ -137,11 +149,26 @@ static bool thread_wake_apply(struct owner o, struct thread *t, uint32_t st)
 	return true;
 }
 
+/**
+ * TASK_IPC for @t reached this core: forward it to @t's owner, or
+ * release the record and wake @t if it is blocked here with a token.
+ * Owner first (acquire), then the state, as load_owned_here() does: a
+ * core hands a thread over by storing its new owner (release) after its
+ * state, so a thread seen owned here is seen in a state no older than
+ * the hand-over, never in one it had on the core it left. Read the other
+ * way round, RUNNING read while another core owned @t can be stale when
+ * the owner then reads "here": @t blocked and moved here in between, a
+ * second waker saw wake_inflight set and posted nothing, and the wake-up
+ * was lost (issue 19, finding 2; test wake_reads_owner_first). IRQs
+ * masked, on this core's drain or inline from thread_wake().
+ */
 void thread_wake_handle(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
-	uint32_t st = thread_state(t);
+	race_point(RACE_WAKE_ENTRY, t);
 	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	race_point(RACE_WAKE_READS, t);
+	uint32_t st = thread_state(t);
 	if (owner != c->id && st != T_FREE && st != T_EMBRYO) {
 		c->stats.icc_forwarded++;
 		if (mbox_push(&cpus[owner].mbox, &t->wake_req.node))

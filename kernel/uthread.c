@@ -71,6 +71,7 @@ int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
 	t->ipcbuf = ipcbuf;
 	t->ipcbuf_frame = f;
 	t->vs = vs;
+	thread_publish(t); /* finished: now a kill releases all of it */
 	*out = t;
 	return 0;
 }

@@ -68,6 +68,8 @@ void arch_send_ipi(uint32_t mask, enum ipi_kind kind)
 	gic_send_sgi(mask, kind);
 }
 
+/** Fire in @ticks (1..ARCH_TIMER_MAX_TICKS): the timer sets its compare
+ *  value to the counter plus TVAL sign-extended from 32 bits. */
 void arch_timer_arm(uint64_t ticks)
 {
 	write_sysreg(cntp_tval_el0, ticks);

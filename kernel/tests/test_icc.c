@@ -6,6 +6,8 @@
  * receiver on its own core through TASK_IPC.
  */
 #include "../kport.h"
+#include "../syscall.h"
+#include <fulcrum/load.h>
 #include "probe.h"
 
 static uint64_t handled(unsigned cpu, enum icc_kind k)
@@ -37,8 +39,9 @@ KTEST(icc_4_1_sleep_wake, 2)
 	uint64_t leaks = cpus[1].stats.nonidle_while_parked;
 	uint64_t other0 = atomic_load(&other.count);
 	for (int i = 0; i < 20; i++) {
-		volatile uint32_t ran_on = 99;
-		KT_CHECK_EQ(icc_call_sync(1, note_cpu, (void *)&ran_on), 0);
+		uint32_t ran_on = 99;
+		KT_CHECK_EQ(icc_call_copy(1, note_cpu, &ran_on, sizeof(ran_on)),
+			    0);
 		KT_CHECK_EQ(ran_on, 1);
 	}
 	KT_WAIT(atomic_load(&other.count) > other0 + 100, KT_TIMEOUT_MS);
@@ -140,8 +143,9 @@ KTEST(icc_4_5_call_func, 2)
 {
 	for (unsigned i = 0; i < machine.ncpus; i++) {
 		uint64_t h0 = handled(i, ICC_CALL_FUNC);
-		volatile uint32_t ran_on = 99;
-		KT_CHECK_EQ(icc_call_sync(i, note_cpu, (void *)&ran_on), 0);
+		uint32_t ran_on = 99;
+		KT_CHECK_EQ(icc_call_copy(i, note_cpu, &ran_on, sizeof(ran_on)),
+			    0);
 		KT_CHECK_EQ(ran_on, i);
 		if (i != this_cpu_id())
 			KT_CHECK_EQ(handled(i, ICC_CALL_FUNC), h0 + 1);
@@ -191,6 +195,86 @@ KTEST(icc_wait_timeout_frees_record, 2)
 		icc_req_free(got[i]);
 	arch_irq_restore(flags);
 	KT_CHECK_EQ(n, ICC_POOL_SIZE);
+}
+
+#define DEAD_FRAME_WORDS 128
+#define DEAD_FRAME_FILL 0x5a5a5a5a5a5a5a5aull /* names no thread */
+
+/** THREAD_SET's kernel half, in a frame of its own that is gone once it
+ *  returns. */
+static __attribute__((noinline)) int set_slice_in_frame(tid_t tid)
+{
+	return thread_set_attr(tid, FUL_TA_SLICE, 5);
+}
+
+/**
+ * Lay 1 KiB of a known pattern where set_slice_in_frame's frames were,
+ * let @target handle what it holds, wait until it has (@n CALL_FUNCs
+ * handled there), and count the words that changed.
+ */
+static __attribute__((noinline)) unsigned dead_frame_writes(unsigned target,
+							   uint64_t n)
+{
+	volatile uint64_t pad[DEAD_FRAME_WORDS];
+	for (unsigned i = 0; i < DEAD_FRAME_WORDS; i++)
+		pad[i] = DEAD_FRAME_FILL;
+	atomic_store(&hold_release, 1);
+	uint64_t dl = arch_counter() + ms_to_ticks(KT_TIMEOUT_MS);
+	while (handled(target, ICC_CALL_FUNC) < n && arch_counter() < dl)
+		thread_sleep_ms(1);
+	unsigned changed = 0;
+	for (unsigned i = 0; i < DEAD_FRAME_WORDS; i++)
+		changed += pad[i] != DEAD_FRAME_FILL;
+	return changed;
+}
+
+/*
+ * Issue 19, finding 4: a THREAD_SET whose wait times out must leave its
+ * handler nothing on the caller's stack. The target core is held in a
+ * CALL_FUNC until the wait (shortened to 50 ms) has given up; the
+ * caller's frame is then reused, the target let go, and the late
+ * handler must not write into the reused frame (it wrote its result
+ * there, through a pointer to the dead request).
+ */
+KTEST(icc_call_timeout_leaves_stack_alone, 2)
+{
+	unsigned target = (this_cpu_id() + 1) % machine.ncpus;
+	_Atomic uint32_t ran = 0;
+	struct thread_attr a = {.name = "set-target", .prio = 20,
+				.slice_ms = 2, .cpu = target};
+	int tid = thread_create(&a, park_forever, &ran);
+	KT_CHECK(tid > 0);
+	KT_WAIT(atomic_load(&ran) == 1, KT_TIMEOUT_MS);
+	atomic_store(&hold_release, 0);
+	uint64_t h0 = handled(target, ICC_CALL_FUNC);
+	uint64_t flags = arch_irq_save();
+	struct icc_req *r = icc_req_alloc(ICC_CALL_FUNC);
+	if (r) {
+		r->fn = hold_until_released;
+		r->flags = ICC_F_AUTOFREE;
+		icc_send(target, r);
+		icc_flush();
+	}
+	arch_irq_restore(flags);
+	KT_CHECK(r != NULL);
+	icc_call_timeout_ms = 50;
+	int res = set_slice_in_frame((tid_t)tid);
+	icc_call_timeout_ms = 10000;
+	unsigned changed = dead_frame_writes(target, h0 + 2);
+	KT_CHECK_EQ(handled(target, ICC_CALL_FUNC), h0 + 2);
+	/* In time, the handler's result comes back through the copy. */
+	int again = thread_set_attr((tid_t)tid, FUL_TA_SLICE, 7);
+	uint32_t slice = thread_lookup((tid_t)tid)->slice_ms;
+	KT_CHECK_EQ(thread_kill(tid), 0);
+	KT_CHECK_EQ(res, -FUL_ETIMEOUT);
+	KT_CHECK_EQ(changed, 0);
+	KT_CHECK_EQ(again, 0);
+	KT_CHECK_EQ(slice, 7);
+	KT_CHECK_EQ(thread_set_attr((tid_t)tid, FUL_TA_SLICE, 5),
+		    -FUL_ENOTHREAD);
+	uint32_t big[ICC_CALL_DATA / 4 + 1];
+	KT_CHECK_EQ(icc_call_copy(target, note_cpu, big, sizeof(big)),
+		    -FUL_EINVAL);
 }
 
 static struct kport ipc_port;

@@ -224,7 +224,7 @@ KTEST(mailbox_fifo_many_producers, 2)
 	mb.target = 0;
 	atomic_store(&mb.producers_done, 0);
 	uint32_t zero[MAX_CPUS] = {0};
-	icc_call_sync(0, mb_read_next, zero); /* quiesce */
+	icc_call_copy(0, mb_read_next, zero, sizeof(zero)); /* quiesce */
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		mb.next[i] = 0;
 	mb.errors = 0;
@@ -237,7 +237,8 @@ KTEST(mailbox_fifo_many_producers, 2)
 	KT_WAIT(atomic_load(&mb.producers_done) == n, KT_TIMEOUT_MS);
 	uint32_t next[MAX_CPUS];
 	for (;;) {
-		KT_CHECK_EQ(icc_call_sync(0, mb_read_next, next), 0);
+		KT_CHECK_EQ(icc_call_copy(0, mb_read_next, next, sizeof(next)),
+			    0);
 		bool all = true;
 		for (unsigned p = 1; p <= n; p++)
 			all &= next[p] == MB_PER_PRODUCER;

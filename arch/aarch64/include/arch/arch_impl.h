@@ -154,6 +154,10 @@ static inline uint64_t arch_counter_freq(void)
 	return read_sysreg(cntfrq_el0);
 }
 
+/* CNTP_TVAL_EL0 is a signed 32-bit down-counter: a larger value would
+ * be read as negative, a compare value in the past (arch_timer_arm). */
+#define ARCH_TIMER_MAX_TICKS 0x7fffffffull
+
 static inline uint64_t arch_cycles(void)
 {
 	uint64_t v;

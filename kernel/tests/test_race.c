@@ -1,0 +1,338 @@
+/*
+ * Races of issue 19, each forced with race points (race.h): a hook
+ * stops the core that reaches a point until the other cores have made
+ * the interleaving that broke the protocol. Every wait has a timeout.
+ */
+#include "../race.h"
+#include "../syscall.h"
+#include "probe.h"
+#include <fulcrum/load.h>
+
+/* Spin (IRQ context allowed) until @cond or @ms pass; false on timeout. */
+#define SPIN_UNTIL(cond, ms)                                             \
+	({                                                               \
+		uint64_t dl_ = arch_counter() + ms_to_ticks(ms);         \
+		while (!(cond) && arch_counter() < dl_)                  \
+			arch_cpu_relax();                                \
+		(bool)(cond);                                            \
+	})
+
+#define HOOK_MS 10000
+
+static uint32_t state_of(struct thread *t)
+{
+	return atomic_load(&t->state);
+}
+
+static uint32_t cpu_of(struct thread *t)
+{
+	return atomic_load(&t->cpu);
+}
+
+/* ---- finding 2: the wake handler reads the owner, then the state ---- */
+
+static struct wake_race {
+	struct thread *t; /* the victim, T */
+	tid_t tid;
+	unsigned a, b;    /* T starts on a, runs on b, is moved back to a */
+	_Atomic uint32_t t_masked, posted, go_park, woken, woken_cpu;
+	_Atomic uint32_t entry_armed, reads_armed, entry_hit, reads_hit;
+	_Atomic uint32_t helper_done, spin_timeouts;
+} wr;
+
+static void wr_spin(bool ok)
+{
+	if (!ok)
+		atomic_fetch_add(&wr.spin_timeouts, 1);
+}
+
+/*
+ * On core a, in its drain of T's TASK_IPC: at entry, wait until T runs
+ * on b; between the two reads, let T block on b, a second waker set
+ * the token (posting nothing: the record is here) and b move the
+ * blocked T to a.
+ */
+static void wake_race_hook(enum race_point p, void *arg)
+{
+	if (arg != wr.t || this_cpu_id() != wr.a)
+		return;
+	if (p == RACE_WAKE_ENTRY && atomic_exchange(&wr.entry_armed, 0)) {
+		atomic_store(&wr.entry_hit, 1);
+		wr_spin(SPIN_UNTIL(state_of(wr.t) == T_RUNNING &&
+					   cpu_of(wr.t) == wr.b,
+				   HOOK_MS));
+		atomic_store(&wr.reads_armed, 1);
+	} else if (p == RACE_WAKE_READS &&
+		   atomic_exchange(&wr.reads_armed, 0)) {
+		atomic_store(&wr.reads_hit, 1);
+		atomic_store(&wr.go_park, 1);
+		wr_spin(SPIN_UNTIL(cpu_of(wr.t) == wr.a &&
+					   atomic_load(&wr.helper_done),
+				   HOOK_MS));
+	}
+}
+
+/* T: with IRQs masked on a (its wake record arrives meanwhile), move
+ * to b; there, park until woken. */
+static void wake_victim_main(void *arg)
+{
+	(void)arg;
+	uint64_t flags = arch_irq_save();
+	atomic_store(&wr.t_masked, 1);
+	wr_spin(SPIN_UNTIL(atomic_load(&wr.posted), HOOK_MS));
+	/* Switched out here with the IPI_ICC for the record still pending:
+	 * a handles the record only once T is gone. */
+	thread_migrate(wr.tid, wr.b);
+	arch_irq_restore(flags);
+	wr_spin(SPIN_UNTIL(atomic_load(&wr.go_park), HOOK_MS));
+	thread_park(); /* takes the helper's first token */
+	thread_park(); /* blocks: only the second wake-up ends this */
+	atomic_store(&wr.woken_cpu, this_cpu_id() + 1);
+	atomic_store(&wr.woken, 1);
+}
+
+/* On b, below T: post T's record to a, then (T blocked on b) wake T
+ * again and move it, blocked, to a. */
+static void wake_helper_main(void *arg)
+{
+	(void)arg;
+	wr_spin(SPIN_UNTIL(atomic_load(&wr.t_masked), HOOK_MS));
+	thread_wake(wr.t); /* T is on a: its record goes to a's mailbox */
+	atomic_store(&wr.posted, 1);
+	wr_spin(SPIN_UNTIL(state_of(wr.t) == T_BLOCKED && cpu_of(wr.t) == wr.b,
+			   HOOK_MS));
+	thread_wake(wr.t); /* wake_inflight is 1: only the token is set */
+	thread_migrate(wr.tid, wr.a);
+	atomic_store(&wr.helper_done, 1);
+}
+
+/*
+ * Issue 19, finding 2: the six steps of the lost wake-up, in order. The
+ * handler on a read T's state (RUNNING, on b) before its owner; by the
+ * time it read the owner, T had blocked on b with a token set and moved
+ * to a, so the handler dropped the record without waking T.
+ */
+KTEST(wake_reads_owner_first, 2)
+{
+	wr = (struct wake_race){.a = this_cpu_id(), .entry_armed = 1};
+	wr.b = (wr.a + 1) % machine.ncpus;
+	struct thread_attr ha = {.name = "wr-helper", .prio = 10,
+				 .slice_ms = 2, .cpu = wr.b};
+	struct thread_attr ta = {.name = "wr-victim", .prio = 20,
+				 .slice_ms = 2, .cpu = wr.a};
+	int helper = thread_create(&ha, wake_helper_main, NULL);
+	KT_CHECK(helper > 0);
+	int err;
+	wr.t = thread_create_inactive(&ta, wake_victim_main, NULL, 0, &err);
+	KT_CHECK(wr.t != NULL);
+	wr.tid = atomic_load(&wr.t->tid);
+	thread_publish(wr.t);
+	atomic_store(&race_hook, wake_race_hook);
+	thread_activate(wr.t, wr.tid);
+	KT_WAIT(atomic_load(&wr.helper_done) || atomic_load(&wr.spin_timeouts),
+		KT_TIMEOUT_MS);
+	uint64_t dl = arch_counter() + ms_to_ticks(KT_TIMEOUT_MS);
+	while (!atomic_load(&wr.woken) && arch_counter() < dl)
+		ktest_idle_wait();
+	atomic_store(&race_hook, NULL);
+	bool woken = atomic_load(&wr.woken);
+	if (!woken)
+		thread_kill(wr.tid);
+	KT_WAIT(thread_lookup(wr.tid) == NULL &&
+			thread_lookup((tid_t)helper) == NULL,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&wr.spin_timeouts), 0);
+	KT_CHECK(atomic_load(&wr.entry_hit) && atomic_load(&wr.reads_hit));
+	if (!woken) {
+		ktest_fail(kt, __FILE__, __LINE__,
+			   "T never woken: the wake-up was lost");
+		return;
+	}
+	KT_CHECK_EQ(atomic_load(&wr.woken_cpu), wr.a + 1);
+}
+
+/* ---- finding 5: one writer per thread record ---- */
+
+static struct lrec_race {
+	struct thread *t; /* the thread whose record is watched, X */
+	tid_t tid;
+	unsigned a, b; /* the test (and X's creator) runs on a; X is b's */
+	_Atomic uint32_t inside, max_inside, stable_while_shared;
+	_Atomic uint32_t nonowner_in, owner_in, activated, helper_done;
+	_Atomic uint32_t ran, spin_timeouts;
+	_Atomic int set_result;
+} lr;
+
+static void lr_spin(bool ok)
+{
+	if (!ok)
+		atomic_fetch_add(&lr.spin_timeouts, 1);
+}
+
+/*
+ * Inside X's record window: count the writers in it. A writer that is
+ * not X's owner keeps the window open until the owner has written too,
+ * so the two writers the bug allowed meet every time.
+ */
+static void lrec_hook(enum race_point p, void *arg)
+{
+	if (p != RACE_LTHREAD_WINDOW || arg != lr.t)
+		return;
+	uint32_t n = atomic_fetch_add(&lr.inside, 1) + 1;
+	uint32_t max = atomic_load(&lr.max_inside);
+	while (n > max && !atomic_compare_exchange_weak(&lr.max_inside, &max, n))
+		;
+	if (this_cpu_id() != cpu_of(lr.t)) {
+		atomic_store(&lr.nonowner_in, 1);
+		lr_spin(SPIN_UNTIL(atomic_load(&lr.owner_in), HOOK_MS));
+	} else {
+		/* A reader would take this half-written record as stable. */
+		if (n > 1 && !(*(volatile unsigned *)&lr.t->lrec->seq & 1))
+			atomic_store(&lr.stable_while_shared, 1);
+		atomic_store(&lr.owner_in, 1);
+	}
+	atomic_fetch_sub(&lr.inside, 1);
+}
+
+/* X: stay alive until the helper has set its affinity. */
+static void lrec_thread_main(void *arg)
+{
+	(void)arg;
+	lr_spin(SPIN_UNTIL(atomic_load(&lr.helper_done), HOOK_MS));
+	atomic_store(&lr.ran, 1);
+}
+
+/* On b, X's owner: THREAD_SET X's affinity while a starts X. */
+static void lrec_helper_main(void *arg)
+{
+	(void)arg;
+	lr_spin(SPIN_UNTIL(atomic_load(&lr.nonowner_in) ||
+				   atomic_load(&lr.activated),
+			   HOOK_MS));
+	atomic_store(&lr.set_result,
+		     thread_set_attr(lr.tid, FUL_TA_AFFINITY,
+				     atomic_load(&cpus_online_mask)));
+	atomic_store(&lr.helper_done, 1);
+}
+
+/*
+ * Issue 19, finding 5: THREAD_START on a core other than the thread's
+ * owner wrote the thread's load record there (thread_activate) while a
+ * THREAD_SET on the owner wrote it too: two writers of one plain
+ * sequence counter, which can be left odd so that every reader retries
+ * forever. Here the starter is held inside its window until the owner
+ * has entered the record too: at most one writer may ever be inside.
+ */
+KTEST(lrec_one_writer, 2)
+{
+	lr = (struct lrec_race){.a = this_cpu_id()};
+	lr.b = (lr.a + 1) % machine.ncpus;
+	struct thread_attr ha = {.name = "lr-helper", .prio = 10,
+				 .slice_ms = 2, .cpu = lr.b};
+	struct thread_attr xa = {.name = "lr-x", .prio = 5, .slice_ms = 2,
+				 .cpu = lr.b};
+	int helper = thread_create(&ha, lrec_helper_main, NULL);
+	KT_CHECK(helper > 0);
+	int err;
+	lr.t = thread_create_inactive(&xa, lrec_thread_main, NULL, 0, &err);
+	KT_CHECK(lr.t != NULL);
+	lr.tid = atomic_load(&lr.t->tid);
+	thread_publish(lr.t);
+	atomic_store(&race_hook, lrec_hook);
+	KT_CHECK_EQ(thread_activate(lr.t, lr.tid), 0);
+	atomic_store(&lr.activated, 1);
+	KT_WAIT(atomic_load(&lr.helper_done) && atomic_load(&lr.ran),
+		KT_TIMEOUT_MS);
+	atomic_store(&race_hook, NULL);
+	KT_WAIT(thread_lookup(lr.tid) == NULL &&
+			thread_lookup((tid_t)helper) == NULL,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&lr.spin_timeouts), 0);
+	KT_CHECK_EQ(atomic_load(&lr.set_result), 0);
+	KT_CHECK(atomic_load(&lr.owner_in));
+	KT_CHECK_EQ(atomic_load(&lr.max_inside), 1);
+	KT_CHECK_EQ(atomic_load(&lr.stable_while_shared), 0);
+	KT_CHECK_EQ(lr.t->lrec->seq & 1, 0);
+}
+
+/* ---- finding 6: THREAD_START checks the id it looked up ---- */
+
+static struct start_race {
+	struct thread *x; /* the thread named, killed after the lookup */
+	tid_t x_tid, w_tid;
+	struct thread *w; /* the slot's next occupant, INACTIVE */
+	unsigned tries;
+	_Atomic uint32_t hit, x_ran, w_ran;
+} sr;
+
+static void start_race_main(void *arg)
+{
+	atomic_store((_Atomic uint32_t *)arg, 1);
+}
+
+/**
+ * Between THREAD_START's lookup of X and its claim: kill X, then create
+ * inactive threads (killing each at once) until one lands in X's slot,
+ * W. Runs in the test thread. Each one is published: an EMBRYO cannot
+ * be freed.
+ */
+static void start_race_hook(enum race_point p, void *arg)
+{
+	if (p != RACE_START_LOOKED_UP || arg != sr.x ||
+	    atomic_exchange(&sr.hit, 1))
+		return;
+	if (thread_kill(sr.x_tid) != 0)
+		return;
+	struct thread_attr a = {.name = "sr-w", .prio = 20, .slice_ms = 2,
+				.cpu = this_cpu_id()};
+	for (sr.tries = 0; sr.tries <= MAX_THREADS; sr.tries++) {
+		int err;
+		struct thread *t =
+			thread_create_inactive(&a, start_race_main, &sr.w_ran,
+					       0, &err);
+		if (!t)
+			return;
+		tid_t tid = atomic_load(&t->tid);
+		thread_publish(t);
+		if (t == sr.x) {
+			sr.w = t;
+			sr.w_tid = tid;
+			return;
+		}
+		thread_kill(tid);
+	}
+}
+
+/*
+ * Issue 19, finding 6: THREAD_START looked its thread up, then claimed
+ * the slot with INACTIVE -> MIGRATING. If the thread was killed in
+ * between and its slot reused by another INACTIVE thread, that thread
+ * was started instead (possibly another task's). The start must fail
+ * with EDEAD and leave the new occupant INACTIVE.
+ */
+KTEST(start_checks_id, 1)
+{
+	sr = (struct start_race){0};
+	struct thread_attr a = {.name = "sr-x", .prio = 20, .slice_ms = 2,
+				.cpu = (this_cpu_id() + 1) % machine.ncpus};
+	int err;
+	sr.x = thread_create_inactive(&a, start_race_main, &sr.x_ran, 0, &err);
+	KT_CHECK(sr.x != NULL);
+	sr.x_tid = atomic_load(&sr.x->tid);
+	thread_publish(sr.x);
+	atomic_store(&race_hook, start_race_hook);
+	int res = thread_start_tid(sr.x_tid);
+	atomic_store(&race_hook, NULL);
+	KT_CHECK(atomic_load(&sr.hit));
+	KT_CHECK(sr.w != NULL); /* the slot was reused */
+	uint32_t w_state = atomic_load(&sr.w->state);
+	/* W is still startable, by its own id, and runs once. */
+	int again = thread_start_tid(sr.w_tid);
+	KT_WAIT(atomic_load(&sr.w_ran) && thread_lookup(sr.w_tid) == NULL,
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(res, -FUL_EDEAD);
+	KT_CHECK_EQ(w_state, T_INACTIVE);
+	KT_CHECK_EQ(again, 0);
+	KT_CHECK_EQ(atomic_load(&sr.x_ran), 0);
+	KT_CHECK_EQ(thread_start_tid(sr.x_tid), -FUL_EDEAD);
+}
