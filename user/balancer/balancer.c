@@ -42,7 +42,7 @@ static void bal_unlock(void)
 
 static unsigned long bal_now_us(void)
 {
-	return ful_counter() / (ful_counter_freq() / 1000000);
+	return ful_ticks_to_us(ful_counter());
 }
 
 int bal_init(const char *name)
@@ -85,8 +85,7 @@ unsigned bal_place(unsigned slice_ms, unsigned affinity)
 
 bool bal_wait_settled(unsigned tid)
 {
-	unsigned long dl = ful_counter() +
-			   BAL_SETTLE_US * (ful_counter_freq() / 1000000);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(BAL_SETTLE_US);
 	struct ful_load_thread t;
 	for (;;) {
 		ful_load_read_thread(ful_load_area(), FUL_TID_SLOT(tid), &t);

@@ -194,7 +194,7 @@ static void mm_place(unsigned i, unsigned *blk, unsigned *cpu)
 
 static unsigned long mm_us(unsigned long ticks)
 {
-	return ticks / (ful_counter_freq() / 1000000);
+	return ful_ticks_to_us(ticks);
 }
 
 /** Wait until every task is blocked (at the gate or parked). */

@@ -103,10 +103,23 @@ static inline unsigned long ful_counter_freq(void)
 	return f;
 }
 
-/** @us microseconds in ticks of ful_counter(). */
+/** @us microseconds in ticks of ful_counter(), exact for any frequency
+ *  (62.5 MHz on QEMU virt is not a whole number of MHz), saturating at
+ *  ~0UL (FUL_FOREVER stays forever). */
 static inline unsigned long ful_us_to_ticks(unsigned long us)
 {
-	return us * (ful_counter_freq() / 1000000);
+	unsigned long f = ful_counter_freq();
+	unsigned __int128 t = (unsigned __int128)(us / 1000000) * f +
+			      (us % 1000000) * f / 1000000;
+	return t > ~0UL ? ~0UL : (unsigned long)t;
+}
+
+/** @ticks of ful_counter() in microseconds, exact and without overflow
+ *  for any uptime (two divisions, no 128-bit one). */
+static inline unsigned long ful_ticks_to_us(unsigned long ticks)
+{
+	unsigned long f = ful_counter_freq();
+	return ticks / f * 1000000 + ticks % f * 1000000 / f;
 }
 
 /** The bootinfo page (the rootserver and the system programs). */
