@@ -54,7 +54,7 @@ static void cmd_threads(void)
 		kprintf("  %-7x %-13s %-10s %3u %4u %5u %12lu %5u\n",
 			(unsigned)t->tid, t->name, state_names[st],
 			(unsigned)atomic_load(&t->cpu), t->prio, t->slice_ms,
-			ticks_to_us(t->runtime), t->migrations);
+			ticks_to_us(sched_thread_runtime(t)), t->migrations);
 	}
 }
 
@@ -68,11 +68,12 @@ static void cmd_cpus(void)
 			handled += c->stats.icc_handled[k];
 		for (unsigned k = 0; k < 4; k++)
 			in += c->stats.ipi_in[k];
+		uint64_t busy, idle;
+		sched_cpu_times(c, &busy, &idle);
 		kprintf("  %3u %6s %8lu %9lu %9lu %6lu %7lu %11lu\n", i,
 			atomic_load(&c->parked) ? "yes" : "no",
-			c->stats.switches, ticks_to_us(c->stats.busy),
-			ticks_to_us(c->stats.idle), in, c->stats.ipi_out,
-			handled);
+			c->stats.switches, ticks_to_us(busy), ticks_to_us(idle),
+			in, c->stats.ipi_out, handled);
 	}
 }
 

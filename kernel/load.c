@@ -144,7 +144,7 @@ void load_switch_slow(struct owner o, struct thread *prev,
 		l->nrunnable += (unsigned)dn;
 		l->nblocked += (unsigned)db;
 		if (idle_edge)
-			lcpu_times(c, l);
+			lcpu_times(c, l, next == c->idle);
 		seq_end(&l->seq);
 	}
 	if (prev != c->idle)
@@ -187,7 +187,7 @@ void load_tick(struct owner o)
 	if (c->current != c->idle)
 		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
-	lcpu_times(c, l);
+	lcpu_times(c, l, c->current == c->idle);
 	seq_end(&l->seq);
 }
 

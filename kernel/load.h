@@ -96,10 +96,14 @@ static inline void lthread_state(struct thread *t, unsigned abi_state)
 			 __ATOMIC_RELEASE);
 }
 
-/** Publish @c's time figures (kept in c->stats by sched_account).
- *  Inside a window of @l. */
-static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l)
+/** Publish @c's time figures (kept in c->stats by sched_account, so up
+ *  to c->last_switch), and whether the core idles from then on
+ *  (@idle_open): true exactly when its current thread is, or is about to
+ *  be, the idle thread. Inside a window of @l. */
+static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l,
+			      bool idle_open)
 {
+	l->idle_open = idle_open;
 	l->busy = c->stats.busy;
 	l->idle = c->stats.idle;
 	l->stamp = c->last_switch;
@@ -159,7 +163,7 @@ static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
 	l->weight -= prev->weight;
 	l->nrunnable--;
 	l->nblocked++;
-	lcpu_times(c, l);
+	lcpu_times(c, l, true);
 	seq_end(&l->seq);
 	lthread_state(prev, FUL_TS_BLOCKED);
 	l->running = 0;
@@ -180,7 +184,7 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 	l->weight += next->weight;
 	l->nrunnable++;
 	l->nblocked--;
-	lcpu_times(c, l);
+	lcpu_times(c, l, false);
 	seq_end(&l->seq);
 	lthread_state(next, FUL_TS_RUNNING);
 	l->running = atomic_load_explicit(&next->tid, memory_order_relaxed);

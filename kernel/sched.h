@@ -45,5 +45,10 @@ void sched_preempt_point(void);
 void sched_preempt_window(void);
 /** This core's idle loop. Never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
+/** Busy and idle ticks of core @c up to now, the stretch since its last
+ *  switch included (an idle core has no tick). Any core, no lock. */
+void sched_cpu_times(struct cpu *c, uint64_t *busy, uint64_t *idle);
+/** Run time of @t up to now, in ticks, its running stretch included. */
+uint64_t sched_thread_runtime(struct thread *t);
 
 #endif

@@ -291,7 +291,7 @@ int64_t sys_thread_info(struct thread *t, struct arch_uregs *u)
 		.cpu = atomic_load_explicit(&o->cpu, memory_order_relaxed),
 		.state = thread_state_abi(atomic_load(&o->state)),
 		.prio = o->prio,
-		.runtime_us = ticks_to_us(o->runtime),
+		.runtime_us = ticks_to_us(sched_thread_runtime(o)),
 		.migrations = o->migrations,
 	};
 	return vspace_copy_out(t->vs, ARG(1), &info, sizeof(info));

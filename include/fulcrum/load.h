@@ -31,7 +31,14 @@
  *   weight    sum of the nice weights (1024 / 1.25^nice) of the same
  *   busy/idle counter ticks the core spent running a thread / idling,
  *             up to `stamp`; with `switches` and `awake`, published at
- *             each tick and each switch to or from idle
+ *             each tick and each switch to or from idle. An idle core
+ *             has no tick, so the figures can be old: the stretch from
+ *             `stamp` to now belongs to idle if `idle_open`, else to
+ *             busy (ful_load_cpu_times adds it at read time)
+ *   idle_open 1 if the core has been idle since `stamp`, 0 if it has run
+ *             threads since: published with busy/idle; the stretch since
+ *             `stamp` never changes kind without a new publication
+ *             (added in version 2 from the padding)
  *   awake     the core's cycle counter (PMCCNTR_EL0; one count per
  *             instruction under QEMU -icount) summed over its periods
  *             outside wfi, up to its last wfi entry: the cost of
@@ -48,7 +55,7 @@
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
 
-#define FUL_LOAD_VERSION 1
+#define FUL_LOAD_VERSION 2
 #define FUL_LOAD_VADDR 0x7fc00000UL
 #define FUL_LOAD_PAGES 5
 #define FUL_LOAD_CPUS 8
@@ -85,7 +92,8 @@ struct ful_load_cpu {
 	unsigned long switches;
 	unsigned long awake;    /* cycle counter (PMCCNTR) outside wfi, up
 				 * to the core's last wfi entry */
-	unsigned long pad[5];
+	unsigned long idle_open; /* 1: idle since stamp, 0: busy since */
+	unsigned long pad[4];
 };
 
 /* ful_load_thread.flags */

@@ -259,8 +259,8 @@ static void mm_busy(unsigned long now, unsigned long *busy)
 	for (unsigned c = 0; c < mm.ncpus; c++) {
 		struct ful_load_cpu r;
 		ful_load_read_cpu(ful_load_area(), c, &r);
-		busy[c] =
-		    r.busy + (r.running && now > r.stamp ? now - r.stamp : 0);
+		unsigned long idle;
+		ful_load_cpu_times(&r, now, &busy[c], &idle);
 	}
 }
 

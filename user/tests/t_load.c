@@ -6,6 +6,10 @@
  *                        blocked) and exit; per-thread records agree
  *   load_thread_set      slice, nice and affinity through THREAD_SET;
  *                        a pinned thread refuses other cores
+ *   load_idle_time_advances  an idle (tickless) core's idle time grows
+ *                        by the whole interval, read at read time
+ *   load_runtime_advances    a thread running without a switch: its
+ *                        THREAD_INFO run time and its core's busy time grow
  * The kernel tests additionally check the area against the thread table
  * after every kernel test (kernel/ktest.c).
  */
@@ -16,6 +20,8 @@
 
 #include <fulcrum/bootinfo.h>
 #include <fulcrum/load.h>
+
+#include <ful/load.h>
 
 #include "utest.h"
 
@@ -291,4 +297,102 @@ UTEST(load_thread_set, 2)
 	ful_ntfn_signal((unsigned)w.ntfn, 1);
 	UT_WAIT(ful_thread_dead(w.th.slot));
 	lw_free(&w);
+}
+
+/** Yield until the counter has advanced by @us (waits on the counter,
+ *  not for a fixed time: the caller measures what happened meanwhile). */
+static void lt_pass(unsigned long us)
+{
+	unsigned long end = ful_counter() + ful_us_to_ticks(us);
+	while (ful_counter() < end)
+		ful_yield();
+}
+
+/*
+ * An idle core is tickless: its published busy/idle figures stand still
+ * from the moment it goes idle. ful_load_cpu_times adds the stretch since
+ * `stamp` to the side `idle_open` names, so over any interval an idle
+ * core's idle time grows by the whole interval and its busy time not at
+ * all. (With the figures as published, idle grew by 0: issue 19, 8.)
+ */
+UTEST(load_idle_time_advances, 2)
+{
+	unsigned cpu = ut_ncpus() - 1;
+	WAIT_CPU(cpu, c.nrunnable == 0 && c.idle_open);
+	struct ful_load_cpu a = lcpu(cpu);
+	unsigned long t0 = ful_counter(), b0, i0, b1, i1;
+	ful_load_cpu_times(&a, t0, &b0, &i0);
+	lt_pass(50000);
+	struct ful_load_cpu b = lcpu(cpu);
+	unsigned long t1 = ful_counter();
+	ful_load_cpu_times(&b, t1, &b1, &i1);
+	UT_CHECK(b.nrunnable == 0 && b.idle_open);
+	UT_CHECK_EQ(b1, b0);
+	UT_CHECK(i1 - i0 >= (t1 - t0) * 9 / 10);
+	UT_CHECK(i1 - i0 <= t1 - t0);
+}
+
+static _Atomic int lt_spin_stop;
+
+static void lt_spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&lt_spin_stop))
+		;
+}
+
+/*
+ * A thread alone on its core: a busy core accounts at its 1 ms tick, so
+ * run time read from the figures alone lags by up to a tick. THREAD_INFO
+ * adds the running stretch: over each of 10 intervals (2.3 ms apart, out
+ * of step with the tick) the run time grows by the interval, within the
+ * cost of the call. Without the stretch, most intervals are off by a
+ * tick's fraction. Its core's busy time, read through the load area,
+ * grows with it.
+ */
+#define LT_SAMPLES 10
+#define LT_SLACK_US 300
+
+static void runtime_body(struct ut *ut, struct ful_thread *th, unsigned cpu)
+{
+	struct ful_thread_args a = {.fn = lt_spin, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .cpu = cpu, .name = "lt_spin"};
+	UT_CHECK_EQ(ful_thread_spawn(&a, th), 0);
+	struct ful_thread_info i0, i1;
+	UT_WAIT(ful_thread_info(th->slot, &i0) == 0 &&
+		i0.state == FUL_TS_RUNNING && i0.cpu == cpu);
+	unsigned long t0a = ful_counter();
+	UT_CHECK_EQ(ful_thread_info(th->slot, &i0), 0);
+	unsigned long t0b = ful_counter();
+	for (unsigned k = 0; k < LT_SAMPLES; k++) {
+		lt_pass(2300);
+		unsigned long before = ful_counter();
+		UT_CHECK_EQ(ful_thread_info(th->slot, &i1), 0);
+		unsigned long after = ful_counter();
+		/* Each call reads the run time somewhere inside its own
+		 * [before, after] window. */
+		long lo = (long)ful_ticks_to_us(before - t0b) - LT_SLACK_US;
+		long hi = (long)ful_ticks_to_us(after - t0a) + LT_SLACK_US;
+		long grew = (long)(i1.runtime_us - i0.runtime_us);
+		if (grew < lo || grew > hi)
+			ut_fail(ut, __FILE__, __LINE__,
+				"sample %u: run time grew %ld us, expected "
+				"%ld..%ld", k, grew, lo, hi);
+	}
+	struct ful_load_cpu c = lcpu(cpu);
+	unsigned long busy, idle;
+	ful_load_cpu_times(&c, ful_counter(), &busy, &idle);
+	UT_CHECK(!c.idle_open);
+	UT_CHECK(ful_ticks_to_us(busy) >= i1.runtime_us * 9 / 10);
+}
+
+UTEST(load_runtime_advances, 2)
+{
+	struct ful_thread th = {0};
+	atomic_store(&lt_spin_stop, 0);
+	runtime_body(ut, &th, ut_ncpus() - 1);
+	atomic_store(&lt_spin_stop, 1);
+	if (!ful_thread_reap(&th, UT_TIMEOUT_US))
+		ut_fail(ut, __FILE__, __LINE__, "spinner did not end");
 }

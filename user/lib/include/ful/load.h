@@ -90,7 +90,21 @@ static inline bool ful_load_try_cpu(const struct ful_load_page *pg,
 	out->mig_out = FUL_LOAD_RLX(&c->mig_out);
 	out->switches = FUL_LOAD_RLX(&c->switches);
 	out->awake = FUL_LOAD_RLX(&c->awake);
+	out->idle_open = FUL_LOAD_RLX(&c->idle_open);
 	return ful_load_seq_ok(&c->seq, s);
+}
+
+/** Busy and idle time of the consistent copy @c up to counter value
+ *  @now: the published figures plus the open stretch since c->stamp,
+ *  which an idle core (no tick) has not published. @now is a counter
+ *  value read after the copy was made. */
+static inline void ful_load_cpu_times(const struct ful_load_cpu *c,
+				      unsigned long now, unsigned long *busy,
+				      unsigned long *idle)
+{
+	unsigned long open = now > c->stamp ? now - c->stamp : 0;
+	*busy = c->busy + (c->idle_open ? 0 : open);
+	*idle = c->idle + (c->idle_open ? open : 0);
 }
 
 /** Copy core @cpu's record consistently, retrying torn copies. */
