@@ -148,34 +148,43 @@ def print_tail(result):
     print("    ---")
 
 
-def report_panic_suite(suite, result, timeout, totals):
-    """A panic suite passes iff the kernel printed the expected PANIC line
-    and then powered the machine off by itself (QEMU exit code 0)."""
-    problems = []
+def panic_problems(suite, result, timeout):
+    """Why a panic suite failed (empty list if it passed): it passes iff
+    the kernel printed the expected PANIC line and then powered the
+    machine off by itself (QEMU exit code 0)."""
     if result.error:
-        problems.append(result.error)
-    elif result.timed_out:
-        problems.append(f"timeout after {timeout}s: the machine did not "
-                        "power off after panic")
-    elif not result.panic:
-        problems.append("no PANIC line")
-    elif missing := [w for w in suite.expect_panic.split(",")
-                     if w not in result.panic]:
-        problems.append(f"PANIC line {result.panic!r} lacks {missing}")
-    elif result.returncode != 0:
-        problems.append(f"QEMU exit code {result.returncode}")
+        return [result.error]
+    if result.timed_out:
+        return [f"timeout after {timeout}s: the machine did not power off "
+                "after panic"]
+    if not result.panic:
+        return ["no PANIC line"]
+    if missing := [w for w in suite.expect_panic.split(",")
+                   if w not in result.panic]:
+        return [f"PANIC line {result.panic!r} lacks {missing}"]
+    if result.returncode != 0:
+        return [f"QEMU exit code {result.returncode}"]
+    return []
+
+
+def report_single(suite, kind, problems, result, totals):
+    """Report a suite that counts as one test, <suite>/<kind>; return
+    its failures (0 or 1)."""
     if problems:
-        print(f"FAIL {suite.name}/panic: {'; '.join(problems)}")
+        print(f"FAIL {suite.name}/{kind}: {'; '.join(problems)}")
         print_tail(result)
         totals.failed += 1
         return 1
-    print(f"PASS {suite.name}/panic")
+    print(f"PASS {suite.name}/{kind}")
     totals.passed += 1
     return 0
 
 
 def expect_problems(suite, result, timeout):
-    """Why an expect suite failed (empty list if it passed)."""
+    """Why an expect suite failed (empty list if it passed): it passes
+    iff the boot printed a line containing each expected text, no PANIC
+    and no DEMO-FAIL line, and QEMU exited 0 by itself (the kernel
+    powered the machine off)."""
     if result.error:
         return [result.error]
     problems = []
@@ -195,21 +204,6 @@ def expect_problems(suite, result, timeout):
     return problems
 
 
-def report_expect_suite(suite, result, timeout, totals):
-    """An expect suite passes iff the boot printed a line containing each
-    expected text, no PANIC and no DEMO-FAIL line, and QEMU exited 0 by
-    itself (the kernel powered the machine off)."""
-    problems = expect_problems(suite, result, timeout)
-    if problems:
-        print(f"FAIL {suite.name}/expect: {'; '.join(problems)}")
-        print_tail(result)
-        totals.failed += 1
-        return 1
-    print(f"PASS {suite.name}/expect")
-    totals.passed += 1
-    return 0
-
-
 def run_one(suite, opts, log_path, totals):
     """Run one suite of any kind and report it; return its failures."""
     def go(stop_on_panic=True):
@@ -217,10 +211,14 @@ def run_one(suite, opts, log_path, totals):
                         first_output=opts.first_output)
     if suite.expect_panic is not None:
         result = go(stop_on_panic=False)
-        failures = report_panic_suite(suite, result, opts.timeout, totals)
+        failures = report_single(
+            suite, "panic", panic_problems(suite, result, opts.timeout),
+            result, totals)
     elif suite.expect_lines is not None:
         result = go()
-        failures = report_expect_suite(suite, result, opts.timeout, totals)
+        failures = report_single(
+            suite, "expect", expect_problems(suite, result, opts.timeout),
+            result, totals)
     else:
         result = go()
         proto = parse_protocol(result.lines)
