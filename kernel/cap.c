@@ -14,7 +14,8 @@ void ipc_reply_abort(uint64_t token, int err);
 static bool cap_counted(unsigned type)
 {
 	return type == FUL_CAP_VSPACE || type == FUL_CAP_FRAME ||
-	       type == FUL_CAP_ENDPOINT || type == FUL_CAP_NTFN;
+	       type == FUL_CAP_ENDPOINT || type == FUL_CAP_NTFN ||
+	       type == FUL_CAP_POOL;
 }
 
 int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,

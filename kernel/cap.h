@@ -4,7 +4,7 @@
  * A capability names an object and carries rights and one word of data:
  * the badge (endpoint, notification), the thread id (thread), or the
  * caller's reply token (reply). Object kinds without a reference count
- * (thread, sched, pool, reply) are named by value and checked on use.
+ * (thread, sched, reply) are named by value and checked on use.
  */
 #ifndef KERNEL_CAP_H
 #define KERNEL_CAP_H

@@ -3,6 +3,7 @@
 #define KERNEL_FRAME_H
 
 #include "obj.h"
+#include "page.h"
 
 #define FRAME_MAX 2048
 
@@ -12,8 +13,12 @@ struct frame {
 	struct kobj obj;
 	uintptr_t kva;      /* [I] kernel address of the first page */
 	uint32_t npages;    /* [I] */
-	struct pool *pool;  /* [I] charged npages, credited on destroy */
+	struct pool *pool;  /* [I] charged FRAME_CHARGE, credited on destroy */
 };
+
+/* Bytes a frame of @npages costs its pool: its pages and its record. */
+#define FRAME_CHARGE(npages) \
+	((uint64_t)(npages) * PAGE_SIZE + sizeof(struct frame))
 
 /** A zeroed frame of @npages (1..FUL_FRAME_MAX_PAGES) charged to @p.
  *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. */

@@ -73,7 +73,7 @@ static void root_bootinfo(struct vspace *vs, struct ful_bootinfo *bi)
 {
 	bi->magic = FUL_BOOTINFO_MAGIC;
 	bi->ncpus = machine.ncpus;
-	bi->pool_pages = (unsigned)root_pool.limit;
+	bi->pool_pages = (unsigned)(root_pool.limit / PAGE_SIZE);
 	memcpy(bi->bootargs, machine.bootargs, sizeof(bi->bootargs));
 	for (unsigned i = 0; i < kmodules_count && i < FUL_MAX_MODULES; i++) {
 		const struct kmodule *m = &kmodules[i];
@@ -122,7 +122,7 @@ void root_task_start(void)
 				    .prio = 100, .cpu = 0, .slice_ms = 10,
 				    .name = "rootserver"};
 	struct thread *t;
-	if (uthread_create(vs, &a, &t) != 0)
+	if (uthread_create(&root_pool, vs, &a, &t) != 0)
 		panic("rootserver: cannot create its thread");
 	c = (struct cap){.type = FUL_CAP_THREAD, .rights = FUL_R_ALL,
 			 .data = atomic_load(&t->tid)};

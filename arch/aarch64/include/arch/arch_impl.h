@@ -82,7 +82,8 @@ static inline struct arch_uregs *arch_uregs_of(uintptr_t kstack_top)
 
 /* A user address space: its translation table root and ASID. */
 struct arch_vspace {
-	uint64_t *root; /* L0 table, kernel address */
+	uint64_t *root;  /* L0 table, kernel address */
+	uint32_t tables; /* table pages it holds, root included */
 	uint16_t asid;
 };
 
