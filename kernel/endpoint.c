@@ -35,7 +35,7 @@ struct thread *ipc_reply_deliver(struct thread *t, uint64_t token,
 
 int endpoint_create(struct pool *p, struct endpoint **out)
 {
-	if (!pool_charge_obj(p, ep_charge))
+	if (!pool_charge(p, ep_charge))
 		return -FUL_ENOMEM;
 	uint64_t flags = spin_lock_irqsave(&endpoints_lock);
 	for (unsigned i = 0; i < ENDPOINT_MAX; i++) {
@@ -54,7 +54,7 @@ int endpoint_create(struct pool *p, struct endpoint **out)
 		return 0;
 	}
 	spin_unlock_irqrestore(&endpoints_lock, flags);
-	pool_uncharge_obj(p, ep_charge);
+	pool_credit(p, ep_charge);
 	return -FUL_ENOMEM;
 }
 

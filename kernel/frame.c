@@ -42,14 +42,14 @@ int frame_create_unzeroed(struct pool *p, unsigned npages,
 {
 	if (npages == 0 || npages > FUL_FRAME_MAX_PAGES)
 		return -FUL_ERANGE;
-	if (!pool_charge_obj(p, FRAME_CHARGE(npages)))
+	if (!pool_charge(p, FRAME_CHARGE(npages)))
 		return -FUL_ENOMEM;
 	struct frame *f = frame_slot_alloc();
 	void *mem = f ? page_alloc_raw(npages) : NULL;
 	if (!mem) {
 		if (f)
 			frame_slot_free(f);
-		pool_uncharge_obj(p, FRAME_CHARGE(npages));
+		pool_credit(p, FRAME_CHARGE(npages));
 		return -FUL_ENOMEM;
 	}
 	obj_init(&f->obj, KOBJ_FRAME);

@@ -21,7 +21,8 @@ struct frame {
 	((uint64_t)(npages) * PAGE_SIZE + sizeof(struct frame))
 
 /** A zeroed frame of @npages (1..FUL_FRAME_MAX_PAGES) charged to @p.
- *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. */
+ *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. On
+ *  success the frame takes over the caller's reference to @p (pool.h). */
 int frame_create(struct pool *p, unsigned npages, struct frame **out);
 /** frame_create() without the zeroing: the pages hold old data, so the
  *  caller zeroes them before anything else can reach the frame. */

@@ -98,7 +98,8 @@ struct ntfn;
 struct pool;
 /** A new endpoint / notification charged to @p (EP_CHARGE /
  *  NTFN_CHARGE bytes, credited when it is destroyed). -FUL_ENOMEM if
- *  the pool's budget or the object table is exhausted. */
+ *  the pool's budget or the object table is exhausted. On success the
+ *  object takes over the caller's reference to @p (pool.h). */
 int endpoint_create(struct pool *p, struct endpoint **out);
 int ep_send(struct endpoint *ep, struct thread *t, const struct ipc_msg *m,
 	    bool call, uint64_t deadline);

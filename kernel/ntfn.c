@@ -29,7 +29,7 @@ static spinlock_t ntfns_lock = SPINLOCK_INIT;
 
 int ntfn_create(struct pool *p, struct ntfn **out)
 {
-	if (!pool_charge_obj(p, ntfn_charge))
+	if (!pool_charge(p, ntfn_charge))
 		return -FUL_ENOMEM;
 	uint64_t flags = spin_lock_irqsave(&ntfns_lock);
 	for (unsigned i = 0; i < NTFN_MAX; i++) {
@@ -48,7 +48,7 @@ int ntfn_create(struct pool *p, struct ntfn **out)
 		return 0;
 	}
 	spin_unlock_irqrestore(&ntfns_lock, flags);
-	pool_uncharge_obj(p, ntfn_charge);
+	pool_credit(p, ntfn_charge);
 	return -FUL_ENOMEM;
 }
 

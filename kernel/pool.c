@@ -46,11 +46,11 @@ static void pool_slot_free(struct pool *p)
 int pool_create(struct pool *parent, uint64_t budget, struct pool **out)
 {
 	if (budget > parent->limit ||
-	    !pool_charge_obj(parent, POOL_CHARGE(budget)))
+	    !pool_charge(parent, POOL_CHARGE(budget)))
 		return -FUL_ENOMEM;
 	struct pool *p = pool_slot_alloc();
 	if (!p) {
-		pool_uncharge_obj(parent, POOL_CHARGE(budget));
+		pool_credit(parent, POOL_CHARGE(budget));
 		return -FUL_ENOMEM;
 	}
 	obj_init(&p->obj, KOBJ_POOL);

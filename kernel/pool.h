@@ -12,7 +12,12 @@
  * used <= limit, always.
  *
  * A pool is a reference-counted object (obj.h): its capabilities, every
- * object charged to it and every child pool hold a reference. The root
+ * object charged to it and every child pool hold a reference. A
+ * creation (endpoint_create, frame_create, ..., pool_create) takes over
+ * the reference its caller holds on the pool (the system call's
+ * transient one from the capability lookup) when it succeeds, and
+ * leaves it with the caller when it fails: no extra atomic on the
+ * create path. The root
  * pool is static and never destroyed; a child pool (POOL_CREATE) is
  * charged sizeof(struct pool) plus its whole budget to its parent until
  * it is destroyed, which is only once nothing charged to it is left.
@@ -62,18 +67,8 @@ static inline void pool_credit(struct pool *p, uint64_t bytes)
 		      old);
 }
 
-/** Charge @bytes to @p and take a reference on it for the object being
- *  made: what an object's creation does. False if over the limit. */
-static inline bool pool_charge_obj(struct pool *p, uint64_t bytes)
-{
-	if (!pool_charge(p, bytes))
-		return false;
-	obj_get(&p->obj);
-	return true;
-}
-
-/** The object charged @bytes to @p is destroyed (or its creation is
- *  undone): credit them and drop its reference. No lock held. */
+/** The object charged @bytes to @p is destroyed: credit them and drop
+ *  its reference. No lock held. */
 static inline void pool_uncharge_obj(struct pool *p, uint64_t bytes)
 {
 	pool_credit(p, bytes);
@@ -81,7 +76,8 @@ static inline void pool_uncharge_obj(struct pool *p, uint64_t bytes)
 }
 
 /** A child pool of @parent with @budget bytes, charged to @parent.
- *  0 or -FUL_ENOMEM (the parent's budget or the pool table). */
+ *  0 (the child took over the caller's reference to @parent) or
+ *  -FUL_ENOMEM (the parent's budget or the pool table). */
 int pool_create(struct pool *parent, uint64_t budget, struct pool **out);
 
 #endif

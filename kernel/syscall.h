@@ -40,7 +40,8 @@ int thread_set_attr(tid_t tid, unsigned attr, int64_t value);
 int uthread_attr_check(const struct ful_thread_attr *a);
 /** A new INACTIVE user thread in @vs charged to @p (thread_charge).
  *  -FUL_EINVAL, -FUL_EFAULT (IPC buffer), -FUL_ENOMEM (pool budget,
- *  thread table or RAM). */
+ *  thread table or RAM). On success the thread takes over the caller's
+ *  reference to @p (pool.h). */
 int uthread_create(struct pool *p, struct vspace *vs,
 		   const struct ful_thread_attr *ua, struct thread **out);
 /** Bytes a user thread costs its pool. */

@@ -62,20 +62,15 @@ int64_t sys_cap_info(struct thread *t, struct arch_uregs *u)
 }
 
 /** Common front of the create calls: pool capability, destination
- *  slot. On success (0, or 1 if the slot is occupied: ESTATE, reported
- *  after the other checks) @pool holds a reference the caller releases;
- *  on an error it holds none. */
+ *  slot, under one lock (cap_lookup_dst). On success (0, or 1 if the
+ *  slot is occupied: ESTATE, reported after the other checks) @pool
+ *  holds a reference: the new object takes it over (pool.h), or the
+ *  caller releases it; on an error it holds none. */
 static int sys_create_check(struct thread *t, struct arch_uregs *u,
 			    struct cap *pool)
 {
-	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, pool);
-	if (err)
-		return err;
-	if ((err = cap_slot_free(t->vs, ARG(1))) == -FUL_EBADCAP) {
-		cap_release(pool);
-		return err;
-	}
-	return err ? 1 : 0;
+	return cap_lookup_dst(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, pool,
+			      ARG(1));
 }
 
 /** Give the new object @o a capability with all rights in slot ARG(1),
@@ -109,10 +104,10 @@ int64_t sys_ep_create(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	struct endpoint *ep;
-	err = endpoint_create(pool.obj, &ep);
-	cap_release(&pool); /* the endpoint holds its own reference */
-	if (err)
+	if ((err = endpoint_create(pool.obj, &ep))) {
+		cap_release(&pool);
 		return err;
+	} /* else the endpoint holds the pool reference */
 	return sys_create_finish(t, u, FUL_CAP_ENDPOINT, (struct kobj *)ep);
 }
 
@@ -123,10 +118,10 @@ int64_t sys_ntfn_create(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	struct ntfn *n;
-	err = ntfn_create(pool.obj, &n);
-	cap_release(&pool);
-	if (err)
+	if ((err = ntfn_create(pool.obj, &n))) {
+		cap_release(&pool);
 		return err;
+	}
 	return sys_create_finish(t, u, FUL_CAP_NTFN, (struct kobj *)n);
 }
 
@@ -171,9 +166,10 @@ int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
 	struct frame *f;
 	if (!err)
 		err = frame_create_unzeroed(pool.obj, (unsigned)n, &f);
-	cap_release(&pool);
-	if (err)
+	if (err) {
+		cap_release(&pool);
 		return err;
+	}
 	sys_frame_zero(t, f);
 	return sys_create_finish(t, u, FUL_CAP_FRAME, &f->obj);
 }
@@ -185,10 +181,10 @@ int64_t sys_vspace_create(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	struct vspace *vs;
-	err = vspace_create(pool.obj, &vs);
-	cap_release(&pool);
-	if (err)
+	if ((err = vspace_create(pool.obj, &vs))) {
+		cap_release(&pool);
 		return err;
+	}
 	return sys_create_finish(t, u, FUL_CAP_VSPACE, &vs->obj);
 }
 
@@ -207,9 +203,10 @@ int64_t sys_pool_create(struct thread *t, struct arch_uregs *u)
 	struct pool *p;
 	if (!err)
 		err = pool_create(parent.obj, budget, &p);
-	cap_release(&parent);
-	if (err)
+	if (err) {
+		cap_release(&parent);
 		return err;
+	}
 	return sys_create_finish(t, u, FUL_CAP_POOL, &p->obj);
 }
 
@@ -283,9 +280,10 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
 	if (!err)
 		err = uthread_create(pool.obj, vs.obj, &a, &nt);
 	cap_release(&vs);
-	cap_release(&pool);
-	if (err)
+	if (err) {
+		cap_release(&pool);
 		return err;
+	} /* else the thread holds the pool reference */
 	tid_t tid = atomic_load_explicit(&nt->tid, memory_order_relaxed);
 	struct cap c = {.type = FUL_CAP_THREAD, .rights = FUL_R_ALL, .data = tid};
 	if ((err = cap_insert(t->vs, ARG(2), &c))) {

@@ -61,7 +61,7 @@ int uthread_create(struct pool *p, struct vspace *vs,
 	    !(f = vspace_pin(vs, ua->ipcbuf, FUL_R_READ | FUL_R_WRITE,
 			     &ipcbuf)))
 		return -FUL_EFAULT;
-	if (!pool_charge_obj(p, thread_charge)) {
+	if (!pool_charge(p, thread_charge)) {
 		if (f)
 			obj_put(&f->obj);
 		return -FUL_ENOMEM;
@@ -77,7 +77,7 @@ int uthread_create(struct pool *p, struct vspace *vs,
 	if (!t) {
 		if (f)
 			obj_put(&f->obj);
-		pool_uncharge_obj(p, thread_charge);
+		pool_credit(p, thread_charge);
 		return err;
 	}
 	arch_uregs_init(arch_uregs_of(t->kstack + KSTACK_SIZE), ua->entry,

@@ -62,11 +62,11 @@ int vspace_create(struct pool *p, struct vspace **out)
 {
 	/* The fixed part and the root table, charged first. */
 	uint64_t charge = vspace_charge + PAGE_SIZE;
-	if (!pool_charge_obj(p, charge))
+	if (!pool_charge(p, charge))
 		return -FUL_ENOMEM;
 	struct vspace *vs = vspace_slot_alloc();
 	if (!vs) {
-		pool_uncharge_obj(p, charge);
+		pool_credit(p, charge);
 		return -FUL_ENOMEM;
 	}
 	vs->slots = page_alloc(SLOTS_PAGES);
@@ -78,7 +78,7 @@ int vspace_create(struct pool *p, struct vspace **out)
 		if (vs->maps)
 			page_free(vs->maps, MAPS_PAGES);
 		vspace_slot_free(vs);
-		pool_uncharge_obj(p, charge);
+		pool_credit(p, charge);
 		return -FUL_ENOMEM;
 	}
 	vs->pool = p;
@@ -141,7 +141,7 @@ static struct mapping *vspace_free_record(struct vspace *vs)
 /**
  * Charge @vs's pool for the table pages a map of @npages at @va will
  * allocate; their number, or -FUL_ENOMEM (nothing charged). vs->lock
- * held: nothing else allocates tables meanwhile.
+ * held: nothing else allocates tables meanwhile. Usually 0: one walk.
  */
 static int vspace_charge_tables(struct vspace *vs, uintptr_t va,
 				uint32_t npages)
@@ -179,8 +179,8 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	int err = vspace_overlaps(vs, va, len) ? -FUL_ESTATE
 		  : !m			       ? -FUL_ENOMEM
 						       : 0;
-	unsigned before = arch_vspace_tables(&vs->arch);
 	int need = err ? 0 : vspace_charge_tables(vs, va, f->npages);
+	unsigned before = arch_vspace_tables(&vs->arch);
 	if (need < 0)
 		err = need;
 	for (uint32_t i = 0; !err && i < f->npages; i++) {

@@ -40,7 +40,8 @@ struct vspace {
 extern const uint64_t vspace_charge;
 
 /** A new empty task charged to @p. -FUL_ENOMEM if the pool's budget, the
- *  vspace table or RAM is exhausted. */
+ *  vspace table or RAM is exhausted. On success it takes over the
+ *  caller's reference to @p (pool.h). */
 int vspace_create(struct pool *p, struct vspace **out);
 /** Map all of @f at @va with @rights. -FUL_EINVAL (alignment, range,
  *  rights without READ), -FUL_ESTATE (overlaps a mapping), -FUL_ENOMEM

@@ -59,13 +59,9 @@ int arch_vspace_init(struct arch_vspace *v, unsigned asid)
 	if (!v->root)
 		return -FUL_ENOMEM;
 	v->tables = 1;
+	v->l3_hot = 0;
 	v->asid = (uint16_t)asid;
 	return 0;
-}
-
-unsigned arch_vspace_tables(const struct arch_vspace *v)
-{
-	return v->tables;
 }
 
 /** The first level (0..2) whose entry for @va is missing, i.e. whose
@@ -94,10 +90,18 @@ static int pt_first_missing(const struct arch_vspace *v, uintptr_t va)
  * table covers the next 2 MiB regions too, so it is counted once per
  * 1 GiB or 512 GiB (the regions are visited in order).
  */
-unsigned arch_vspace_tables_needed(const struct arch_vspace *v, uintptr_t va,
+unsigned arch_vspace_tables_needed(struct arch_vspace *v, uintptr_t va,
 				   uint64_t npages)
 {
 	uint64_t end = va + npages * PAGE_SIZE;
+	if (likely((va ^ (end - 1)) < L3_SPAN)) { /* within one 2 MiB */
+		if (va / L3_SPAN + 1 == v->l3_hot)
+			return 0; /* the region mapped last: no walk */
+		int miss = pt_first_missing(v, va);
+		if (miss == 3)
+			v->l3_hot = va / L3_SPAN + 1;
+		return 3 - (unsigned)miss;
+	}
 	uint64_t last_l2 = ~0ull, last_l1 = ~0ull;
 	unsigned need = 0;
 	for (uint64_t a = va & ~(L3_SPAN - 1); a < end; a += L3_SPAN) {
