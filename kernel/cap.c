@@ -10,12 +10,16 @@
 
 void ipc_reply_abort(uint64_t token, int err);
 
-/** Does a capability of @type hold a counted object reference? */
+/* The types whose capabilities hold a counted object reference. */
+#define CAP_COUNTED                                                        \
+	(1u << FUL_CAP_VSPACE | 1u << FUL_CAP_FRAME | 1u << FUL_CAP_ENDPOINT | \
+	 1u << FUL_CAP_NTFN | 1u << FUL_CAP_POOL)
+
+/** Does a capability of @type hold a counted object reference? One
+ *  shift and a test: every IPC call looks up a capability. */
 static bool cap_counted(unsigned type)
 {
-	return type == FUL_CAP_VSPACE || type == FUL_CAP_FRAME ||
-	       type == FUL_CAP_ENDPOINT || type == FUL_CAP_NTFN ||
-	       type == FUL_CAP_POOL;
+	return (CAP_COUNTED >> (type & 31)) & 1;
 }
 
 /** Check @c, a copy of a slot taken with its reference, against @type
