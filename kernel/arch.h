@@ -141,8 +141,18 @@ void arch_user_enter(struct arch_uregs *u) __attribute__((noreturn));
  * address. Callers serialise map/unmap/lookup on one vspace (vspace.c
  * holds its lock); TLB maintenance is broadcast, so any core may call.
  */
-/** Allocate an empty table for ASID @asid (1..65535). 0 or -FUL_ENOMEM. */
+/** Allocate an empty table for ASID @asid (1..65535). 0 or -FUL_ENOMEM.
+ *  Table pages are counted (arch_vspace_tables) so that the kernel can
+ *  charge each to the vspace's pool. */
 int arch_vspace_init(struct arch_vspace *v, unsigned asid);
+/* unsigned arch_vspace_tables(const struct arch_vspace *v), inline in
+ * <arch/arch_impl.h>: the number of table pages @v holds now, its root
+ * included. */
+/** How many table pages mapping @npages pages from @va would allocate
+ *  (exactly what arch_vspace_map of each page, in any order, allocates
+ *  if nothing else changes @v meanwhile). Pre: as arch_vspace_map. */
+unsigned arch_vspace_tables_needed(struct arch_vspace *v, uintptr_t va,
+				   uint64_t npages);
 /** Free every table (not the mapped pages) and invalidate the ASID on all
  *  cores. Pre: no core has @v active. */
 void arch_vspace_destroy(struct arch_vspace *v);

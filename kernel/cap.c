@@ -10,11 +10,56 @@
 
 void ipc_reply_abort(uint64_t token, int err);
 
-/** Does a capability of @type hold a counted object reference? */
+/* The types whose capabilities hold a counted object reference. */
+#define CAP_COUNTED                                                        \
+	(1u << FUL_CAP_VSPACE | 1u << FUL_CAP_FRAME | 1u << FUL_CAP_ENDPOINT | \
+	 1u << FUL_CAP_NTFN | 1u << FUL_CAP_POOL)
+
+/** Does a capability of @type hold a counted object reference? One
+ *  shift and a test: every IPC call looks up a capability. */
 static bool cap_counted(unsigned type)
 {
-	return type == FUL_CAP_VSPACE || type == FUL_CAP_FRAME ||
-	       type == FUL_CAP_ENDPOINT || type == FUL_CAP_NTFN;
+	return (CAP_COUNTED >> (type & 31)) & 1;
+}
+
+/** Check @c, a copy of a slot taken with its reference, against @type
+ *  and @rights; on a mismatch drop it. */
+static int cap_match(struct cap *c, unsigned type, unsigned rights,
+		     struct cap *out)
+{
+	int err = c->type == FUL_CAP_NONE		 ? -FUL_EBADCAP
+		  : type && c->type != type		 ? -FUL_ETYPE
+		  : (c->rights & rights) != rights ? -FUL_ERIGHTS
+						   : 0;
+	if (err) {
+		cap_release(c);
+		return err;
+	}
+	*out = *c;
+	return 0;
+}
+
+int cap_lookup_dst(struct vspace *vs, uint64_t slot, unsigned type,
+		   unsigned rights, struct cap *out, uint64_t dst)
+{
+	out->type = FUL_CAP_NONE;
+	if (slot == 0 || slot >= FUL_CSLOTS)
+		return -FUL_EBADCAP;
+	bool dst_ok = dst != 0 && dst < FUL_CSLOTS;
+	uint64_t flags = spin_lock_irqsave(&vs->lock);
+	struct cap c = vs->slots[slot];
+	if (c.type != FUL_CAP_NONE && cap_counted(c.type))
+		obj_get(c.obj);
+	bool used = dst_ok && vs->slots[dst].type != FUL_CAP_NONE;
+	spin_unlock_irqrestore(&vs->lock, flags);
+	int err = cap_match(&c, type, rights, out);
+	if (err)
+		return err;
+	if (!dst_ok) {
+		cap_release(out);
+		return -FUL_EBADCAP;
+	}
+	return used ? 1 : 0;
 }
 
 int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,

@@ -4,7 +4,7 @@
  * A capability names an object and carries rights and one word of data:
  * the badge (endpoint, notification), the thread id (thread), or the
  * caller's reply token (reply). Object kinds without a reference count
- * (thread, sched, pool, reply) are named by value and checked on use.
+ * (thread, sched, reply) are named by value and checked on use.
  */
 #ifndef KERNEL_CAP_H
 #define KERNEL_CAP_H
@@ -30,6 +30,12 @@ struct cap {
  */
 int cap_lookup(struct vspace *vs, uint64_t slot, unsigned type,
 	       unsigned rights, struct cap *out);
+/** cap_lookup, and under the same lock the check of destination @dst
+ *  (cap_slot_free): the lookup's error; else -FUL_EBADCAP (@dst out of
+ *  range, @out released); else 1 if @dst is occupied (its ESTATE comes
+ *  after the caller's other checks), 0 if empty. */
+int cap_lookup_dst(struct vspace *vs, uint64_t slot, unsigned type,
+		   unsigned rights, struct cap *out, uint64_t dst);
 /** Drop the transient reference cap_lookup took. */
 void cap_release(struct cap *c);
 /** Store a new capability in empty @slot of @vs (takes a capability

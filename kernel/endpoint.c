@@ -8,8 +8,10 @@
 #include "ipc.h"
 #include "kernel.h"
 #include "obj.h"
+#include "pool.h"
 #include "thread.h"
 
+/* The backing store: a full table is -FUL_ENOMEM like an empty pool. */
 #define ENDPOINT_MAX 256
 
 struct endpoint {
@@ -19,7 +21,10 @@ struct endpoint {
 	bool used;              /* [endpoints_lock] slot taken */
 	struct ipc_queue recvq; /* receivers waiting */
 	struct ipc_queue sendq; /* senders waiting, message staged */
+	struct pool *pool;      /* [I] charged ep_charge, credited on destroy */
 };
+
+const uint64_t ep_charge = sizeof(struct endpoint);
 
 static struct endpoint endpoints[ENDPOINT_MAX];
 static spinlock_t endpoints_lock = SPINLOCK_INIT;
@@ -28,8 +33,10 @@ struct thread *ipc_reply_deliver(struct thread *t, uint64_t token,
 				 const struct ipc_msg *m, bool switch_to,
 				 int *err);
 
-int endpoint_create(struct endpoint **out)
+int endpoint_create(struct pool *p, struct endpoint **out)
 {
+	if (!pool_charge(p, ep_charge))
+		return -FUL_ENOMEM;
 	uint64_t flags = spin_lock_irqsave(&endpoints_lock);
 	for (unsigned i = 0; i < ENDPOINT_MAX; i++) {
 		struct endpoint *ep = &endpoints[i];
@@ -42,19 +49,23 @@ int endpoint_create(struct endpoint **out)
 		ep->dead = false;
 		ipc_queue_init(&ep->recvq);
 		ipc_queue_init(&ep->sendq);
+		ep->pool = p;
 		*out = ep;
 		return 0;
 	}
 	spin_unlock_irqrestore(&endpoints_lock, flags);
+	pool_credit(p, ep_charge);
 	return -FUL_ENOMEM;
 }
 
 void endpoint_destroy(struct kobj *o)
 {
 	struct endpoint *ep = container_of(o, struct endpoint, obj);
+	struct pool *p = ep->pool;
 	uint64_t flags = spin_lock_irqsave(&endpoints_lock);
 	ep->used = false;
 	spin_unlock_irqrestore(&endpoints_lock, flags);
+	pool_uncharge_obj(p, ep_charge);
 }
 
 /** The last capability is gone: fail every waiter with ECANCELED. */

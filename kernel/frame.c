@@ -1,6 +1,6 @@
 /*
  * Frame objects. A frame is created zeroed from the page allocator and
- * charged to a pool; it lives while anything refers to it (capabilities,
+ * charged to a pool (its pages and its record, FRAME_CHARGE); it lives while anything refers to it (capabilities,
  * mappings, a thread's pinned IPC buffer) and is freed by the last
  * reference (obj.c).
  */
@@ -13,7 +13,6 @@
 
 static struct frame frames[FRAME_MAX];
 static spinlock_t frames_lock = SPINLOCK_INIT; /* leaf: slot allocation */
-struct pool root_pool;
 
 /** A free slot of the frame table (refs == 0), claimed; or NULL. */
 static struct frame *frame_slot_alloc(void)
@@ -43,14 +42,14 @@ int frame_create_unzeroed(struct pool *p, unsigned npages,
 {
 	if (npages == 0 || npages > FUL_FRAME_MAX_PAGES)
 		return -FUL_ERANGE;
-	if (!pool_charge(p, npages))
+	if (!pool_charge(p, FRAME_CHARGE(npages)))
 		return -FUL_ENOMEM;
 	struct frame *f = frame_slot_alloc();
 	void *mem = f ? page_alloc_raw(npages) : NULL;
 	if (!mem) {
 		if (f)
 			frame_slot_free(f);
-		pool_credit(p, npages);
+		pool_credit(p, FRAME_CHARGE(npages));
 		return -FUL_ENOMEM;
 	}
 	obj_init(&f->obj, KOBJ_FRAME);
@@ -87,7 +86,9 @@ void frame_destroy(struct kobj *o)
 	struct frame *f = container_of(o, struct frame, obj);
 	if (!f->pool)
 		panic("frame_destroy: kernel memory frame %lx freed", f->kva);
-	page_free((void *)f->kva, f->npages);
-	pool_credit(f->pool, f->npages);
+	struct pool *p = f->pool;
+	unsigned npages = f->npages;
+	page_free((void *)f->kva, npages);
 	frame_slot_free(f);
+	pool_uncharge_obj(p, FRAME_CHARGE(npages));
 }

@@ -3,6 +3,7 @@
 #define KERNEL_FRAME_H
 
 #include "obj.h"
+#include "page.h"
 
 #define FRAME_MAX 2048
 
@@ -12,11 +13,16 @@ struct frame {
 	struct kobj obj;
 	uintptr_t kva;      /* [I] kernel address of the first page */
 	uint32_t npages;    /* [I] */
-	struct pool *pool;  /* [I] charged npages, credited on destroy */
+	struct pool *pool;  /* [I] charged FRAME_CHARGE, credited on destroy */
 };
 
+/* Bytes a frame of @npages costs its pool: its pages and its record. */
+#define FRAME_CHARGE(npages) \
+	((uint64_t)(npages) * PAGE_SIZE + sizeof(struct frame))
+
 /** A zeroed frame of @npages (1..FUL_FRAME_MAX_PAGES) charged to @p.
- *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. */
+ *  -FUL_ENOMEM if the pool, the frame table or RAM is exhausted. On
+ *  success the frame takes over the caller's reference to @p (pool.h). */
 int frame_create(struct pool *p, unsigned npages, struct frame **out);
 /** frame_create() without the zeroing: the pages hold old data, so the
  *  caller zeroes them before anything else can reach the frame. */

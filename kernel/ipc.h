@@ -95,7 +95,12 @@ int ipc_block_switch(struct thread *cur, struct thread *next,
 /* endpoint.c / ntfn.c / replies, called by syscall.c with IRQs masked */
 struct endpoint;
 struct ntfn;
-int endpoint_create(struct endpoint **out);
+struct pool;
+/** A new endpoint / notification charged to @p (EP_CHARGE /
+ *  NTFN_CHARGE bytes, credited when it is destroyed). -FUL_ENOMEM if
+ *  the pool's budget or the object table is exhausted. On success the
+ *  object takes over the caller's reference to @p (pool.h). */
+int endpoint_create(struct pool *p, struct endpoint **out);
 int ep_send(struct endpoint *ep, struct thread *t, const struct ipc_msg *m,
 	    bool call, uint64_t deadline);
 int ep_recv(struct endpoint *ep, struct thread *t, uint64_t deadline);
@@ -103,7 +108,9 @@ int ep_reply_recv(struct endpoint *ep, struct thread *t,
 		  const struct ipc_msg *m, uint64_t deadline);
 int ipc_reply(struct thread *t, uint64_t token, const struct ipc_msg *m);
 void ipc_reply_abort(uint64_t token, int err);
-int ntfn_create(struct ntfn **out);
+int ntfn_create(struct pool *p, struct ntfn **out);
+/** Bytes an endpoint / a notification costs its pool (its record). */
+extern const uint64_t ep_charge, ntfn_charge;
 int ntfn_signal(struct ntfn *n, uint64_t bits);
 int ntfn_wait(struct ntfn *n, struct thread *t, uint64_t deadline,
 	      uint64_t *bits);

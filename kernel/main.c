@@ -155,9 +155,11 @@ void kmain(void)
 	uintptr_t start, end;
 	arch_free_ram(machine.ram_base, machine.ram_size, &start, &end);
 	page_init(start, end - start);
-	/* User objects may take 3/4 of free RAM; the rest stays for kernel
-	 * stacks and tables. */
-	root_pool.limit = page_free_count() / 4 * 3;
+	/* Every object user space makes is charged to a pool (pool.h); the
+	 * root pool may take 3/4 of free RAM. The rest stays for the
+	 * kernel's own threads and for the stacks thread slots keep for
+	 * their next occupant. */
+	pool_init_root(page_free_count() / 4 * 3 * PAGE_SIZE);
 	load_init();
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,

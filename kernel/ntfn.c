@@ -6,8 +6,10 @@
 #include "ipc.h"
 #include "kernel.h"
 #include "obj.h"
+#include "pool.h"
 #include "thread.h"
 
+/* The backing store: a full table is -FUL_ENOMEM like an empty pool. */
 #define NTFN_MAX 256
 
 struct ntfn {
@@ -17,13 +19,18 @@ struct ntfn {
 	bool used;              /* [ntfns_lock] */
 	uint64_t word;          /* pending bits */
 	struct ipc_queue waiters;
+	struct pool *pool;      /* [I] charged ntfn_charge, credited on destroy */
 };
+
+const uint64_t ntfn_charge = sizeof(struct ntfn);
 
 static struct ntfn ntfns[NTFN_MAX];
 static spinlock_t ntfns_lock = SPINLOCK_INIT;
 
-int ntfn_create(struct ntfn **out)
+int ntfn_create(struct pool *p, struct ntfn **out)
 {
+	if (!pool_charge(p, ntfn_charge))
+		return -FUL_ENOMEM;
 	uint64_t flags = spin_lock_irqsave(&ntfns_lock);
 	for (unsigned i = 0; i < NTFN_MAX; i++) {
 		struct ntfn *n = &ntfns[i];
@@ -36,19 +43,23 @@ int ntfn_create(struct ntfn **out)
 		n->dead = false;
 		n->word = 0;
 		ipc_queue_init(&n->waiters);
+		n->pool = p;
 		*out = n;
 		return 0;
 	}
 	spin_unlock_irqrestore(&ntfns_lock, flags);
+	pool_credit(p, ntfn_charge);
 	return -FUL_ENOMEM;
 }
 
 void ntfn_destroy(struct kobj *o)
 {
 	struct ntfn *n = container_of(o, struct ntfn, obj);
+	struct pool *p = n->pool;
 	uint64_t flags = spin_lock_irqsave(&ntfns_lock);
 	n->used = false;
 	spin_unlock_irqrestore(&ntfns_lock, flags);
+	pool_uncharge_obj(p, ntfn_charge);
 }
 
 void ntfn_orphan(struct kobj *o)

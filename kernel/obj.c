@@ -30,6 +30,9 @@ static void obj_destroy(struct kobj *o)
 	case KOBJ_NTFN:
 		ntfn_destroy(o);
 		break;
+	case KOBJ_POOL:
+		pool_destroy(o);
+		break;
 	default:
 		panic("obj: destroying object of type %u", o->type);
 	}

@@ -1,6 +1,6 @@
 /*
  * Reference-counted kernel objects (vspace, frame, endpoint,
- * notification). refs counts every holder: capabilities, mappings,
+ * notification, pool). refs counts every holder: capabilities, mappings,
  * threads, pinned IPC buffers and transient holds during a system call.
  * caps counts capabilities only: when it reaches zero the object is
  * "orphaned" (an endpoint cancels its waiters, nobody can reach it
@@ -18,6 +18,7 @@ enum kobj_type {
 	KOBJ_FRAME = 3,
 	KOBJ_ENDPOINT = 4,
 	KOBJ_NTFN = 5,
+	KOBJ_POOL = 7,
 };
 
 struct kobj {
@@ -48,5 +49,6 @@ void endpoint_destroy(struct kobj *o);
 void endpoint_orphan(struct kobj *o);
 void ntfn_destroy(struct kobj *o);
 void ntfn_orphan(struct kobj *o);
+void pool_destroy(struct kobj *o);
 
 #endif

@@ -15,6 +15,14 @@
 #include "syscall.h"
 #include <fulcrum/bootinfo.h>
 
+/** The root pool with a reference for the object about to be made from
+ *  it, which takes it over (pool.h); a failure here panics. */
+static struct pool *root_pool_ref(void)
+{
+	obj_get(&root_pool.obj);
+	return &root_pool;
+}
+
 #define PAGE_DOWN(x) ((x) & ~(uint64_t)(PAGE_SIZE - 1))
 #define PAGE_UP(x) PAGE_DOWN((x) + PAGE_SIZE - 1)
 
@@ -26,7 +34,7 @@ static uintptr_t root_frame(struct vspace *vs, unsigned pages, uintptr_t va,
 			    uint64_t off, unsigned slot)
 {
 	struct frame *f;
-	if (frame_create(&root_pool, pages, &f) != 0)
+	if (frame_create(root_pool_ref(), pages, &f) != 0)
 		panic("rootserver: out of memory");
 	if (len)
 		memcpy((void *)(f->kva + off), src, len);
@@ -73,7 +81,7 @@ static void root_bootinfo(struct vspace *vs, struct ful_bootinfo *bi)
 {
 	bi->magic = FUL_BOOTINFO_MAGIC;
 	bi->ncpus = machine.ncpus;
-	bi->pool_pages = (unsigned)root_pool.limit;
+	bi->pool_pages = (unsigned)(root_pool.limit / PAGE_SIZE);
 	memcpy(bi->bootargs, machine.bootargs, sizeof(bi->bootargs));
 	for (unsigned i = 0; i < kmodules_count && i < FUL_MAX_MODULES; i++) {
 		const struct kmodule *m = &kmodules[i];
@@ -91,7 +99,7 @@ void root_task_start(void)
 {
 	const struct kmodule *m = root_find_module("rootserver");
 	struct vspace *vs;
-	if (!m || vspace_create(&root_pool, &vs) != 0)
+	if (!m || vspace_create(root_pool_ref(), &vs) != 0)
 		panic("rootserver: no module or no memory");
 	uint64_t entry = root_load_elf(vs, m);
 	root_frame(vs, FUL_ROOT_STACK_PAGES,
@@ -122,7 +130,7 @@ void root_task_start(void)
 				    .prio = 100, .cpu = 0, .slice_ms = 10,
 				    .name = "rootserver"};
 	struct thread *t;
-	if (uthread_create(vs, &a, &t) != 0)
+	if (uthread_create(root_pool_ref(), vs, &a, &t) != 0)
 		panic("rootserver: cannot create its thread");
 	c = (struct cap){.type = FUL_CAP_THREAD, .rights = FUL_R_ALL,
 			 .data = atomic_load(&t->tid)};

@@ -279,6 +279,8 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_SHUTDOWN] = sys_shutdown,
 	[FUL_SYS_MIGRATE] = sys_migrate,
 	[FUL_SYS_THREAD_SET] = sys_thread_set,
+	[FUL_SYS_POOL_CREATE] = sys_pool_create,
+	[FUL_SYS_POOL_INFO] = sys_pool_info,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -29,6 +29,8 @@ int64_t sys_thread_migrate(struct thread *t, struct arch_uregs *u);
 int64_t sys_migrate(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_set(struct thread *t, struct arch_uregs *u);
 int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
+int64_t sys_pool_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_pool_info(struct thread *t, struct arch_uregs *u);
 /** FUL_SYS_THREAD_SET after its checks: set @attr of @tid to @value (a
  *  value thread_set_check accepted) on the thread's owner core, retrying
  *  while it moves. 0 or -FUL_E*. Thread context. */
@@ -36,7 +38,13 @@ int thread_set_attr(tid_t tid, unsigned attr, int64_t value);
 
 /** Check a user thread attribute block: 0 or -FUL_EINVAL. */
 int uthread_attr_check(const struct ful_thread_attr *a);
-int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
-		   struct thread **out);
+/** A new INACTIVE user thread in @vs charged to @p (thread_charge).
+ *  -FUL_EINVAL, -FUL_EFAULT (IPC buffer), -FUL_ENOMEM (pool budget,
+ *  thread table or RAM). On success the thread takes over the caller's
+ *  reference to @p (pool.h). */
+int uthread_create(struct pool *p, struct vspace *vs,
+		   const struct ful_thread_attr *ua, struct thread **out);
+/** Bytes a user thread costs its pool. */
+extern const uint64_t thread_charge;
 
 #endif

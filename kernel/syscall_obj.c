@@ -1,7 +1,8 @@
 /*
  * System calls on capabilities and objects: copy, delete, inspect;
- * create endpoints, notifications, frames, address spaces and threads;
- * map and unmap; start, kill, migrate and inspect threads.
+ * create endpoints, notifications, frames, address spaces, threads and
+ * pools, each charged to the pool named in x0 (pool.h); map and unmap;
+ * start, kill, migrate and inspect threads; inspect pools.
  */
 #include "frame.h"
 #include "ipc.h"
@@ -60,16 +61,16 @@ int64_t sys_cap_info(struct thread *t, struct arch_uregs *u)
 	return info;
 }
 
-/** Common front of the create calls: pool capability, destination slot. */
+/** Common front of the create calls: pool capability, destination
+ *  slot, under one lock (cap_lookup_dst). On success (0, or 1 if the
+ *  slot is occupied: ESTATE, reported after the other checks) @pool
+ *  holds a reference: the new object takes it over (pool.h), or the
+ *  caller releases it; on an error it holds none. */
 static int sys_create_check(struct thread *t, struct arch_uregs *u,
 			    struct cap *pool)
 {
-	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, pool);
-	if (err)
-		return err;
-	if ((err = cap_slot_free(t->vs, ARG(1))) == -FUL_EBADCAP)
-		return err;
-	return err ? 1 : 0; /* occupied: ESTATE, reported after the others */
+	return cap_lookup_dst(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, pool,
+			      ARG(1));
 }
 
 /** Give the new object @o a capability with all rights in slot ARG(1),
@@ -83,27 +84,44 @@ static int sys_create_finish(struct thread *t, struct arch_uregs *u,
 	return err;
 }
 
+/** The front of a create call without arguments of its own: the
+ *  checks of sys_create_check, the occupied slot as ESTATE. */
+static int sys_create_simple(struct thread *t, struct arch_uregs *u,
+			     struct cap *pool)
+{
+	int err = sys_create_check(t, u, pool);
+	if (err > 0) {
+		cap_release(pool);
+		return -FUL_ESTATE;
+	}
+	return err;
+}
+
 int64_t sys_ep_create(struct thread *t, struct arch_uregs *u)
 {
 	struct cap pool;
-	int err = sys_create_check(t, u, &pool);
+	int err = sys_create_simple(t, u, &pool);
 	if (err)
-		return err < 0 ? err : -FUL_ESTATE;
-	struct endpoint *ep;
-	if ((err = endpoint_create(&ep)))
 		return err;
+	struct endpoint *ep;
+	if ((err = endpoint_create(pool.obj, &ep))) {
+		cap_release(&pool);
+		return err;
+	} /* else the endpoint holds the pool reference */
 	return sys_create_finish(t, u, FUL_CAP_ENDPOINT, (struct kobj *)ep);
 }
 
 int64_t sys_ntfn_create(struct thread *t, struct arch_uregs *u)
 {
 	struct cap pool;
-	int err = sys_create_check(t, u, &pool);
+	int err = sys_create_simple(t, u, &pool);
 	if (err)
-		return err < 0 ? err : -FUL_ESTATE;
-	struct ntfn *n;
-	if ((err = ntfn_create(&n)))
 		return err;
+	struct ntfn *n;
+	if ((err = ntfn_create(pool.obj, &n))) {
+		cap_release(&pool);
+		return err;
+	}
 	return sys_create_finish(t, u, FUL_CAP_NTFN, (struct kobj *)n);
 }
 
@@ -141,16 +159,17 @@ int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
 	if (occupied < 0)
 		return occupied;
 	uint64_t n = ARG(2);
-	if (n > FUL_FRAME_MAX_PAGES)
-		return -FUL_ERANGE;
-	if (n == 0)
-		return -FUL_EINVAL;
-	if (occupied)
-		return -FUL_ESTATE;
+	int err = n > FUL_FRAME_MAX_PAGES ? -FUL_ERANGE
+		  : n == 0		  ? -FUL_EINVAL
+		  : occupied		  ? -FUL_ESTATE
+					  : 0;
 	struct frame *f;
-	int err = frame_create_unzeroed(pool.obj, (unsigned)n, &f);
-	if (err)
+	if (!err)
+		err = frame_create_unzeroed(pool.obj, (unsigned)n, &f);
+	if (err) {
+		cap_release(&pool);
 		return err;
+	}
 	sys_frame_zero(t, f);
 	return sys_create_finish(t, u, FUL_CAP_FRAME, &f->obj);
 }
@@ -158,13 +177,53 @@ int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
 int64_t sys_vspace_create(struct thread *t, struct arch_uregs *u)
 {
 	struct cap pool;
-	int err = sys_create_check(t, u, &pool);
+	int err = sys_create_simple(t, u, &pool);
 	if (err)
-		return err < 0 ? err : -FUL_ESTATE;
-	struct vspace *vs;
-	if ((err = vspace_create(pool.obj, &vs)))
 		return err;
+	struct vspace *vs;
+	if ((err = vspace_create(pool.obj, &vs))) {
+		cap_release(&pool);
+		return err;
+	}
 	return sys_create_finish(t, u, FUL_CAP_VSPACE, &vs->obj);
+}
+
+
+int64_t sys_pool_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap parent;
+	int occupied = sys_create_check(t, u, &parent);
+	if (occupied < 0)
+		return occupied;
+	uint64_t budget = ARG(2);
+	int err = budget > FUL_POOL_BUDGET_MAX ? -FUL_ERANGE
+		  : budget == 0		   ? -FUL_EINVAL
+		  : occupied		   ? -FUL_ESTATE
+					   : 0;
+	struct pool *p;
+	if (!err)
+		err = pool_create(parent.obj, budget, &p);
+	if (err) {
+		cap_release(&parent);
+		return err;
+	}
+	return sys_create_finish(t, u, FUL_CAP_POOL, &p->obj);
+}
+
+int64_t sys_pool_info(struct thread *t, struct arch_uregs *u)
+{
+	struct cap c;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_READ, &c);
+	if (err)
+		return err;
+	struct pool *p = c.obj;
+	struct ful_pool_info info = {
+		.used = atomic_load_explicit(&p->used, memory_order_relaxed),
+		.limit = p->limit,
+	};
+	err = vspace_copy_out(t->vs, ARG(1), &info, sizeof(info));
+	cap_release(&c);
+	return err;
 }
 
 int64_t sys_map(struct thread *t, struct arch_uregs *u)
@@ -203,8 +262,10 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_POOL, FUL_R_ADMIN, &pool);
 	if (err)
 		return err;
-	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs)))
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs))) {
+		cap_release(&pool);
 		return err;
+	}
 	struct ful_thread_attr a;
 	struct thread *nt = NULL;
 	err = ARG(2) == 0 || ARG(2) >= FUL_CSLOTS
@@ -217,10 +278,12 @@ int64_t sys_thread_create(struct thread *t, struct arch_uregs *u)
 	if (!err)
 		err = cap_slot_free(t->vs, ARG(2));
 	if (!err)
-		err = uthread_create(vs.obj, &a, &nt);
+		err = uthread_create(pool.obj, vs.obj, &a, &nt);
 	cap_release(&vs);
-	if (err)
+	if (err) {
+		cap_release(&pool);
 		return err;
+	} /* else the thread holds the pool reference */
 	tid_t tid = atomic_load_explicit(&nt->tid, memory_order_relaxed);
 	struct cap c = {.type = FUL_CAP_THREAD, .rights = FUL_R_ALL, .data = tid};
 	if ((err = cap_insert(t->vs, ARG(2), &c))) {

@@ -37,6 +37,7 @@ enum thread_state {
 struct kport;
 struct vspace;
 struct frame;
+struct pool;
 
 struct thread {
 	struct arch_context ctx; /* [O] valid while switched out */
@@ -77,6 +78,8 @@ struct thread {
 	struct vspace *vs;              /* [I] its task (holds a reference) */
 	uintptr_t ipcbuf;               /* [I] kernel address of its IPC buffer */
 	struct frame *ipcbuf_frame;     /* [I] pinned while the thread lives */
+	struct pool *pool;              /* [I] charged thread_charge, credited
+					 * at release */
 	/* IPC (ipc.c): ipc_state is [A] by the claim protocol; the message
 	 * fields belong to whoever holds the claim, then to the thread. */
 	_Atomic uint64_t ipc_state;     /* IPC_STATE(seq, enum ipc_wait) */

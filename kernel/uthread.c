@@ -2,18 +2,27 @@
  * User threads: kernel threads that live at EL0 in a task's address
  * space. Their user registers sit at the top of their kernel stack
  * (arch_uregs_of); the kernel part of the stack starts below them.
- * Creation pins the IPC buffer's frame and takes a reference on the
- * task; release (after the thread is switched out for good, or never
- * ran) gives both back and settles its IPC (ipc_thread_exit).
+ * Creation charges the pool (thread_charge: the kernel stack and the
+ * thread record), pins the IPC buffer's frame and takes a reference on
+ * the task; release (after the thread is switched out for good, or
+ * never ran) gives all three back and settles its IPC
+ * (ipc_thread_exit). The credit comes before the slot is FREE, so a
+ * task that sees its thread dead (THREAD_INFO: EDEAD) sees its pool
+ * credited.
  */
 #include "frame.h"
 #include "kernel.h"
+#include "pool.h"
 #include "sched.h"
 #include "syscall.h"
 #include "thread.h"
 #include "vspace.h"
 
 _Atomic uint64_t user_faults;
+
+/* A user thread's cost: its kernel stack (kept with the slot for the
+ * next occupant, but paid for while the thread lives) and its record. */
+const uint64_t thread_charge = KSTACK_SIZE + sizeof(struct thread);
 
 /** First run of a user thread: leave for EL0 (its vspace is active). */
 static void uthread_entry(void *arg)
@@ -40,8 +49,8 @@ int uthread_attr_check(const struct ful_thread_attr *a)
 	return 0;
 }
 
-int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
-		   struct thread **out)
+int uthread_create(struct pool *p, struct vspace *vs,
+		   const struct ful_thread_attr *ua, struct thread **out)
 {
 	int err = uthread_attr_check(ua);
 	if (err)
@@ -52,6 +61,11 @@ int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
 	    !(f = vspace_pin(vs, ua->ipcbuf, FUL_R_READ | FUL_R_WRITE,
 			     &ipcbuf)))
 		return -FUL_EFAULT;
+	if (!pool_charge(p, thread_charge)) {
+		if (f)
+			obj_put(&f->obj);
+		return -FUL_ENOMEM;
+	}
 	char name[16];
 	memcpy(name, ua->name, sizeof(name));
 	name[15] = 0;
@@ -63,6 +77,7 @@ int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
 	if (!t) {
 		if (f)
 			obj_put(&f->obj);
+		pool_credit(p, thread_charge);
 		return err;
 	}
 	arch_uregs_init(arch_uregs_of(t->kstack + KSTACK_SIZE), ua->entry,
@@ -70,6 +85,7 @@ int uthread_create(struct vspace *vs, const struct ful_thread_attr *ua,
 	obj_get(&vs->obj);
 	t->ipcbuf = ipcbuf;
 	t->ipcbuf_frame = f;
+	t->pool = p;
 	t->vs = vs;
 	thread_publish(t); /* finished: now a kill releases all of it */
 	*out = t;
@@ -87,6 +103,9 @@ void uthread_release(struct thread *t)
 		obj_put(&t->ipcbuf_frame->obj);
 	t->ipcbuf_frame = NULL;
 	t->ipcbuf = 0;
+	struct pool *p = t->pool;
+	t->pool = NULL;
+	pool_uncharge_obj(p, thread_charge);
 	struct vspace *vs = t->vs;
 	t->vs = NULL;
 	obj_put(&vs->obj);

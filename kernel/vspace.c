@@ -3,6 +3,14 @@
  * pointers for the kernel, destruction. User memory is only ever reached
  * through vspace_lookup_page() and the kernel's linear map, so the kernel
  * never dereferences a user pointer and never faults on one.
+ *
+ * Charging: a vspace costs its pool VSPACE_CHARGE (its record, the
+ * capability table and the mapping records) plus one page per
+ * translation table it holds, root included. A MAP charges the table
+ * pages it will allocate before it touches anything, so a MAP the pool
+ * cannot pay for fails with -FUL_ENOMEM and changes nothing. Invariant:
+ * the pool holds VSPACE_CHARGE + arch_vspace_tables() pages for @vs
+ * (outside a MAP in progress, under vs->lock), all credited on destroy.
  */
 #include "vspace.h"
 #include "frame.h"
@@ -17,6 +25,16 @@ static bool vspace_used[VSPACE_MAX];            /* [vspaces_lock] */
 
 #define SLOTS_PAGES ((FUL_CSLOTS * sizeof(struct cap) + PAGE_SIZE - 1) / PAGE_SIZE)
 #define MAPS_PAGES ((VS_MAPPINGS * sizeof(struct mapping) + PAGE_SIZE - 1) / PAGE_SIZE)
+
+const uint64_t vspace_charge =
+	sizeof(struct vspace) + (SLOTS_PAGES + MAPS_PAGES) * PAGE_SIZE;
+
+/** What @vs costs its pool now: its fixed part and its tables. */
+static uint64_t vspace_charged(struct vspace *vs)
+{
+	return vspace_charge +
+	       (uint64_t)arch_vspace_tables(&vs->arch) * PAGE_SIZE;
+}
 
 static struct vspace *vspace_slot_alloc(void)
 {
@@ -42,10 +60,15 @@ static void vspace_slot_free(struct vspace *vs)
 
 int vspace_create(struct pool *p, struct vspace **out)
 {
-	(void)p; /* tables and cap slots are kernel memory, not charged */
-	struct vspace *vs = vspace_slot_alloc();
-	if (!vs)
+	/* The fixed part and the root table, charged first. */
+	uint64_t charge = vspace_charge + PAGE_SIZE;
+	if (!pool_charge(p, charge))
 		return -FUL_ENOMEM;
+	struct vspace *vs = vspace_slot_alloc();
+	if (!vs) {
+		pool_credit(p, charge);
+		return -FUL_ENOMEM;
+	}
 	vs->slots = page_alloc(SLOTS_PAGES);
 	vs->maps = page_alloc(MAPS_PAGES);
 	if (!vs->slots || !vs->maps ||
@@ -55,8 +78,10 @@ int vspace_create(struct pool *p, struct vspace **out)
 		if (vs->maps)
 			page_free(vs->maps, MAPS_PAGES);
 		vspace_slot_free(vs);
+		pool_credit(p, charge);
 		return -FUL_ENOMEM;
 	}
+	vs->pool = p;
 	vs->lock = (spinlock_t)SPINLOCK_INIT;
 	obj_init(&vs->obj, KOBJ_VSPACE);
 	*out = vs;
@@ -81,11 +106,14 @@ void vspace_destroy(struct kobj *o)
 	for (unsigned i = 0; i < VS_MAPPINGS; i++)
 		if (vs->maps[i].va)
 			drop[n++] = vs->maps[i].frame;
+	struct pool *p = vs->pool;
+	uint64_t charge = vspace_charged(vs);
 	arch_vspace_destroy(&vs->arch);
 	cap_table_clear(vs->slots);
 	page_free(vs->slots, SLOTS_PAGES);
 	page_free(vs->maps, MAPS_PAGES);
 	vspace_slot_free(vs);
+	pool_uncharge_obj(p, charge);
 	for (unsigned i = 0; i < n; i++)
 		obj_put(&drop[i]->obj);
 }
@@ -110,6 +138,34 @@ static struct mapping *vspace_free_record(struct vspace *vs)
 	return NULL;
 }
 
+/**
+ * Charge @vs's pool for the table pages a map of @npages at @va will
+ * allocate; their number, or -FUL_ENOMEM (nothing charged). vs->lock
+ * held: nothing else allocates tables meanwhile. Usually 0: one walk.
+ */
+static int vspace_charge_tables(struct vspace *vs, uintptr_t va,
+				uint32_t npages)
+{
+	unsigned need = arch_vspace_tables_needed(&vs->arch, va, npages);
+	if (need && !pool_charge(vs->pool, (uint64_t)need * PAGE_SIZE))
+		return -FUL_ENOMEM;
+	return (int)need;
+}
+
+/** After a map charged @need table pages and the table count went from
+ *  @before to what it is now, give back what RAM did not provide (the
+ *  map failed on the page allocator). vs->lock held. */
+static void vspace_settle_tables(struct vspace *vs, unsigned before,
+				 unsigned need)
+{
+	unsigned made = arch_vspace_tables(&vs->arch) - before;
+	if (made > need)
+		panic("vspace_map: %u table pages made, %u charged", made,
+		      need);
+	if (made < need)
+		pool_credit(vs->pool, (uint64_t)(need - made) * PAGE_SIZE);
+}
+
 int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	       unsigned rights)
 {
@@ -123,6 +179,10 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	int err = vspace_overlaps(vs, va, len) ? -FUL_ESTATE
 		  : !m			       ? -FUL_ENOMEM
 						       : 0;
+	int need = err ? 0 : vspace_charge_tables(vs, va, f->npages);
+	unsigned before = arch_vspace_tables(&vs->arch);
+	if (need < 0)
+		err = need;
 	for (uint32_t i = 0; !err && i < f->npages; i++) {
 		err = arch_vspace_map(&vs->arch, va + i * PAGE_SIZE,
 				      f->kva + i * PAGE_SIZE, rights);
@@ -130,6 +190,8 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 			while (i--)
 				arch_vspace_unmap(&vs->arch, va + i * PAGE_SIZE);
 	}
+	if (need > 0)
+		vspace_settle_tables(vs, before, (unsigned)need);
 	if (!err) {
 		*m = (struct mapping){va, f, f->npages, (uint8_t)rights};
 		obj_get(&f->obj);

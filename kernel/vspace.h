@@ -32,11 +32,21 @@ struct vspace {
 	struct mapping *maps;     /* [lock] VS_MAPPINGS records */
 	struct cap *slots;        /* [lock] FUL_CSLOTS capabilities */
 	unsigned id;              /* [I] index; ASID = id + 1 */
+	struct pool *pool;        /* [I] charged vspace_charge + a page per
+				   * table; tables of a MAP charged here */
 };
 
+/** Bytes a vspace costs its pool besides its table pages. */
+extern const uint64_t vspace_charge;
+
+/** A new empty task charged to @p. -FUL_ENOMEM if the pool's budget, the
+ *  vspace table or RAM is exhausted. On success it takes over the
+ *  caller's reference to @p (pool.h). */
 int vspace_create(struct pool *p, struct vspace **out);
 /** Map all of @f at @va with @rights. -FUL_EINVAL (alignment, range,
- *  rights without READ), -FUL_ESTATE (overlaps a mapping), -FUL_ENOMEM. */
+ *  rights without READ), -FUL_ESTATE (overlaps a mapping), -FUL_ENOMEM
+ *  (no mapping record left, or the vspace's pool cannot pay for the
+ *  table pages the map needs: then nothing changed). */
 int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	       unsigned rights);
 /** Remove the mapping that starts at @va. -FUL_ESTATE if none does. */

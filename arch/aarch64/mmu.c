@@ -58,8 +58,67 @@ int arch_vspace_init(struct arch_vspace *v, unsigned asid)
 	v->root = page_alloc(1);
 	if (!v->root)
 		return -FUL_ENOMEM;
+	v->tables = 1;
+	v->l3_hot = 0;
 	v->asid = (uint16_t)asid;
 	return 0;
+}
+
+/** The first level (0..2) whose entry for @va is missing, i.e. whose
+ *  next table a map of @va must allocate; 3 if none is missing. */
+static int pt_first_missing(const struct arch_vspace *v, uintptr_t va)
+{
+	const uint64_t *t = v->root;
+	for (int level = 0; level < 3; level++) {
+		uint64_t e = t[pt_index(va, level)];
+		if (!(e & PTE_VALID))
+			return level;
+		t = pa_to_table(e);
+	}
+	return 3;
+}
+
+/* VA one table covers: an L3 table 2 MiB, an L2 table 1 GiB, an L1
+ * table 512 GiB. */
+#define L3_SPAN (1ull << 21)
+#define L2_SPAN (1ull << 30)
+#define L1_SPAN (1ull << 39)
+
+/**
+ * One walk per 2 MiB the range touches (a frame of 16 pages: one). A
+ * missing L3 table is needed once for its 2 MiB; a missing L2 or L1
+ * table covers the next 2 MiB regions too, so it is counted once per
+ * 1 GiB or 512 GiB (the regions are visited in order).
+ */
+unsigned arch_vspace_tables_needed(struct arch_vspace *v, uintptr_t va,
+				   uint64_t npages)
+{
+	uint64_t end = va + npages * PAGE_SIZE;
+	if (likely((va ^ (end - 1)) < L3_SPAN)) { /* within one 2 MiB */
+		if (va / L3_SPAN + 1 == v->l3_hot)
+			return 0; /* the region mapped last: no walk */
+		int miss = pt_first_missing(v, va);
+		if (miss == 3)
+			v->l3_hot = va / L3_SPAN + 1;
+		return 3 - (unsigned)miss;
+	}
+	uint64_t last_l2 = ~0ull, last_l1 = ~0ull;
+	unsigned need = 0;
+	for (uint64_t a = va & ~(L3_SPAN - 1); a < end; a += L3_SPAN) {
+		int miss = pt_first_missing(v, a);
+		if (miss == 3)
+			continue;
+		need++;
+		if (miss <= 1 && a / L2_SPAN != last_l2) {
+			need++;
+			last_l2 = a / L2_SPAN;
+		}
+		if (miss == 0 && a / L1_SPAN != last_l1) {
+			need++;
+			last_l1 = a / L1_SPAN;
+		}
+	}
+	return need;
 }
 
 /** Free the table @t at @level and every table below it. */
@@ -81,20 +140,22 @@ void arch_vspace_destroy(struct arch_vspace *v)
 			 : "memory");
 }
 
-/** The level-3 entry for @va, allocating tables on the way if @alloc.
- *  NULL if a table is missing (or cannot be allocated). */
+/** The level-3 entry for @va, allocating tables on the way if @made,
+ *  which counts them. NULL if a table is missing (or cannot be
+ *  allocated). */
 static uint64_t *pt_walk(const struct arch_vspace *v, uintptr_t va,
-			 bool alloc)
+			 uint32_t *made)
 {
 	uint64_t *t = v->root;
 	for (int level = 0; level < 3; level++) {
 		uint64_t *e = &t[pt_index(va, level)];
 		if (!(*e & PTE_VALID)) {
-			if (!alloc)
+			if (!made)
 				return NULL;
 			uint64_t *next = page_alloc(1);
 			if (!next)
 				return NULL;
+			(*made)++;
 			__asm__ volatile("dsb ishst" ::: "memory");
 			*e = kva_to_pa((uintptr_t)next) | PTE_TABLE;
 		}
@@ -106,7 +167,7 @@ static uint64_t *pt_walk(const struct arch_vspace *v, uintptr_t va,
 int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 		    unsigned rights)
 {
-	uint64_t *e = pt_walk(v, va, true);
+	uint64_t *e = pt_walk(v, va, &v->tables);
 	if (!e)
 		return -FUL_ENOMEM;
 	uint64_t pte = kva_to_pa(kva) | PTE_TABLE | PTE_ATTR_NORMAL |
@@ -125,7 +186,7 @@ int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 
 uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)
 {
-	uint64_t *e = pt_walk(v, va, false);
+	uint64_t *e = pt_walk(v, va, NULL);
 	if (!e || !(*e & PTE_VALID))
 		return 0;
 	uintptr_t kva = (uintptr_t)((*e & PTE_ADDR) + KVA_OFFSET);
@@ -139,7 +200,7 @@ uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)
 uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 			     unsigned *rights)
 {
-	uint64_t *e = pt_walk(v, va, false);
+	uint64_t *e = pt_walk(v, va, NULL);
 	if (!e || !(*e & PTE_VALID))
 		return 0;
 	*rights = FUL_R_READ | (*e & PTE_AP_RO ? 0 : FUL_R_WRITE) |

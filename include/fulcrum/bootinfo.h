@@ -40,7 +40,7 @@ struct ful_bootinfo {
 	unsigned int ncpus;
 	unsigned int nmodules;
 	unsigned int first_free_slot;
-	unsigned int pool_pages; /* budget of FUL_SLOT_POOL */
+	unsigned int pool_pages; /* budget of FUL_SLOT_POOL, in pages (POOL_INFO: bytes) */
 	char bootargs[256];
 	struct ful_module modules[FUL_MAX_MODULES];
 };

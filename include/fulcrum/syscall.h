@@ -17,6 +17,18 @@
  * object state, including an occupied destination slot (ESTATE).
  * Arguments a call does not use are ignored. A reply capability cannot
  * be copied (ETYPE).
+ *
+ * Kernel memory: every object is charged to the pool it is created from
+ * (x0 of the *_CREATE calls), in bytes, and credited when it is
+ * destroyed: endpoint, notification, frame (its pages and its record),
+ * vspace (its record, capability table, mapping records and every
+ * translation-table page; a MAP that needs new table pages charges them
+ * to the vspace's pool), thread (kernel stack and record), pool (its
+ * record and whole budget, charged to its parent). A pool that cannot
+ * pay answers ENOMEM, after every other check, and nothing changes.
+ * POOL_CREATE: pool ADMIN; dst; budget > FUL_POOL_BUDGET_MAX (ERANGE);
+ * budget 0 (EINVAL); dst occupied (ESTATE); the parent cannot pay
+ * (ENOMEM). POOL_INFO: pool READ; info writable (EFAULT).
  */
 #ifndef FULCRUM_SYSCALL_H
 #define FULCRUM_SYSCALL_H
@@ -53,7 +65,9 @@
 #define FUL_SYS_SHUTDOWN 28     /* sched    (powers the machine off)               */
 #define FUL_SYS_MIGRATE 29     /* sched    moves*  count  (struct ful_move[], <fulcrum/load.h>) -> moves done */
 #define FUL_SYS_THREAD_SET 30  /* sched    tid     attr   value  (FUL_TA_*, <fulcrum/load.h>) */
-#define FUL_SYS_COUNT 31
+#define FUL_SYS_POOL_CREATE 31 /* pool     dst     budget (bytes, charged to pool) */
+#define FUL_SYS_POOL_INFO 32   /* pool     info*  (struct ful_pool_info)          */
+#define FUL_SYS_COUNT 33
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender
@@ -137,5 +151,13 @@ struct ful_sysinfo {
 };
 
 #define FUL_DEBUG_WRITE_MAX 1024 /* bytes per DEBUG_WRITE */
+
+/* Memory pools: budgets and charges in bytes (POOL_CREATE, POOL_INFO). */
+#define FUL_POOL_BUDGET_MAX (1UL << 48)
+
+struct ful_pool_info {
+	unsigned long used;  /* bytes charged to the pool now */
+	unsigned long limit; /* its budget */
+};
 
 #endif

@@ -4,7 +4,8 @@
  * destination, length, pointer, value, state), plus rows with two bad
  * arguments that pin down the documented order of checks
  * (<fulcrum/syscall.h>): ENOSYS; per capability argument EBADCAP, ETYPE,
- * ERIGHTS; destination slot EBADCAP; ERANGE; EFAULT; EINVAL; ESTATE.
+ * ERIGHTS; destination slot EBADCAP; ERANGE; EFAULT; EINVAL; ESTATE;
+ * ENOMEM (a pool that cannot pay, after every other check).
  * No row may leave a trace (every one fails, or is a no-op that returns
  * 0), so rows can run in any order and any number of times.
  *
@@ -200,6 +201,22 @@ const struct bi_case bi_cases[] = {
 	C(THREAD_SET, ENOTHREAD, "no such thread", V_SCHED, B_TID, V_TA, V_TA_VAL, A, A, A),
 	C(THREAD_SET, EINVAL, "order: value before thread", V_SCHED, B_TID, K_TA_SLICE, B_SLICE, A, A, A),
 	C(THREAD_SET, ERIGHTS, "order: sched before value", B_SCHED_NO_ADMIN, B_TID, B_TA, A, A, A, A),
+	/* 31 POOL_CREATE(pool, dst, budget): never one that succeeds */
+	CREATE(POOL_CREATE, V_BUDGET),
+	C(POOL_CREATE, ERANGE, "budget > FUL_POOL_BUDGET_MAX", V_POOL, V_FREE, B_BUDGET, A, A, A, A),
+	C(POOL_CREATE, EINVAL, "budget 0", V_POOL, V_FREE, B_BUDGET0, A, A, A, A),
+	C(POOL_CREATE, ENOMEM, "budget beyond the pool's", V_POOL, V_FREE, B_BUDGET_BIG, A, A, A, A),
+	C(POOL_CREATE, EBADCAP, "order: dst before budget", V_POOL, B_DST_RANGE, B_BUDGET, A, A, A, A),
+	C(POOL_CREATE, ERANGE, "order: budget before occupied", V_POOL, B_DST_USED, B_BUDGET, A, A, A, A),
+	C(POOL_CREATE, EINVAL, "order: budget 0 before occupied", V_POOL, B_DST_USED, B_BUDGET0, A, A, A, A),
+	C(POOL_CREATE, ESTATE, "order: occupied before no memory", V_POOL, B_DST_USED, B_BUDGET_BIG, A, A, A, A),
+	/* 32 POOL_INFO(pool, info*) */
+	CAP4_0(POOL_INFO, "pool", B_NOT_POOL, B_POOL_NO_R, V_PTR_W, A, A, A, A, A),
+	C(POOL_INFO, EFAULT, "unmapped info", V_POOL_R, B_PTR, A, A, A, A, A),
+	C(POOL_INFO, EFAULT, "info runs off the map", V_POOL_R, B_PTR_CROSS, A, A, A, A, A),
+	C(POOL_INFO, EFAULT, "read-only info", V_POOL_R, B_PTR_RO, A, A, A, A, A),
+	C(POOL_INFO, ZERO, "READ suffices", V_POOL_R, V_PTR_W, A, A, A, A, A),
+	C(POOL_INFO, ERIGHTS, "order: rights before pointer", B_POOL_NO_R, B_PTR, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

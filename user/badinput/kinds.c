@@ -83,6 +83,12 @@ static void init_numbers(void)
 	PUT(V_TID, bi_tid);
 	PUT(V_TA, FUL_TA_SLICE);
 	PUT(V_TA_VAL, 10);
+	/* POOL_CREATE budgets: valid ones (used only where another argument
+	 * fails), too large for the ABI, zero, and more than the pool has. */
+	PUT(V_BUDGET, 4096, 1, 100000);
+	PUT(B_BUDGET, FUL_POOL_BUDGET_MAX + 1, 1UL << 63, ~0UL, 1UL << 49);
+	PUT(B_BUDGET0, 0);
+	PUT(B_BUDGET_BIG, FUL_POOL_BUDGET_MAX, 1UL << 40);
 	PUT(B_TID, 0, 0xfff, 1UL << 32 | bi_tid, ~0UL);
 	PUT(B_TA, 0, FUL_TA_NICE + 1, 100, 1UL << 32 | FUL_TA_SLICE, ~0UL);
 	PUT(K_TA_SLICE, FUL_TA_SLICE);
@@ -131,6 +137,7 @@ static void init_caps(void)
 	PUT(V_VS, H_VS);
 	PUT(V_SPARE, F_SPARE);
 	PUT(V_POOL, H_POOL);
+	PUT(V_POOL_R, F_POOL_R, H_POOL);
 	PUT(V_SCHED, H_SCHED);
 	PUT(V_THREAD_R, F_THREAD_R, H_THREAD, F_INACT);
 	PUT(V_THREAD_INACT, F_INACT);
@@ -151,7 +158,8 @@ static void init_caps(void)
 	PUT(B_NTFN_NO_W, F_NTFN_R);
 	PUT(B_FRAME_NO_R, F_FRAME_W);
 	PUT(B_VS_NO_ADMIN, F_SPARE_R);
-	PUT(B_POOL_NO_ADMIN, F_POOL_R);
+	PUT(B_POOL_NO_ADMIN, F_POOL_R, F_POOL_NONE);
+	PUT(B_POOL_NO_R, F_POOL_NONE);
 	PUT(B_SCHED_NO_ADMIN, F_SCHED_R);
 	PUT(B_THREAD_NO_ADMIN, F_THREAD_R, F_INACT_NONE);
 	PUT(B_THREAD_NO_R, F_INACT_NONE);

@@ -128,6 +128,7 @@ static void make_objects(void)
 	SETUP(ful_map(F_SPARE, F_FRAME2, BI_SPARE_VA_RW, FUL_R_READ | FUL_R_WRITE));
 	SETUP(ful_map(F_SPARE, F_FRAME_R, BI_SPARE_VA_RO, FUL_R_READ));
 	SETUP(copy(H_POOL, F_POOL_R, FUL_R_READ, 0));
+	SETUP(copy(H_POOL, F_POOL_NONE, 0, 0));
 	SETUP(copy(H_SCHED, F_SCHED_R, FUL_R_READ, 0));
 	SETUP(copy(H_THREAD, F_THREAD_R, FUL_R_READ, 0));
 }

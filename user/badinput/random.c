@@ -227,6 +227,8 @@ static const unsigned allowed[FUL_SYS_COUNT] = {
 	[FUL_SYS_MIGRATE] = CAPS | E(RANGE) | E(FAULT),
 	[FUL_SYS_THREAD_SET] = CAPS | E(INVAL) | E(NOTHREAD) | E(STATE) |
 			       E(AGAIN),
+	[FUL_SYS_POOL_CREATE] = CAPS | MSG | E(NOMEM),
+	[FUL_SYS_POOL_INFO] = CAPS | E(FAULT),
 };
 
 /** Is @got a documented result of call @nr with @a? */
@@ -270,7 +272,8 @@ static void phase2(struct bi_run *r, struct rng *g, unsigned long n)
 			a[i] = p2_value(g, i);
 		p2_guard(nr, a);
 		long got = bi_call(nr, a);
-		if (nr == FUL_SYS_SYSINFO || nr == FUL_SYS_THREAD_INFO)
+		if (nr == FUL_SYS_SYSINFO || nr == FUL_SYS_THREAD_INFO ||
+		    nr == FUL_SYS_POOL_INFO)
 			pool_scrub();
 		if (!p2_documented(nr, a, got))
 			bi_check(r, nr, a, BI_EXPECT_DOCUMENTED, got,

@@ -71,7 +71,8 @@ static inline const char *bi_call_name(unsigned nr)
 		"ntfn_create", "frame_create", "vspace_create", "map", "unmap",
 		"thread_create", "thread_start", "thread_kill",
 		"thread_migrate", "thread_info", "reply_save", "reply_to",
-		"sysinfo", "shutdown", "migrate", "thread_set", "(invalid)",
+		"sysinfo", "shutdown", "migrate", "thread_set", "pool_create",
+		"pool_info", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

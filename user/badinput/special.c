@@ -197,7 +197,7 @@ static void reply_flow(struct bi_run *r)
 
 /* ---- failed calls must not write ---- */
 
-/** SYSINFO and THREAD_INFO into a range that runs off the map: EFAULT,
+/** SYSINFO, THREAD_INFO and POOL_INFO into a range that runs off the map: EFAULT,
  *  and the mapped part left alone. */
 static void partial_writes(struct bi_run *r)
 {
@@ -219,6 +219,14 @@ static void partial_writes(struct bi_run *r)
 	bi_check(r, FUL_SYS_THREAD_INFO, a, sentinel, (long)*tail,
 		 "failed call wrote the mapped part", 0);
 	bi_count(r, FUL_SYS_THREAD_INFO);
+
+	*tail = (unsigned long)sentinel;
+	ONE(r, POOL_INFO, -FUL_EFAULT, "info runs off the map", 0, F_POOL_R,
+	    (unsigned long)tail);
+	a[0] = F_POOL_R, a[1] = (unsigned long)tail;
+	bi_check(r, FUL_SYS_POOL_INFO, a, sentinel, (long)*tail,
+		 "failed call wrote the mapped part", 0);
+	bi_count(r, FUL_SYS_POOL_INFO);
 }
 
 /*

@@ -82,9 +82,19 @@ static inline struct arch_uregs *arch_uregs_of(uintptr_t kstack_top)
 
 /* A user address space: its translation table root and ASID. */
 struct arch_vspace {
-	uint64_t *root; /* L0 table, kernel address */
+	uint64_t *root;  /* L0 table, kernel address */
+	uint32_t tables; /* table pages it holds, root included */
 	uint16_t asid;
+	/* 2 MiB region index + 1 known to have all its tables (0: none).
+	 * Tables are freed only with the vspace, so it stays true. */
+	uint64_t l3_hot;
 };
+
+/* kernel/arch.h: the number of table pages @v holds, root included. */
+static inline unsigned arch_vspace_tables(const struct arch_vspace *v)
+{
+	return v->tables;
+}
 
 
 static inline struct cpu *arch_this_cpu(void)

@@ -177,6 +177,22 @@ static inline long ful_vspace_create(unsigned pool, unsigned dst)
 	return FUL__SC(FUL_SYS_VSPACE_CREATE, pool, dst, 0, 0, 0, 0, 0).x0;
 }
 
+/* ---- memory pools (budgets and charges in bytes) ---- */
+
+/** A child pool of @budget bytes carved out of @pool (charged to it until
+ *  the child and everything made from it are gone) into slot @dst. */
+static inline long ful_pool_create(unsigned pool, unsigned dst,
+				   unsigned long budget)
+{
+	return FUL__SC(FUL_SYS_POOL_CREATE, pool, dst, budget, 0, 0, 0, 0).x0;
+}
+
+/** What @pool has charged (used) and its budget (limit), in bytes. */
+static inline long ful_pool_info(unsigned pool, struct ful_pool_info *info)
+{
+	return FUL__SC(FUL_SYS_POOL_INFO, pool, info, 0, 0, 0, 0, 0).x0;
+}
+
 /* ---- address spaces ---- */
 
 /** Map all of @frame at @vaddr in @vs with @rights (FUL_R_READ/WRITE/EXEC). */
