@@ -18,7 +18,7 @@ it must. Results go to build/model/results.json too.
 
     tools/model_check.py [--set quick|full] [--only SUBSTRING]
 
-`quick` (make test, about 45 s of CPU) is every model at its default
+`quick` (make test, about 40 s of CPU) is every model at its default
 bounds and each bug variant's safety check; `full` (make model) adds
 the wider bounds, the check that every run of icc.pml ends (so that its
 end-of-run checks see every behaviour) and finding 5's hang as a
@@ -105,6 +105,7 @@ class Result:
     why: str = ""
     states: int = 0
     depth: int = 0
+    err_depth: int = 0
     errors: int = 0
     pan_s: float = 0.0
     cpu_s: float = 0.0
@@ -117,7 +118,8 @@ class Result:
         c = self.check
         verdict = "ok" if self.ok else "FAILED"
         if c.expect == "fail":
-            found = (f"counterexample: {self.failure}" if self.errors
+            found = (f"counterexample at depth {self.err_depth}: "
+                     f"{self.failure}" if self.errors
                      else "no counterexample")
         else:
             found = "no error" if not self.errors else self.failure
@@ -215,8 +217,9 @@ def run_check(check, out_dir=OUT_DIR):
     res.depth = number(r"depth reached (\d+)", out)
     res.errors = number(r"errors: (\d+)", out)
     res.pan_s = number(r"pan: elapsed time ([\d.e+]+) seconds", out, float)
-    m = re.search(r"^pan:\d+: (.*?)(?: \(at depth \d+\))?$", out, re.M)
+    m = re.search(r"^pan:\d+: (.*?)(?: \(at depth (\d+)\))?$", out, re.M)
     res.failure = m.group(1) if m else ""
+    res.err_depth = int(m.group(2)) if m and m.group(2) else 0
     if "errors:" not in out:
         res.why = "pan did not finish: " + " ".join(out.split())[-300:]
         return res
@@ -236,6 +239,9 @@ def run_check(check, out_dir=OUT_DIR):
         res.why = "Spin found no counterexample: the model cannot see the bug"
         return res
     res.trail = replay(check, work)
+    for line in res.trail:   # the assertion as written, names not numbers
+        if line.startswith("text of failed assertion: "):
+            res.failure = "assertion " + line.split(": ", 1)[1]
     text = " ".join([res.failure] + res.trail)
     if not re.search(check.why, text):
         res.why = f"the counterexample is not the expected one ({check.why})"
@@ -255,7 +261,8 @@ def save(results, out_dir=OUT_DIR):
     data = [{"name": r.check.name, "model": r.check.model,
              "defines": r.check.defines, "mode": r.check.mode,
              "expect": r.check.expect, "ok": r.ok, "states": r.states,
-             "depth": r.depth, "pan_s": r.pan_s,
+             "depth": r.depth, "err_depth": r.err_depth,
+             "pan_s": r.pan_s,
              "cpu_s": round(r.cpu_s, 2),
              "total_s": round(r.total_s, 2), "failure": r.failure}
             for r in results]
