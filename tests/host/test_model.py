@@ -6,7 +6,7 @@ One test per check of tools/model_check.py's quick set, each named
 model_<check>: the protocol as it should be must pass (no error, the
 whole state space explored), and each bug put back (findings 2 and 5)
 must give a counterexample of the expected kind, whose trail is printed.
-About 40 s of CPU in all; `make model` runs the full set. Without Spin
+About 30 s of CPU in all; `make model` runs the full set. Without Spin
 (scripts/setup.sh installs it) every test is reported as skipped.
 
     test_model.py [substring]    run only tests whose name contains it
