@@ -42,8 +42,9 @@
  *   freed once       a free of a free record fails; every pool record
  *                    ends FREE, and no waiter is left
  *
- * -DFINDING2 puts back finding 2: thread_wake_handle reads the state
- * before the owner (thread_ops.c:143-144).
+ * The wake handler reads the owner, then the state: the fixed order
+ * (branch fix19, 0b80c6d). -DFINDING2 puts back finding 2: it reads the
+ * state before the owner, as thread_ops.c:143-144 does at f26159f.
  */
 
 #ifndef NWAKE
