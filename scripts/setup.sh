@@ -21,6 +21,7 @@ CMD_PKGS=(
     "python3:python3"
     "make:make"
     "gcc:gcc"
+    "spin:spin"
 )
 # QEMU by package too: the binary's name belongs to tools/qemu.py.
 DPKG_PKGS=(

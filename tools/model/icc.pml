@@ -1,0 +1,621 @@
+/*
+ * icc.pml: the mailbox, the wake protocol and migration (issue 19,
+ * "Model check"; docs/design.md, "Model check").
+ *
+ * Two cores, each a process that does one thing at a time, as a core
+ * with IRQs masked does: drain its mailbox (an IPI_ICC), switch, or run
+ * a piece of thread code. One thread T is the subject: it parks itself
+ * (thread_park), a waker wakes it (thread_wake_owed) and a mover
+ * migrates it (thread_request(TASK_OUT), inline on the owner or as a
+ * pool record, waited for or fire-and-forget), from either core, within
+ * the budgets NPARK, NWAKE and NMIG.
+ *
+ * Granularity: one Promela step per atomic operation of the C on data
+ * another core reads or writes (a load, a store, an exchange, a CAS);
+ * a non-atomic read-modify-write is a load step and a store step. What
+ * only the core itself reads (its run queue, need_resched, current, its
+ * locals, a record it holds) goes with the neighbouring step, and so do
+ * the ghost variables that state the properties. Comments name the C:
+ * file:line at f26159f (the base of branch model).
+ *
+ * Abstracted away: IPIs (a non-empty mailbox is drained eventually, as
+ * icc_flush guarantees), other threads (the waker and the mover are
+ * "some thread or interrupt on that core"), kills, timed sleeps, load
+ * accounting, affinity and offline cores, weak memory (Spin interleaves
+ * sequentially consistent steps: acquire/release pairs are not checked
+ * here), spurious CAS failures, slot reuse (T never dies).
+ *
+ * Properties (assertions; the final check runs when nothing can move,
+ * and every run ends there: `make model` checks that no cycle exists):
+ *   no lost request  a record is posted only when not pending and
+ *                    handled only when pending (pending[]), is never
+ *                    pushed while on a mailbox (onq[]); at the end no
+ *                    record is pending and every mailbox is empty
+ *   no lost wake-up  T never ends BLOCKED with its token set, and the
+ *                    wake record never ends in flight (wake_inflight)
+ *   one core         the switch-in exchange of on_cpu never finds 1
+ *                    (stats.overlap, sched.c:335-336); after every step
+ *                    T is current on one core at most, queued on one at
+ *                    most and only on its owner while READY (monitor);
+ *                    at the end it is RUNNING on its owner or BLOCKED:
+ *                    not lost in flight
+ *   freed once       a free of a free record fails; every pool record
+ *                    ends FREE, and no waiter is left
+ *
+ * The wake handler reads the owner, then the state: the fixed order
+ * (branch fix19, 0b80c6d). -DFINDING2 puts back finding 2: it reads the
+ * state before the owner, as thread_ops.c:143-144 does at f26159f.
+ */
+
+#ifndef NWAKE
+#define NWAKE 2    /* thread_wake_owed calls */
+#endif
+#ifndef NMIG
+#define NMIG 2     /* thread_request(TASK_OUT) calls */
+#endif
+#ifndef NPARK
+#define NPARK 2    /* thread_park calls by T */
+#endif
+#define NCPU 2
+
+#define NONE 255
+#define IDLE 0     /* cur[c]: the idle thread */
+#define T    1     /*         or T */
+
+/* enum thread_state, kernel/thread.h:25-32: those T passes through */
+mtype = { T_READY, T_RUNNING, T_BLOCKED, T_MIGRATING };
+mtype = { TASK_IN, TASK_OUT, TASK_IPC };  /* for the trail's messages */
+
+/* Request records: 0 is NULL; core c's pool is one record, POOL(c)
+ * (ICC_POOL_SIZE is 64); T's embedded mig_req and wake_req. */
+#define POOL(c) ((c) + 1)
+#define MIG     (NCPU + 1)
+#define WAKE    (NCPU + 2)
+#define NREC    (NCPU + 3)
+
+/* icc_req.state, kernel/icc.h */
+#define REQ_FREE      0
+#define REQ_OWNED     1
+#define REQ_POSTED    2
+#define REQ_DONE      3
+#define REQ_ABANDONED 4
+
+/* ---- the C's data ---- */
+byte head[NCPU];          /* cpus[c].mbox.head */
+byte next[NREC];          /* icc_req.node.next */
+byte rstate[NREC];        /* icc_req.state */
+byte rdest[NREC];         /* icc_req.dest */
+bool rauto[NREC];         /* icc_req.flags & ICC_F_AUTOFREE */
+mtype st = T_RUNNING;     /* T->state */
+byte tcpu = 0;            /* T->cpu, its owner */
+bool on_cpu = 1;          /* T->on_cpu */
+bool token;               /* T->wake_token */
+bool inflight;            /* T->wake_inflight */
+byte pending_dest = NONE; /* T->pending_dest */
+byte cur[NCPU];           /* cpus[c].current: IDLE or T */
+bool inrq[NCPU];          /* T on c's run queue (or cpus[c].handoff) */
+bool need_resched[NCPU];
+bool waiting[NCPU];       /* a thread of c waits in icc_wait(POOL(c)) */
+
+/* ---- budgets and ghosts ---- */
+byte wakes = NWAKE, moves = NMIG, parks = NPARK;
+bool onq[NREC];           /* the record is on a mailbox */
+bool pending[NREC];       /* posted and not yet handled */
+bool live[NREC];          /* pool record allocated and not yet freed */
+byte regs = 0;            /* the core T's registers are live on, or NONE */
+bool iip[NCPU];           /* c idles in place on T */
+
+/* c must call schedule() now: need_resched (irq_exit, a preemption
+ * point: after T was moved while running), or T has just blocked
+ * (thread_park, thread_ops.c:203). T queued on c is switched in
+ * eventually, not at once: c may be busy with other threads meanwhile
+ * (no thread but T is modelled, so sched_make_ready's need_resched for
+ * an idle core, sched.c:45-54, is left to this). */
+#define FORCED (need_resched[c] || blocking)
+
+/* ---------------------------------------------------------------- */
+/* the mailbox, kernel/mbox.h                                       */
+
+/* mbox_push(&cpus[tgt].mbox, r), mbox.h:31-40, for icc_push (icc.c:38-43)
+ * and the forward of thread_wake_handle (thread_ops.c:147) */
+inline push(r, tgt) {
+	atomic {
+		assert(!onq[r]);          /* mbox.h:29: on no mailbox */
+		old = head[tgt]           /* mbox.h:33-34 */
+	};
+	do
+	:: atomic {                   /* mbox.h:36 next, :37-38 CAS release */
+		next[r] = old;
+		if
+		:: head[tgt] == old -> head[tgt] = r; onq[r] = 1; ok = 1
+		:: else -> old = head[tgt]; ok = 0
+		fi
+	   };
+	   if
+	   :: ok -> break
+	   :: else -> skip
+	   fi
+	od
+}
+
+/* ---------------------------------------------------------------- */
+/* requests, kernel/icc.c                                           */
+
+/* icc_req_free, icc.c:32-35 */
+inline free_rec(r) {
+	atomic {
+		assert(live[r] && rstate[r] != REQ_FREE); /* not freed twice */
+		live[r] = 0;
+		rstate[r] = REQ_FREE
+	}
+}
+
+/* icc_post, icc.c:45-51: POSTED (:49), then icc_push (:50) */
+inline post(r, tgt) {
+	atomic {
+		rstate[r] = REQ_POSTED;
+		assert(!pending[r]);      /* one post, one handling */
+		pending[r] = 1;
+		printf("MSC: cpu%d: posts %e to cpu%d\n", c,
+		       (r == MIG -> TASK_IN : (r == WAKE -> TASK_IPC : TASK_OUT)),
+		       tgt)
+	};
+	push(r, tgt)
+}
+
+/* the handler takes record r (icc_complete counts it, icc.c:75) */
+#define TAKEN(r) assert(pending[r]); pending[r] = 0
+
+/* icc_complete of a pool record, icc.c:72-90 */
+inline complete(r) {
+	if
+	:: rauto[r] ->                /* :79-82 store FREE */
+		atomic {
+			TAKEN(r);
+			assert(rstate[r] == REQ_POSTED && live[r]);
+			live[r] = 0;
+			rstate[r] = REQ_FREE
+		}
+	:: else ->                    /* :86-87 exchange DONE, acq_rel */
+		atomic { TAKEN(r); pv = rstate[r]; rstate[r] = REQ_DONE };
+		assert(pv == REQ_POSTED || pv == REQ_ABANDONED);
+		if
+		:: pv == REQ_ABANDONED -> free_rec(r)  /* :88-89 */
+		:: else -> skip
+		fi
+	fi
+}
+
+/* ---------------------------------------------------------------- */
+/* the owner's operations, kernel/sched.c and kernel/thread_ops.c   */
+
+/* sched_make_ready(c, T), sched.c:37-55: READY (:40), then the hand-off
+ * or the run queue (:45-54), c's own */
+#define MAKE_READY(c) \
+	assert(tcpu == c && !inrq[c]); \
+	st = T_READY; \
+	inrq[c] = 1
+
+/* thread_migrate_local(o = c, T, dd), thread_ops.c:16-61. Only c, the
+ * owner, writes T's state: its load (:19) goes with the first store. */
+inline migrate_local(c, dd) {
+	atomic {
+		assert(tcpu == c);
+		s = st;                                   /* :19 */
+		assert(s == T_READY || s == T_RUNNING || s == T_BLOCKED ||
+		       s == T_MIGRATING);
+		if
+		:: s == T_MIGRATING ->                    /* :28-31 */
+			pending_dest = dd
+		:: s != T_MIGRATING && dd != c && s == T_READY ->
+			assert(inrq[c]);                      /* :39-40 unqueue */
+			inrq[c] = 0;
+			st = T_MIGRATING                      /* :41-43 */
+		:: s != T_MIGRATING && dd != c && s == T_RUNNING ->
+			st = T_MIGRATING                      /* :41-43 */
+		:: else -> skip            /* :34-35 already here; blocked */
+		fi
+	};
+	if
+	:: s != T_MIGRATING && dd != c ->
+		atomic {
+			tcpu = dd;                            /* :51 release */
+			printf("MSC: cpu%d: moves T (%e) to cpu%d: owner cpu%d\n",
+			       c, s, dd, dd)
+		};
+		if
+		:: s == T_READY -> post(MIG, dd)          /* :52-53 TASK_IN */
+		:: s == T_RUNNING ->                      /* :54-55 */
+			assert(cur[c] == T);
+			need_resched[c] = 1
+		:: s == T_BLOCKED -> skip                 /* owner change only */
+		fi
+	:: else -> skip
+	fi
+}
+
+/* thread_accept, thread_ops.c:96-118: TASK_IN on c (icc.c:118-121) */
+inline accept(c) {
+	atomic {
+		TAKEN(MIG);  /* icc_complete(mig_req) counts it after
+		              * thread_accept (icc.c:120), which may post it
+		              * again: the ghost takes it here */
+		assert(st == T_MIGRATING && tcpu == c);   /* :99-102 panic */
+		MAKE_READY(c);                            /* :109 */
+		d = pending_dest;                         /* :113-115 */
+		pending_dest = NONE;
+		printf("MSC: cpu%d: TASK_IN: T READY\n", c)
+	};
+	if
+	:: d != NONE -> migrate_local(c, d)           /* :116 */
+	:: else -> skip
+	fi
+}
+
+/* thread_wake_consume(T, s), thread_ops.c:122-127; tk: wake T */
+inline consume(s) {
+	atomic {
+		TAKEN(WAKE);                              /* :124 */
+		inflight = 0;                             /* :125 exchange */
+		tk = 0
+	};
+	if
+	:: s == T_BLOCKED -> atomic { tk = token; token = 0 } /* :126 */
+	:: else -> skip
+	fi
+}
+
+/* thread_wake_handle on c, thread_ops.c:140-152 (icc.c:134-135) */
+inline wake_handle(c) {
+#ifdef FINDING2
+	atomic { s = st;         /* :143 the state (relaxed), */
+		printf("MSC: cpu%d: TASK_IPC: reads T's state: %e\n", c, s) };
+	atomic { o = tcpu;       /* :144 then the owner: finding 2 */
+		printf("MSC: cpu%d: TASK_IPC: reads T's owner: cpu%d\n", c, o) };
+#else
+	atomic { o = tcpu;       /* the owner, acquire (:144), then */
+		printf("MSC: cpu%d: TASK_IPC: reads T's owner: cpu%d\n", c, o) };
+	atomic { s = st;         /* the state (:143), as load_owned_here */
+		printf("MSC: cpu%d: TASK_IPC: reads T's state: %e\n", c, s) };
+#endif                       /* does (load.c:278-285) */
+	if
+	:: o != c ->                                  /* :145-149 forward */
+		printf("MSC: cpu%d: forwards TASK_IPC to cpu%d\n", c, o);
+		push(WAKE, o)
+	:: else ->                                    /* :151 */
+		consume(s);                               /* :134 */
+		if
+		:: tk ->                                  /* :136 */
+			atomic {
+				MAKE_READY(c);
+				printf("MSC: cpu%d: TASK_IPC: T woken\n", c)
+			}
+		:: else ->
+			printf("MSC: cpu%d: TASK_IPC: wake_inflight cleared, T not woken\n", c)
+		fi
+	fi
+}
+
+/* icc_handle(r) on c, icc.c:112-140 */
+inline handle(c, r) {
+	if
+	:: r == MIG -> accept(c)                      /* :118-121 */
+	:: r == WAKE -> wake_handle(c)                /* :134-135 */
+	:: r != MIG && r != WAKE ->                   /* TASK_OUT :122-124 */
+		atomic { o = tcpu; d = rdest[r] };        /* :103 acquire */
+		if
+		:: o != c ->                              /* :104-107 forward */
+			printf("MSC: cpu%d: forwards TASK_OUT to cpu%d\n", c, o);
+			push(r, o)
+		:: else -> migrate_local(c, d); complete(r)
+		fi
+	fi
+}
+
+/* sched_switch_regs(c, prv, nxt), sched.c:332-341, then
+ * sched_finish_switch(prv), sched.c:369-380 */
+inline switch_regs(c, prv, nxt) {
+	if
+	:: nxt == T ->                                /* :335-336 exchange */
+		atomic {
+			assert(!on_cpu);                      /* stats.overlap */
+			on_cpu = 1;
+			regs = c
+		}
+	:: else -> skip
+	fi;
+	if                                            /* :337-340 */
+	:: prv == T ->
+		atomic { on_cpu = 0; regs = NONE };       /* :372 release */
+		s = st;                                   /* :373 */
+		if
+		:: s == T_MIGRATING ->                    /* :374-376 */
+			o = tcpu;
+			post(MIG, o)
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi
+}
+
+proctype core(byte c)
+{
+	byte old, l, fifo, n, nx, o, d, pv, prv, nxt;
+	mtype s;
+	bool ok, tk, blocking;
+
+end:
+	do
+	:: if
+	/* schedule(), sched.c:269-292. Only c writes T's state here (T
+	 * is c's current: RUNNING or BLOCKED on c, or MIGRATING with its
+	 * TASK_IN still to be posted by c), so the loads go with stores. */
+	:: atomic {
+		(FORCED || (cur[c] == IDLE && inrq[c])) ->
+		need_resched[c] = 0;                      /* :274 */
+		blocking = 0;
+		prv = cur[c];
+		if
+		:: prv == T && st == T_RUNNING ->         /* :275-278 requeue */
+			st = T_READY;
+			inrq[c] = 1
+		:: else -> skip
+		fi;
+		if                                        /* :279 sched_pick */
+		:: inrq[c] -> inrq[c] = 0; nxt = T
+		:: else -> nxt = IDLE
+		fi
+	   };
+		if
+		:: nxt == prv ->                          /* :280-286 */
+			if
+			:: nxt == T -> st = T_RUNNING
+			:: else -> skip
+			fi
+		:: nxt != prv && nxt == IDLE && st == T_BLOCKED ->
+			/* :287-290 sched_may_idle_in_place: idle in place,
+			 * sched_idle_in_place :247-267 (not when a thread of c
+			 * waits in icc_wait: it is runnable, so schedule picks
+			 * it); or idle_poll is off: the plain switch */
+			if
+			:: atomic {
+				!waiting[c] ->
+				cur[c] = IDLE;                    /* :250 books */
+				iip[c] = 1;
+				printf("MSC: cpu%d: T BLOCKED, idles in place\n", c)
+			   };
+end_iip:		if                                /* :252 wfi: an IPI */
+				:: head[c] != 0
+				:: skip                           /* or anything else */
+				fi;
+				/* thread_wake_take_own, thread_ops.c:154-164,
+				 * mbox_take_only, mbox.h:62-71 */
+				l = head[c];                      /* mbox.h:64-66 */
+				ok = 0;
+				tk = 0;
+				if
+				:: l == WAKE && next[WAKE] == 0 ->
+					atomic {                      /* mbox.h:68-70 CAS */
+						if
+						:: head[c] == WAKE ->
+							head[c] = 0; onq[WAKE] = 0; ok = 1
+						:: else -> skip
+						fi
+					}
+				:: else -> skip
+				fi;
+				if
+				:: ok -> s = st; consume(s)       /* thread_ops.c:160 */
+				:: else -> skip
+				fi;
+				if
+				:: tk ->                          /* sched.c:259-260 */
+					atomic {
+						st = T_RUNNING;
+						cur[c] = T;
+						iip[c] = 0;
+						printf("MSC: cpu%d: T woken in place\n", c)
+					}
+				:: else ->                        /* sched.c:254 */
+					atomic {
+						iip[c] = 0;
+						printf("MSC: cpu%d: completes the switch to idle\n", c)
+					};
+					switch_regs(c, T, IDLE)
+				fi
+			:: atomic {                           /* sched_switch :291 */
+				cur[c] = IDLE;
+				printf("MSC: cpu%d: T BLOCKED, switched out\n", c)
+			   };
+				switch_regs(c, T, IDLE)
+			fi
+		:: nxt != prv && !(nxt == IDLE && st == T_BLOCKED) ->
+			/* :291 sched_switch, sched_switch_books :297-311 */
+			if
+			:: nxt == T ->                        /* :303, :308 */
+				atomic {
+					st = T_RUNNING;
+					cur[c] = T;
+					printf("MSC: cpu%d: switches T in\n", c)
+				}
+			:: else ->                            /* :308 */
+				atomic {
+					cur[c] = IDLE;
+					printf("MSC: cpu%d: switches T out: %e\n", c, st)
+				}
+			fi;
+			switch_regs(c, prv, nxt)
+		fi
+
+	/* IPI_ICC: icc_drain, icc.c:142-150 (sched.c:476-478) */
+	:: atomic {
+		!FORCED && head[c] != 0 ->
+		l = head[c];                              /* mbox.h:45-46 */
+		head[c] = 0;                              /* exchange acquire */
+		fifo = 0;                                 /* mbox.h:47-53 */
+		do                                        /* reverse (private) */
+		:: l != 0 -> nx = next[l]; next[l] = fifo; onq[l] = 0;
+		             fifo = l; l = nx
+		:: else -> break
+		od;
+		n = fifo
+	   };
+		do
+		:: atomic { n != 0 -> nx = next[n] };     /* icc.c:146 first */
+			handle(c, n);                         /* icc.c:147 */
+			n = nx
+		:: else -> break
+		od
+
+	/* T on c: thread_park, thread_ops.c:196-206 */
+	:: atomic {
+		!FORCED && cur[c] == T && st == T_RUNNING && parks > 0 ->
+		parks--;
+		tk = token;                               /* :200 exchange */
+		token = 0;
+		if
+		:: !tk ->
+			st = T_BLOCKED;                       /* :201-202 */
+			blocking = 1;                         /* :203 schedule */
+			printf("MSC: cpu%d: T parks: BLOCKED\n", c)
+		:: else ->
+			printf("MSC: cpu%d: T parks: token, runs on\n", c)
+		fi
+	   }
+
+	/* thread_wake_owed(T) on c, thread_ops.c:177-184 */
+	:: atomic {
+		!FORCED && wakes > 0 ->
+		wakes--;
+		token = 1;                                /* :179 exchange */
+		printf("MSC: cpu%d: wake T: token set\n", c)
+	   };
+		atomic { ok = inflight; inflight = 1 };   /* :180 exchange */
+		if
+		:: ok -> printf("MSC: cpu%d: wake T: in flight already\n", c)
+		:: else ->
+			o = tcpu;                             /* :182 acquire */
+			if
+			:: o != c -> post(WAKE, o)            /* icc.c:56-58 */
+			:: else ->                            /* icc.c:60-62 */
+				atomic {
+					rstate[WAKE] = REQ_POSTED;
+					assert(!pending[WAKE]);
+					pending[WAKE] = 1
+				};
+				wake_handle(c)
+			fi
+		fi
+
+	/* thread_request(TASK_OUT, T, d, wait or not) on c,
+	 * thread_ops.c:216-245 */
+	:: atomic {
+		!FORCED && moves > 0 && !waiting[c] ->
+		moves--;
+		if
+		:: d = 0
+		:: d = 1
+		fi;
+		o = tcpu                                  /* :227-228 acquire */
+	   };
+		if
+		:: o == c -> migrate_local(c, d)          /* :229 */
+		:: else ->
+			atomic {                              /* :230 icc_req_alloc */
+				if                                /* icc.c:18-21 */
+				:: rstate[POOL(c)] == REQ_FREE ->
+					rstate[POOL(c)] = REQ_OWNED;
+					live[POOL(c)] = 1;
+					ok = 1;
+					rdest[POOL(c)] = d;           /* :234 */
+					if                            /* :235 */
+					:: rauto[POOL(c)] = 1
+					:: rauto[POOL(c)] = 0
+					fi
+				:: else -> ok = 0                 /* :231 -FUL_EAGAIN */
+				fi
+			};
+			if
+			:: ok ->
+				o = tcpu;                         /* :236 again */
+				post(POOL(c), o);
+				waiting[c] = !rauto[POOL(c)]      /* :242-244 */
+			:: else -> skip
+			fi
+		fi
+
+	/* icc_wait(POOL(c)), icc.c:162-182: DONE, or the 10 s timeout */
+	:: atomic {
+		!FORCED && waiting[c] && rstate[POOL(c)] == REQ_DONE ->
+		assert(live[POOL(c)]);                    /* :169-181 */
+		live[POOL(c)] = 0;
+		rstate[POOL(c)] = REQ_FREE;
+		waiting[c] = 0
+	   }
+	:: atomic {
+		!FORCED && waiting[c] ->                  /* :171 icc_abandon */
+		ok = (rstate[POOL(c)] == REQ_POSTED);     /* :154-160 CAS */
+		if
+		:: ok -> rstate[POOL(c)] = REQ_ABANDONED; waiting[c] = 0
+		:: else -> skip
+		fi
+	   };
+		if
+		:: ok -> skip                             /* :172 */
+		:: else -> free_rec(POOL(c)); waiting[c] = 0  /* DONE :179-180 */
+		fi
+	fi;
+	/* forget the temporaries: the C's locals die here too */
+	atomic {
+		old = 0; l = 0; fifo = 0; n = 0; nx = 0; s = 0; o = 0; d = 0;
+		pv = 0; prv = 0; nxt = 0; ok = 0; tk = 0; s = 0
+	}
+	od
+}
+
+/* After every step: T is current on one core at most, queued on one at
+ * most and only on its owner while READY; a core idling in place keeps
+ * T blocked, owned and loaded; on_cpu says whether T's registers are
+ * live somewhere. */
+#define ONE_CORE \
+	(!(cur[0] == T && cur[1] == T) && \
+	 !(inrq[0] && inrq[1]) && \
+	 (!inrq[0] || (st == T_READY && tcpu == 0)) && \
+	 (!inrq[1] || (st == T_READY && tcpu == 1)) && \
+	 (!iip[0] || (st == T_BLOCKED && tcpu == 0 && regs == 0)) && \
+	 (!iip[1] || (st == T_BLOCKED && tcpu == 1 && regs == 1)) && \
+	 ((regs != NONE) == on_cpu))
+
+active proctype monitor()
+{
+end:	atomic { !ONE_CORE -> assert(ONE_CORE) }
+}
+
+/* The end: nothing can move (every budget spent, every core idle). */
+active proctype final()
+{
+	byte i;
+	timeout ->
+	for (i : 0 .. NCPU - 1) {
+		assert(head[i] == 0);            /* no request left behind */
+		assert(!waiting[i]);
+		assert(!live[POOL(i)] && rstate[POOL(i)] == REQ_FREE); /* freed */
+	}
+	for (i : 1 .. NREC - 1) {
+		assert(!pending[i])              /* every post handled */
+	}
+	assert(!inflight);                   /* the wake record came home */
+	assert(st == T_RUNNING || st == T_BLOCKED); /* not lost in flight */
+	assert(st != T_RUNNING || (cur[tcpu] == T && regs == tcpu));
+	assert(st != T_BLOCKED || regs == NONE || iip[tcpu]);
+	assert(!(st == T_BLOCKED && token)); /* no lost wake-up */
+}
+
+init
+{
+	atomic {
+		cur[0] = T;                      /* T runs on core 0 */
+		run core(0);
+		run core(1)
+	}
+}
