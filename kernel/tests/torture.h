@@ -106,13 +106,15 @@ struct torture {
 extern struct torture T;
 /* Bitmaps of ids (torture_workers.c): CALL_FUNCs run; incarnations
  * ended; messages that are calls, whose SEND or CALL returned 0, that
- * were received, whose reply found its caller waiting. */
+ * were received, whose reply found its caller waiting, answered by a
+ * REPLY_RECV (which does not tell whether it did). */
 extern _Atomic uint64_t tort_call_bits[TORT_IDS / 64];
 extern _Atomic uint64_t tort_inc_bits[TORT_IDS / 64];
 extern _Atomic uint64_t tort_msg_call[TORT_MSGS / 64];
 extern _Atomic uint64_t tort_msg_ok[TORT_MSGS / 64];
 extern _Atomic uint64_t tort_msg_rx[TORT_MSGS / 64];
 extern _Atomic uint64_t tort_msg_answered[TORT_MSGS / 64];
+extern _Atomic uint64_t tort_msg_unsure[TORT_MSGS / 64];
 
 /** Set bit @i of @map; true if it was set already (a duplicate). */
 static inline bool tort_bit_set(_Atomic uint64_t *map, uint32_t i)

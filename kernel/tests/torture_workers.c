@@ -14,6 +14,7 @@
  * them). Every message carries an id; the bitmaps record which were
  * sent, received and replied, so that each is seen exactly once.
  */
+#include "kipc.h"
 #include "torture.h"
 
 _Atomic uint64_t tort_call_bits[TORT_IDS / 64];
@@ -21,6 +22,7 @@ _Atomic uint64_t tort_inc_bits[TORT_IDS / 64];
 _Atomic uint64_t tort_msg_rx[TORT_MSGS / 64], tort_msg_ok[TORT_MSGS / 64];
 _Atomic uint64_t tort_msg_call[TORT_MSGS / 64];
 _Atomic uint64_t tort_msg_answered[TORT_MSGS / 64];
+_Atomic uint64_t tort_msg_unsure[TORT_MSGS / 64];
 
 #define TM_SEND 1 /* message labels */
 #define TM_CALL 2
@@ -157,69 +159,9 @@ void tort_reap(struct tort_stats *s, unsigned slot, tid_t tid,
 		tort_spawn(s, slot, seed);
 }
 
-/* ---- kernel threads as IPC clients: the system calls' kernel halves,
- * IRQs masked, then the kernel exit (switch if asked, owed SGIs) ---- */
-
-static void tk_exit(uint64_t flags)
-{
-	icc_flush();
-	arch_irq_restore(flags);
-	sched_preempt_point();
-}
-
-/** SEND or CALL on @ep; a call's reply replaces *@m. */
-static int tk_send(struct endpoint *ep, struct ipc_msg *m, bool call,
-		   uint64_t timeout_us)
-{
-	uint64_t flags = arch_irq_save();
-	struct thread *t = this_cpu()->current;
-	int err = ep_send(ep, t, m, call, ipc_deadline(timeout_us));
-	if (!err && call)
-		*m = t->ipc_msg;
-	tk_exit(flags);
-	return err;
-}
-
-/** RECV on @ep: the message, and the reply token of a call (0 if none). */
-static int tk_recv(struct endpoint *ep, uint64_t timeout_us,
-		   struct ipc_msg *m, uint64_t *token)
-{
-	uint64_t flags = arch_irq_save();
-	struct thread *t = this_cpu()->current;
-	int err = ep_recv(ep, t, ipc_deadline(timeout_us));
-	*token = 0;
-	if (!err) {
-		*m = t->ipc_msg;
-		*token = t->reply_to;
-		t->reply_to = 0;
-	}
-	tk_exit(flags);
-	return err;
-}
-
-static int tk_reply(uint64_t token, const struct ipc_msg *m)
-{
-	uint64_t flags = arch_irq_save();
-	int err = ipc_reply(this_cpu()->current, token, m);
-	tk_exit(flags);
-	return err;
-}
-
-static int tk_wait(struct ntfn *n, uint64_t timeout_us)
-{
-	uint64_t flags = arch_irq_save();
-	uint64_t bits;
-	int err = ntfn_wait(n, this_cpu()->current, ipc_deadline(timeout_us),
-			    &bits);
-	tk_exit(flags);
-	return err;
-}
-
 void tort_signal(struct tort_iw *w, uint64_t bits)
 {
-	uint64_t flags = arch_irq_save();
-	ntfn_signal(w->ntfn, bits);
-	tk_exit(flags);
+	kipc_signal(w->ntfn, bits);
 }
 
 /* ---- I workers ---- */
@@ -255,7 +197,7 @@ static void tort_isend(struct tort_iw *w, struct endpoint *ep, bool call)
 		tort_bit_set(tort_msg_call, id);
 	struct ipc_msg m = {.info = FUL_MSG(call ? TM_CALL : TM_SEND, 0),
 			    .mr = {id, TM_MAGIC}};
-	int err = tk_send(ep, &m, call, tort_timeout(&w->seed, false));
+	int err = kipc_send(ep, &m, call, tort_timeout(&w->seed, false));
 	tort_iresult(w, call ? IOP_CALL : IOP_SEND, err);
 	if (err)
 		return;
@@ -265,28 +207,48 @@ static void tort_isend(struct tort_iw *w, struct endpoint *ep, bool call)
 		atomic_fetch_add(&T.crossed, 1); /* someone else's reply */
 }
 
-/** A received message: mark its id once; answer a call. */
-static void tort_iserve(struct tort_iw *w, const struct ipc_msg *m,
-			uint64_t token)
+/** Answer call @id of @token by REPLY: 0, or EDEAD if its caller gave
+ *  up (then that CALL timed out; checked at the end). */
+static void tort_ireply(struct tort_iw *w, uint32_t id, uint64_t token)
+{
+	struct ipc_msg r = {.mr = {id, TM_REPLY}};
+	int err = kipc_reply(token, &r);
+	tort_iresult(w, IOP_REPLY, err);
+	if (!err && tort_bit_set(tort_msg_answered, id))
+		atomic_fetch_add(&T.dup, 1);
+}
+
+/**
+ * Serve received message *@m: mark its id once, and answer a call,
+ * either by REPLY or, one time in two, by REPLY_RECV on @ep (the
+ * hand-off path), whose reply's fate the replier does not learn (the id
+ * is marked unsure) and which may bring the next message: true if it
+ * did, in *@m and *@token.
+ */
+static bool tort_iserve(struct tort_iw *w, struct endpoint *ep,
+			struct ipc_msg *m, uint64_t *token)
 {
 	uint32_t id = (uint32_t)m->mr[0];
 	bool call = FUL_MSG_LABEL(m->info) == TM_CALL;
 	if (m->mr[1] != TM_MAGIC || id >= atomic_load(&T.msg_next) ||
-	    call != tort_bit(tort_msg_call, id) || call != (token != 0)) {
+	    call != tort_bit(tort_msg_call, id) || call != (*token != 0)) {
 		atomic_fetch_add(&T.bad_ipc, 1);
-		return;
+		return false;
 	}
 	if (tort_bit_set(tort_msg_rx, id))
 		atomic_fetch_add(&T.dup, 1);
 	if (!call)
-		return;
+		return false;
+	if (rng_next(&w->seed) & 1) {
+		tort_ireply(w, id, *token);
+		return false;
+	}
 	struct ipc_msg r = {.mr = {id, TM_REPLY}};
-	int err = tk_reply(token, &r);
-	tort_iresult(w, IOP_REPLY, err);
-	/* Found its caller waiting: that CALL returns 0, else it timed
-	 * out and this reply gets EDEAD (checked at the end). */
-	if (!err && tort_bit_set(tort_msg_answered, id))
-		atomic_fetch_add(&T.dup, 1);
+	tort_bit_set(tort_msg_unsure, id);
+	int err = kipc_reply_recv(ep, *token, &r,
+				  tort_timeout(&w->seed, false), m, token);
+	tort_iresult(w, IOP_RECV, err);
+	return err == 0;
 }
 
 static void tort_istep(struct tort_iw *w)
@@ -298,10 +260,11 @@ static void tort_istep(struct tort_iw *w)
 	switch (r % 8) {
 	case 0:
 	case 1: {
-		int err = tk_recv(ep, tort_timeout(&w->seed, false), &m, &token);
+		int err = kipc_recv(ep, tort_timeout(&w->seed, false), &m,
+				    &token);
 		tort_iresult(w, IOP_RECV, err);
-		if (!err)
-			tort_iserve(w, &m, token);
+		while (!err && tort_iserve(w, ep, &m, &token))
+			;
 		break;
 	}
 	case 2:
@@ -313,7 +276,8 @@ static void tort_istep(struct tort_iw *w)
 		break;
 	case 5:
 		tort_iresult(w, IOP_WAIT,
-			     tk_wait(w->ntfn, tort_timeout(&w->seed, true)));
+			     kipc_wait(w->ntfn, tort_timeout(&w->seed, true),
+				       NULL));
 		break;
 	case 6:
 		thread_yield();
