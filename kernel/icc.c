@@ -288,10 +288,13 @@ int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size)
 	return icc_call(cpu, fn, arg, size);
 }
 
-void icc_signal(unsigned cpu, int ipi_kind)
+int icc_signal(unsigned cpu, int ipi_kind)
 {
+	if (!cpu_is_online(cpu)) /* 1u << cpu: no core, or undefined */
+		return -FUL_EINVAL;
 	uint64_t flags = arch_irq_save();
 	this_cpu()->stats.ipi_out++;
 	arch_send_ipi(1u << cpu, (enum ipi_kind)ipi_kind);
 	arch_irq_restore(flags);
+	return 0;
 }

@@ -111,7 +111,8 @@ int icc_wait(struct icc_req *r, uint64_t timeout_ms);
 extern uint64_t icc_call_timeout_ms;
 int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg);
 int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size);
-/** Inter-core signals without data (paper 003's sleep/wake). */
-void icc_signal(unsigned cpu, int ipi_kind);
+/** Inter-core signals without data (paper 003's sleep/wake): 0, or
+ *  -FUL_EINVAL if @cpu is offline (nothing sent). */
+int icc_signal(unsigned cpu, int ipi_kind);
 
 #endif
