@@ -91,6 +91,7 @@ static bool tort_setup(struct ktest_ctx *kt)
 	memset(&T, 0, sizeof(T));
 	memset(tort_call_bits, 0, sizeof(tort_call_bits));
 	memset(tort_inc_bits, 0, sizeof(tort_inc_bits));
+	memset(tort_inc_killed, 0, sizeof(tort_inc_killed));
 	memset(tort_msg_call, 0, sizeof(tort_msg_call));
 	memset(tort_msg_ok, 0, sizeof(tort_msg_ok));
 	memset(tort_msg_rx, 0, sizeof(tort_msg_rx));
@@ -100,6 +101,8 @@ static bool tort_setup(struct ktest_ctx *kt)
 	T.nstress = n * TORT_STRESSORS;
 	T.nm = n * TORT_MWORKERS;
 	T.ni = n * TORT_IWORKERS;
+	T.np = n * TORT_PWORKERS;
+	T.nw = T.nm + T.ni + T.np;
 	T.seed = bootarg_num("seed", 1);
 	T.ops_total = bootarg_num("torture_ops", TORT_OPS_DEFAULT);
 	T.sync_pct = bootarg_num("torture_sync", TORT_SYNC_DEFAULT);
@@ -138,6 +141,16 @@ static bool tort_start(struct ktest_ctx *kt)
 		}
 		w->tid = (tid_t)tid;
 	}
+	for (unsigned i = 0; i < T.np; i++) {
+		struct thread_attr a = {.name = "tort-p", .prio = 12,
+					.slice_ms = 1, .cpu = i % T.ncpus};
+		int tid = thread_create(&a, tort_pworker, &T.pw[i]);
+		if (tid < 0) {
+			TORT_FAIL("P worker: %d", tid);
+			return false;
+		}
+		T.pw[i].tid = (tid_t)tid;
+	}
 	for (unsigned i = 0; i < T.nstress; i++) {
 		struct thread_attr a = {.name = "tort-s", .prio = 11,
 					.slice_ms = 1, .cpu = i % T.ncpus};
@@ -152,15 +165,19 @@ static bool tort_start(struct ktest_ctx *kt)
 
 /** While the stressors run: park a random other core for 0..2 ms, now
  *  and then (the requests aimed at it meanwhile are handled there; its
- *  threads wait). False if the stressors did not finish in time. */
+ *  threads wait), and watch for lost wake-ups. False if the stressors
+ *  did not finish in time. */
 static bool tort_run(uint64_t *parks)
 {
 	uint64_t seed = tort_seed(0, 0x50);
 	unsigned me = this_cpu_id();
 	uint64_t dl = arch_counter() + ms_to_ticks(120000 + T.ops_total);
-	while (atomic_load(&T.stressors_done) < T.nstress) {
+	tort_watch_init();
+	for (unsigned n = 0; atomic_load(&T.stressors_done) < T.nstress; n++) {
 		if (arch_counter() > dl)
 			return false;
+		if (n % 8 == 0)
+			tort_watch();
 		uint64_t r = rng_next(&seed);
 		unsigned cpu = (unsigned)(r >> 8) % T.ncpus;
 		if (r % 4 || cpu == me) {
@@ -200,7 +217,9 @@ static unsigned tort_reap_all(void)
 	return dying;
 }
 
-/** Each live worker sits in exactly one place on its owner core. */
+/** Each live worker sits in exactly one place on its owner core, and
+ *  none is blocked holding a wake token (at rest nobody wakes anyone:
+ *  a token left means a wake-up that was never applied). */
 static void tort_check_places(struct ktest_ctx *kt)
 {
 	if (!audit_all(&tort_audit)) {
@@ -209,50 +228,45 @@ static void tort_check_places(struct ktest_ctx *kt)
 	}
 	if (tort_audit.bad)
 		TORT_FAIL("%u threads out of place", tort_audit.bad);
-	for (unsigned i = 0; i < T.nm + T.ni; i++) {
-		tid_t tid = i < T.nm ? atomic_load(&T.slot[i].tid)
-				     : T.iw[i - T.nm].tid;
+	for (unsigned i = 0; i < T.nw; i++) {
+		tid_t tid = tort_worker(i).tid;
 		struct thread *t = thread_lookup(tid);
 		if (!t && i < T.nm && !tid)
 			continue; /* killed at the end, not replaced */
 		if (!t || tort_audit.seen[t - threads] != 1)
 			TORT_FAIL("worker %u (tid %u) seen %u times", i, tid,
 				  t ? tort_audit.seen[t - threads] : 0);
+		if (t && tort_wake_stuck(t)) {
+			atomic_fetch_add(&T.lost_wakeups, 1);
+			TORT_FAIL("worker %u (tid %u) blocked with a wake token "
+				  "at rest", i, tid);
+		}
 	}
 }
 
-/** One unpark for every worker, and a signal for each I worker. */
+/** One unpark for every worker, and (@signal) a signal for each I
+ *  worker. */
 static void tort_wake_all(bool signal)
 {
-	for (unsigned s = 0; s < T.nm; s++)
-		thread_unpark(atomic_load(&T.slot[s].tid));
-	for (unsigned i = 0; i < T.ni; i++) {
-		thread_unpark(T.iw[i].tid);
-		if (signal)
-			tort_signal(&T.iw[i], 1ull << 63);
-	}
+	for (unsigned i = 0; i < T.nw; i++)
+		thread_unpark(tort_worker(i).tid);
+	for (unsigned i = 0; signal && i < T.ni; i++)
+		tort_signal(&T.iw[i], 1ull << 63);
 }
 
-/** Is worker @tid (with flag @holding) gone or at rest in tort_hold? */
-static bool tort_at_rest(tid_t tid, _Atomic uint32_t *holding)
-{
-	struct thread *t = thread_lookup(tid);
-	return !t || (atomic_load(&t->state) == T_BLOCKED &&
-		      atomic_load(holding));
-}
-
-/** Nothing in flight and every worker at rest: nothing moves. */
+/** Nothing in flight and every worker gone or at rest in tort_hold:
+ *  nothing moves. */
 static bool tort_all_held(void)
 {
 	if (!pools_idle())
 		return false;
-	for (unsigned s = 0; s < T.nm; s++)
-		if (!tort_at_rest(atomic_load(&T.slot[s].tid),
-				  &T.slot[s].holding))
+	for (unsigned i = 0; i < T.nw; i++) {
+		struct tort_wref w = tort_worker(i);
+		struct thread *t = thread_lookup(w.tid);
+		if (t && (atomic_load(&t->state) != T_BLOCKED ||
+			  !atomic_load(w.holding)))
 			return false;
-	for (unsigned i = 0; i < T.ni; i++)
-		if (!tort_at_rest(T.iw[i].tid, &T.iw[i].holding))
-			return false;
+	}
 	return true;
 }
 
@@ -264,9 +278,8 @@ static void tort_stop(struct ktest_ctx *kt)
 	tort_wake_all(false);
 	if (TORT_WAIT(thread_count_live() == tb.live, KT_TIMEOUT_MS))
 		return;
-	for (unsigned i = 0; i < T.nm + T.ni; i++) {
-		tid_t tid = i < T.nm ? atomic_load(&T.slot[i].tid)
-				     : T.iw[i - T.nm].tid;
+	for (unsigned i = 0; i < T.nw; i++) {
+		tid_t tid = tort_worker(i).tid;
 		struct thread *t = thread_lookup(tid);
 		if (t)
 			TORT_FAIL("worker %u (tid %u) did not stop: state %u on "
@@ -287,7 +300,7 @@ static struct {
 
 static const char *const tort_op_name[TOP_N] = {
 	"migrate", "migrate_async", "kill", "kill_async", "call",
-	"call_async", "wake", "signal", "thread_set", "start"};
+	"call_async", "wake", "ping", "signal", "thread_set", "start"};
 static const char *const tort_oc_name[OC_N] = {
 	"done", "posted", "einval", "estate", "enothread", "edead", "eagain",
 	"LOST", "BAD"};
@@ -407,6 +420,11 @@ static void tort_check_ends(struct ktest_ctx *kt)
 		TORT_FAIL("%lu IPC messages not delivered exactly once", wrong);
 	ts.lost += wrong;
 	ts.dup += atomic_load(&T.dup);
+	if (atomic_load(&T.zombies))
+		TORT_FAIL("%lu steps of killed workers", atomic_load(&T.zombies));
+	if (atomic_load(&T.lost_wakeups))
+		TORT_FAIL("%lu lost wake-ups", atomic_load(&T.lost_wakeups));
+	ts.lost += atomic_load(&T.lost_wakeups);
 	if (atomic_load(&T.dup) || atomic_load(&T.crossed) ||
 	    atomic_load(&T.bad_ipc))
 		TORT_FAIL("duplicates %lu, crossed replies %lu, bad IPC "

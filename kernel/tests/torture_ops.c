@@ -22,6 +22,7 @@ static const uint16_t tort_allowed[TOP_N] = {
 	[TOP_CALL] = B(OC_DONE) | B(OC_EINVAL) | B(OC_EAGAIN),
 	[TOP_CALL_ASYNC] = B(OC_POSTED) | B(OC_EINVAL) | B(OC_EAGAIN),
 	[TOP_WAKE] = B(OC_DONE) | B(OC_ENOTHREAD),
+	[TOP_PING] = B(OC_DONE),
 	[TOP_SIGNAL] = B(OC_DONE),
 	[TOP_SET] = B(OC_DONE) | B(OC_ESTATE) | ERRS,
 	[TOP_START] = B(OC_DONE) | B(OC_ESTATE) | B(OC_EDEAD),
@@ -45,11 +46,24 @@ static enum tort_oc tort_class(enum tort_op op, int res)
 	}
 }
 
+/** Does the thread @tid, which request @op found gone (ENOTHREAD; for a
+ *  start, EDEAD) or dying (EDEAD), live on? A thread never comes back:
+ *  its slot's next occupant has another tid. */
+static bool tort_alive_after(enum tort_op op, int res, tid_t tid)
+{
+	struct thread *t = thread_lookup(tid);
+	if (!t || (res != -FUL_ENOTHREAD && res != -FUL_EDEAD))
+		return false;
+	return res == -FUL_ENOTHREAD || op == TOP_START ||
+	       atomic_load(&t->state) != T_DEAD;
+}
+
 void tort_account(struct tort_stats *s, enum tort_op op, int res,
-		  bool offline)
+		  bool offline, tid_t tid)
 {
 	enum tort_oc oc = tort_class(op, res);
-	bool allowed = tort_allowed[op] & B(oc);
+	bool allowed = tort_allowed[op] & B(oc) &&
+		       !(tid && tort_alive_after(op, res, tid));
 	/* A request naming an offline core is refused, and only that. */
 	if (oc != OC_LOST && (!allowed || (oc == OC_EINVAL) != offline)) {
 		if (!s->bad_res)
@@ -94,22 +108,24 @@ static tid_t tort_mtarget(struct tort_stats *s, unsigned slot)
 	return tid ? tid : atomic_load(&T.slot[slot].prev);
 }
 
-/** Any worker: M (live or just dead) or I. */
-static tid_t tort_target(struct tort_stats *s)
+/** Any worker: M (live or just dead), I, or (@any) P, which nothing
+ *  but a ping may wake. */
+static tid_t tort_target(struct tort_stats *s, bool any)
 {
-	unsigned w = (unsigned)(rng_next(&s->seed) % (T.nm + T.ni));
-	tid_t tid = w < T.nm ? tort_mtarget(s, w) : T.iw[w - T.nm].tid;
+	unsigned n = any ? T.nw : T.nm + T.ni;
+	unsigned w = (unsigned)(rng_next(&s->seed) % n);
+	tid_t tid = w < T.nm ? tort_mtarget(s, w) : tort_worker(w).tid;
 	tort_sample(s, tid);
 	return tid;
 }
 
 static void tort_migrate(struct tort_stats *s, bool wait)
 {
-	tid_t tid = tort_target(s);
+	tid_t tid = tort_target(s, true);
 	unsigned cpu = tort_core(s);
 	int res = thread_request(ICC_TASK_OUT, tid, cpu, wait);
 	tort_account(s, wait ? TOP_MIGRATE : TOP_MIGRATE_ASYNC, res,
-		     !cpu_is_online(cpu));
+		     !cpu_is_online(cpu), tid);
 }
 
 /** Kill an M worker (two stressors may kill the same one at once); its
@@ -118,9 +134,14 @@ static void tort_kill(struct tort_stats *s, bool wait)
 {
 	unsigned slot = (unsigned)(rng_next(&s->seed) % T.nm);
 	tid_t tid = tort_mtarget(s, slot);
+	uint32_t inc = atomic_load(&T.slot[slot].inc);
+	bool known = atomic_load(&T.slot[slot].tid) == tid; /* inc is tid's */
 	tort_sample(s, tid);
 	int res = thread_request(ICC_TASK_KILL, tid, 0, wait);
-	tort_account(s, wait ? TOP_KILL : TOP_KILL_ASYNC, res, false);
+	/* Killed: from now on it must never run (tort_mworker checks). */
+	if (wait && res == 0 && known)
+		tort_bit_set(tort_inc_killed, inc);
+	tort_account(s, wait ? TOP_KILL : TOP_KILL_ASYNC, res, false, tid);
 	tort_reap(s, slot, tid, &s->seed);
 }
 
@@ -165,26 +186,47 @@ static void tort_call(struct tort_stats *s, bool wait)
 		       : tort_call_async(cpu, id);
 	s->call_marks_due += res == 0;
 	tort_account(s, wait ? TOP_CALL : TOP_CALL_ASYNC, res,
-		     !cpu_is_online(cpu));
+		     !cpu_is_online(cpu), 0);
 }
 
 static void tort_wake(struct tort_stats *s)
 {
-	tort_account(s, TOP_WAKE, thread_unpark(tort_target(s)), false);
+	tid_t tid = tort_target(s, false);
+	tort_account(s, TOP_WAKE, thread_unpark(tid), false, tid);
+}
+
+/** Ping a P worker with no ping out: the pong count that answers it,
+ *  then one wake-up, or two (a second waker finding the first record
+ *  still in flight). Skipped if it is busy. */
+static void tort_ping(struct tort_stats *s)
+{
+	struct tort_pw *p = &T.pw[rng_next(&s->seed) % T.np];
+	uint32_t idle = 0;
+	if (!atomic_compare_exchange_strong(&p->busy, &idle, 1))
+		return;
+	atomic_store(&p->need, atomic_load(&p->pongs) + 1);
+	uint64_t r = rng_next(&s->seed);
+	int res = thread_unpark(p->tid);
+	if (r & 1) {
+		for (volatile unsigned i = (unsigned)(r >> 8) % 1000; i; i--)
+			;
+		res |= thread_unpark(p->tid);
+	}
+	tort_account(s, TOP_PING, res, false, p->tid);
 }
 
 static void tort_signal_op(struct tort_stats *s)
 {
 	struct tort_iw *w = &T.iw[rng_next(&s->seed) % T.ni];
 	tort_signal(w, 1ull << (s - T.st));
-	tort_account(s, TOP_SIGNAL, 0, false);
+	tort_account(s, TOP_SIGNAL, 0, false, 0);
 }
 
 /** THREAD_SET of a random worker: an affinity (a random set of online
  *  cores, or all), a slice or a nice value. */
 static void tort_set(struct tort_stats *s)
 {
-	tid_t tid = tort_target(s);
+	tid_t tid = tort_target(s, true);
 	uint64_t r = rng_next(&s->seed);
 	uint32_t online = atomic_load(&cpus_online_mask);
 	int res;
@@ -197,7 +239,7 @@ static void tort_set(struct tort_stats *s)
 	} else {
 		res = thread_set_attr(tid, FUL_TA_NICE, (int64_t)((r >> 8) % 11) - 5);
 	}
-	tort_account(s, TOP_SET, res, false);
+	tort_account(s, TOP_SET, res, false, tid);
 }
 
 /** One request of a random kind (weights out of 64); a move, kill or
@@ -213,8 +255,10 @@ static void tort_request(struct tort_stats *s)
 		tort_kill(s, wait);
 	else if (w < 46)
 		tort_call(s, wait);
-	else if (w < 56)
+	else if (w < 52)
 		tort_wake(s);
+	else if (w < 56)
+		tort_ping(s);
 	else if (w < 62)
 		tort_signal_op(s);
 	else

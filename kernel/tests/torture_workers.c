@@ -19,6 +19,7 @@
 
 _Atomic uint64_t tort_call_bits[TORT_IDS / 64];
 _Atomic uint64_t tort_inc_bits[TORT_IDS / 64];
+_Atomic uint64_t tort_inc_killed[TORT_IDS / 64];
 _Atomic uint64_t tort_msg_rx[TORT_MSGS / 64], tort_msg_ok[TORT_MSGS / 64];
 _Atomic uint64_t tort_msg_call[TORT_MSGS / 64];
 _Atomic uint64_t tort_msg_answered[TORT_MSGS / 64];
@@ -43,6 +44,20 @@ void tort_end(uint32_t inc, bool exited)
 		atomic_fetch_add(&T.dup, 1);
 	else
 		atomic_fetch_add(exited ? &T.mexits : &T.killed, 1);
+}
+
+struct tort_wref tort_worker(unsigned i)
+{
+	if (i < T.nm)
+		return (struct tort_wref){atomic_load(&T.slot[i].tid),
+					  &T.slot[i].holding,
+					  &T.slot[i].progress};
+	if ((i -= T.nm) < T.ni)
+		return (struct tort_wref){T.iw[i].tid, &T.iw[i].holding,
+					  &T.iw[i].progress};
+	i -= T.ni;
+	return (struct tort_wref){T.pw[i].tid, &T.pw[i].holding,
+				  &T.pw[i].progress};
 }
 
 /* ---- M workers ---- */
@@ -92,6 +107,9 @@ static void tort_mworker(void *arg)
 	struct tort_slot *sl = &T.slot[(uintptr_t)arg >> 32];
 	uint64_t seed = tort_seed(inc, 0x4d);
 	while (!atomic_load(&T.stop)) {
+		atomic_fetch_add(&sl->progress, 1);
+		if (tort_bit(tort_inc_killed, inc)) /* its kill returned 0 */
+			atomic_fetch_add(&T.zombies, 1);
 		if (atomic_load(&T.hold))
 			tort_hold(&sl->holding);
 		else
@@ -135,11 +153,12 @@ void tort_spawn(struct tort_stats *s, unsigned slot, uint64_t *seed)
 		thread_publish(t);
 		atomic_store(&sl->inc, inc);
 		atomic_store(&sl->holding, 0);
+		atomic_store(&sl->progress, 0);
 		atomic_store(&sl->tid, tid); /* a target now, while INACTIVE */
 		if (r >> 24 & 1)
 			thread_yield();
 		int res = thread_start_tid(tid);
-		tort_account(s, TOP_START, res, false);
+		tort_account(s, TOP_START, res, false, tid);
 		if (res == 0 || !tort_unstarted(sl, tid, inc))
 			return;
 	}
@@ -291,10 +310,29 @@ void tort_iworker(void *arg)
 {
 	struct tort_iw *w = arg;
 	while (!atomic_load(&T.stop)) {
+		atomic_fetch_add(&w->progress, 1);
 		if (atomic_load(&T.hold))
 			tort_hold(&w->holding);
 		else
 			tort_istep(w);
 	}
 	atomic_fetch_add(&T.iexits, 1);
+}
+
+/* ---- P workers ---- */
+
+void tort_pworker(void *arg)
+{
+	struct tort_pw *p = arg;
+	while (!atomic_load(&T.stop)) {
+		atomic_fetch_add(&p->progress, 1);
+		if (atomic_load(&T.hold)) {
+			tort_hold(&p->holding);
+			continue;
+		}
+		thread_park();
+		uint64_t n = atomic_fetch_add(&p->pongs, 1) + 1;
+		if (n >= atomic_load(&p->need)) /* the ping is answered */
+			atomic_store(&p->busy, 0);
+	}
 }
