@@ -342,8 +342,10 @@ static void tort_sum(struct ktest_ctx *kt)
 		ts.parked += s->to_parked;
 		ts.self += s->to_self;
 		if (s->bad_res)
-			TORT_FAIL("%s returned %d: not a documented outcome",
-				  tort_op_name[s->bad_op], s->bad_res);
+			TORT_FAIL("%s returned %d: not a documented outcome "
+				  "(tid %u then in state %u)",
+				  tort_op_name[s->bad_op], s->bad_res, s->bad_tid,
+				  s->bad_state);
 	}
 	for (unsigned op = 0; op < TOP_N; op++) {
 		ts.requests += ts.issued[op];

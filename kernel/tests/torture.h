@@ -72,7 +72,9 @@ struct tort_stats {
 	uint64_t call_marks_due; /* CALL_FUNCs accepted: each must run once */
 	uint64_t target_state[T_STARTING + 1]; /* sampled before each request */
 	uint64_t to_offline, to_parked, to_self; /* cores aimed at */
-	int bad_op, bad_res;     /* the first OC_BAD, for the report */
+	int bad_op, bad_res;     /* the first OC_BAD, for the report: */
+	tid_t bad_tid;           /* the thread it named, found alive after */
+	uint32_t bad_state;      /* in this state */
 	uint64_t seed;
 } __attribute__((aligned(CACHELINE)));
 

@@ -49,13 +49,28 @@ static enum tort_oc tort_class(enum tort_op op, int res)
 /** Does the thread @tid, which request @op found gone (ENOTHREAD; for a
  *  start, EDEAD) or dying (EDEAD), live on? A thread never comes back:
  *  its slot's next occupant has another tid. */
-static bool tort_alive_after(enum tort_op op, int res, tid_t tid)
+static bool tort_alive_after(struct tort_stats *s, enum tort_op op,
+			     int res, tid_t tid)
 {
-	struct thread *t = thread_lookup(tid);
-	if (!t || (res != -FUL_ENOTHREAD && res != -FUL_EDEAD))
+	if (res != -FUL_ENOTHREAD && res != -FUL_EDEAD)
 		return false;
-	return res == -FUL_ENOTHREAD || op == TOP_START ||
-	       atomic_load(&t->state) != T_DEAD;
+	struct thread *t = thread_lookup(tid);
+	if (!t)
+		return false;
+	uint32_t st = atomic_load(&t->state);
+	/* thread_lookup read the tid, then the state: by then the slot
+	 * may hold a new thread. Its state is its own if the tid, read
+	 * after it, is still @tid (a new occupant's tid is stored before
+	 * its first state). */
+	if (atomic_load(&t->tid) != tid || st == T_FREE || st == T_EMBRYO)
+		return false;
+	if (res == -FUL_EDEAD && op != TOP_START && st == T_DEAD)
+		return false;
+	if (!s->bad_res) { /* for the report */
+		s->bad_tid = tid;
+		s->bad_state = st;
+	}
+	return true;
 }
 
 void tort_account(struct tort_stats *s, enum tort_op op, int res,
@@ -63,7 +78,7 @@ void tort_account(struct tort_stats *s, enum tort_op op, int res,
 {
 	enum tort_oc oc = tort_class(op, res);
 	bool allowed = tort_allowed[op] & B(oc) &&
-		       !(tid && tort_alive_after(op, res, tid));
+		       !(tid && tort_alive_after(s, op, res, tid));
 	/* A request naming an offline core is refused, and only that. */
 	if (oc != OC_LOST && (!allowed || (oc == OC_EINVAL) != offline)) {
 		if (!s->bad_res)
