@@ -2,19 +2,23 @@
  * icc_torture: the ICC torture test (torture.h, docs/design.md "Tests").
  *
  * Boot arguments: torture_ops=N requests in all (default 3000, at most
- * TORT_IDS), seed=S, and torture_delay=<max ns> for the delay injection
- * (race.c). The run: TORT_STRESSORS stressors, TORT_MWORKERS M workers
- * and TORT_IWORKERS I workers per core, while this thread parks and
- * wakes the other cores at random. Then, quiesced, every request must be
+ * TORT_IDS), seed=S, torture_delay=<max ns> for the delay injection
+ * (race.c), torture_sync=<%> of moves, kills and calls waited for (10),
+ * torture_lost_ms (torture_watch.c). The run: per core TORT_STRESSORS
+ * stressors and TORT_MWORKERS M, TORT_IWORKERS I and TORT_PWORKERS P
+ * workers, while this thread parks and wakes the other cores at random
+ * and watches for lost wake-ups. Then, quiesced, every request must be
  * accounted for exactly once:
  *
  *   requests = handled + rejected (documented errors) + lost, lost = 0
  *   per mailbox kind, posted == handled on all cores together
  *   every CALL_FUNC accepted ran once, on its core; every message sent
  *   was received once, every call answered iff its caller got the reply
- *   every M incarnation ended once (exited or killed), every worker sits
- *   on exactly one queue of its owner, pools free, nothing in flight,
- *   and the run queues and load sums are back where they started.
+ *   every M incarnation ended once (exited or killed), none ran after a
+ *   kill that returned 0, every worker sits on exactly one queue of its
+ *   owner and none holds a wake token, pools free, nothing in flight,
+ *   the run queues and load sums are back where they started, and one
+ *   wake-up each stops the workers.
  *
  * The result line: TORTURE cpus=.. requests=.. handled=.. rejected=..
  * lost=.. dup=.. secs=.. req_per_s=.. seed=.. delay_ns=..

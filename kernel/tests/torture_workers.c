@@ -8,11 +8,15 @@
  * gone accounts its end and starts the next incarnation. They never
  * wait for a request of their own (a kill would strand its record).
  *
- * I workers talk over the shared endpoints (send, call, receive and
- * reply) and wait on their notifications, with timeouts of 0, a few ms,
- * or forever (notifications only: the stressors and the end signal
- * them). Every message carries an id; the bitmaps record which were
- * sent, received and replied, so that each is seen exactly once.
+ * I workers talk over the shared endpoints (send, call, receive, and
+ * answer by REPLY or REPLY_RECV) and wait on their notifications, with
+ * timeouts of 0, a few ms, or forever (notifications only: the
+ * stressors and the end signal them). Every message carries an id; the
+ * bitmaps record which were sent, received and answered, so that each
+ * is seen exactly once.
+ *
+ * P workers park and count their returns; only pings wake them
+ * (torture_ops.c, torture_watch.c).
  */
 #include "kipc.h"
 #include "torture.h"
