@@ -250,6 +250,7 @@ test-long: kernel
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 torture: kernel
+	$(if $(filter 1,$(TORTURE_CPUS)),$(error make torture: icc_torture needs 2 cores or more))
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(foreach c,$(TORTURE_CPUS),--suite \
 		torture$(c):$(c):$(TORTURE_ARGS),seed=$(SEED),torture_ops=$(TORTURE_OPS)) \
