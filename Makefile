@@ -6,6 +6,8 @@
 #   make test     host unit tests + in-QEMU suites on 2, 4 and 8 cores
 #   make test-long  the slow kernel tests (real sleeps of 35 s and more)
 #   make model    Spin model check of the ICC protocol (tools/model/)
+#   make torture  the ICC torture run: a million requests on 2, 4 and 8
+#                 cores [CPUS=..] [SEED=..] [TORTURE_OPS=..]
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 
@@ -102,7 +104,8 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	user1:1:utest=all user2:2:utest=all,loadcheck user4:4:utest=all,loadcheck \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
-	stress8:8:test=icc_stress,seed=12,stress_ops=10000
+	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
+	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT))
 # The kernel panics on core 2 while every core is busy: the PANIC line
 # must name that core, and the machine must power itself off.
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
@@ -115,11 +118,24 @@ TEST_TIMEOUT ?= 300
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
 LONG_SUITES ?= long2:2:test=slow long4:4:test=slow
 
+# make torture (kernel/tests/test_torture.c): TORTURE_OPS random
+# requests per run, on 2, 4 and 8 cores or only on CPUS if given, with
+# random delays of up to TORTURE_DELAY ns at the race points (race.c).
+# Each run prints its TORTURE line: requests, handled, lost, req/s.
+# make test runs TORTURE_OPS_SHORT requests per core count.
+TORTURE_OPS ?= 1000000
+TORTURE_OPS_SHORT ?= 20000
+TORTURE_DELAY ?= 2000
+SEED ?= 1
+TORTURE_CPUS := $(if $(filter command line environment,$(origin CPUS)),$(CPUS),2 4 8)
+TORTURE_TIMEOUT ?= 10800
+TORTURE_ARGS = test=icc_torture,torture_delay=$(TORTURE_DELAY)
+
 ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests run demo debug test test-long model bench bench-check setup clean
+.PHONY: all kernel host-tests run demo debug test test-long model torture bench bench-check setup clean
 
 all: kernel host-tests
 
@@ -242,6 +258,14 @@ test-long: kernel
 MODEL_SET ?= full
 model: $(SETUP)
 	$(PYTHON) tools/model_check.py --set $(MODEL_SET) --out $(BUILD)/model
+
+torture: kernel
+	$(if $(filter 1,$(TORTURE_CPUS)),$(error make torture: icc_torture needs 2 cores or more))
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		$(foreach c,$(TORTURE_CPUS),--suite \
+		torture$(c):$(c):$(TORTURE_ARGS),seed=$(SEED),torture_ops=$(TORTURE_OPS)) \
+		--echo TORTURE --timeout $(TORTURE_TIMEOUT) \
+		--log-dir $(BUILD)/torture-logs
 
 # Kernel paths, then user-level IPC, balancing decisions, moving a
 # running thread and the longest system calls (all deterministic under

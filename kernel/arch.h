@@ -83,6 +83,9 @@ void arch_send_ipi(uint32_t mask, enum ipi_kind kind);
 void arch_timer_arm(uint64_t ticks);
 /** Stop this core's tick timer (tickless idle). */
 void arch_timer_stop(void);
+/** Is this core's tick timer armed? If so, *@due is the counter value it
+ *  fires at (tests: what arch_timer_arm really programmed). */
+bool arch_timer_due(uint64_t *due);
 /** Console byte output (polled, no locking: callers serialise). */
 void arch_console_putc(char c);
 /** Non-blocking console input: a byte, or -1. */

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "ktime.h"
 #include "percpu.h"
+#include "race.h"
 #include "sched.h"
 #include "thread.h"
 
@@ -35,12 +36,41 @@ void icc_req_free(struct icc_req *r)
 	atomic_store_explicit(&r->state, REQ_FREE, memory_order_release);
 }
 
-/** Push without counting it as a new request (posts and forwards). */
-static void icc_push(unsigned cpu, struct icc_req *r)
+static inline void icc_push_now(struct cpu *self, unsigned cpu,
+				struct icc_req *r)
 {
-	struct cpu *self = this_cpu();
 	if (mbox_push(&cpus[cpu].mbox, &r->node))
 		self->ipi_owed |= 1u << cpu;
+}
+
+/** icc_push_from() with a race hook installed: the point, then the
+ *  push. Out of line and reached by a tail call, so that the usual path
+ *  of a post needs no stack frame for the hook's call. */
+static __attribute__((noinline, cold)) void
+icc_push_hooked(race_hook_fn h, struct cpu *self, unsigned cpu,
+		struct icc_req *r)
+{
+	h(RACE_MBOX_PUSH, r);
+	icc_push_now(self, cpu, r);
+}
+
+/** Push @r to @cpu's mailbox from @self, without counting it as a new
+ *  request (posts and forwards). Race point RACE_MBOX_PUSH (a delay
+ *  point): one load and a branch without a hook. */
+static inline void icc_push_from(struct cpu *self, unsigned cpu,
+				 struct icc_req *r)
+{
+	race_hook_fn h = race_hook_of(self);
+	if (unlikely(h)) {
+		icc_push_hooked(h, self, cpu, r);
+		return;
+	}
+	icc_push_now(self, cpu, r);
+}
+
+void icc_forward(unsigned cpu, struct icc_req *r)
+{
+	icc_push_from(this_cpu(), cpu, r);
 }
 
 void icc_post(unsigned cpu, struct icc_req *r)
@@ -48,7 +78,7 @@ void icc_post(unsigned cpu, struct icc_req *r)
 	struct cpu *self = this_cpu();
 	self->stats.icc_posted[r->kind]++;
 	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
-	icc_push(cpu, r);
+	icc_push_from(self, cpu, r);
 }
 
 void icc_send(unsigned cpu, struct icc_req *r)
@@ -104,7 +134,7 @@ static struct thread *icc_owned_target(struct icc_req *r)
 	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
 	if (owner != c->id) {
 		c->stats.icc_forwarded++;
-		icc_push(owner, r);
+		icc_push_from(c, owner, r);
 		return NULL;
 	}
 	return t;
@@ -140,14 +170,35 @@ void icc_handle(struct icc_req *r)
 	}
 }
 
-void icc_drain(void)
+/** Take this core's mailbox and handle each request, oldest first,
+ *  after race point RACE_MBOX_DRAIN (a delay point) when @hooked. */
+static inline void icc_drain_list(struct cpu *c, bool hooked)
 {
-	struct mbox_node *n = mbox_take_all(&this_cpu()->mbox);
+	struct mbox_node *n = mbox_take_all(&c->mbox);
 	while (n) {
 		struct mbox_node *next = n->next; /* handlers may re-push n */
-		icc_handle(container_of(n, struct icc_req, node));
+		struct icc_req *r = container_of(n, struct icc_req, node);
+		if (hooked)
+			race_point(RACE_MBOX_DRAIN, r);
+		icc_handle(r);
 		n = next;
 	}
+}
+
+/** icc_drain() with a race hook installed: out of line, so that the
+ *  usual drain pays one load and a branch for its race point. */
+static __attribute__((noinline, cold)) void icc_drain_hooked(struct cpu *c)
+{
+	icc_drain_list(c, true);
+}
+
+void icc_drain(void)
+{
+	struct cpu *c = this_cpu();
+	if (unlikely(race_hook_of(c)))
+		icc_drain_hooked(c);
+	else
+		icc_drain_list(c, false);
 }
 
 /** Hand @r over to its handler (POSTED -> ABANDONED). False if it was
@@ -237,10 +288,13 @@ int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size)
 	return icc_call(cpu, fn, arg, size);
 }
 
-void icc_signal(unsigned cpu, int ipi_kind)
+int icc_signal(unsigned cpu, int ipi_kind)
 {
+	if (!cpu_is_online(cpu)) /* 1u << cpu: no core, or undefined */
+		return -FUL_EINVAL;
 	uint64_t flags = arch_irq_save();
 	this_cpu()->stats.ipi_out++;
 	arch_send_ipi(1u << cpu, (enum ipi_kind)ipi_kind);
 	arch_irq_restore(flags);
+	return 0;
 }

@@ -64,6 +64,10 @@ struct icc_req *icc_req_alloc(enum icc_kind kind);
 void icc_req_free(struct icc_req *r);
 /** Push @r to @cpu's mailbox; IPI owed if it was empty. IRQs masked. */
 void icc_post(unsigned cpu, struct icc_req *r);
+/** Pass on @r, already counted as posted, to @cpu's mailbox (a request
+ *  that reached a core no longer owning its thread); IPI owed if the
+ *  mailbox was empty. IRQs masked. */
+void icc_forward(unsigned cpu, struct icc_req *r);
 /** Deliver @r to @cpu: handled right here when @cpu is this core, else
  *  posted. Counted as posted either way. IRQs masked. */
 void icc_send(unsigned cpu, struct icc_req *r);
@@ -107,7 +111,8 @@ int icc_wait(struct icc_req *r, uint64_t timeout_ms);
 extern uint64_t icc_call_timeout_ms;
 int icc_call_sync(unsigned cpu, void (*fn)(void *), void *arg);
 int icc_call_copy(unsigned cpu, void (*fn)(void *), void *arg, size_t size);
-/** Inter-core signals without data (paper 003's sleep/wake). */
-void icc_signal(unsigned cpu, int ipi_kind);
+/** Inter-core signals without data (paper 003's sleep/wake): 0, or
+ *  -FUL_EINVAL if @cpu is offline (nothing sent). */
+int icc_signal(unsigned cpu, int ipi_kind);
 
 #endif

@@ -18,7 +18,6 @@
 struct cpu cpus[MAX_CPUS];
 _Atomic uint32_t cpus_online_mask;
 struct machine machine;
-_Atomic(race_hook_fn) race_hook; /* race.h: NULL outside tests */
 
 void bench_run(const char *which);
 void demo_run(void);
@@ -164,6 +163,7 @@ void kmain(void)
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);
+	race_delay_init();
 	start_secondaries();
 	char line[128];
 	int len = ksnprintf(line, sizeof(line), "cores online:");

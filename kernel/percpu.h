@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "icc.h"
 #include "mbox.h"
+#include "race.h"
 #include "runqueue.h"
 
 struct thread;
@@ -45,6 +46,11 @@ struct cpu {
 	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
 				    * off while a benchmark times the IRQ path */
 	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
+	race_hook_fn race_hook;    /* [A] copy of race_hook, read where this
+				    * struct is at hand: race_hook_set stores
+				    * it (atomic), race_point_cpu reads it
+				    * (volatile: one aligned LDR, its offset
+				    * folded, which GCC's atomic load is not) */
 	struct thread *current;    /* [O] */
 	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */
@@ -110,6 +116,19 @@ static inline void icc_flush(void)
 	struct cpu *c = this_cpu();
 	if (c->ipi_owed)
 		icc_flush_owed(c);
+}
+
+static inline race_hook_fn race_hook_of(struct cpu *c)
+{
+	return *(race_hook_fn volatile *)&c->race_hook;
+}
+
+/** race_point() reading @c's copy of the hook: one load from a pointer
+ *  the caller holds, no address to form (the mailbox's hot paths). */
+static inline void race_point_cpu(struct cpu *c, enum race_point p,
+				  void *arg)
+{
+	race_point_hook(race_hook_of(c), p, arg);
 }
 
 static inline bool cpu_is_online(unsigned cpu)

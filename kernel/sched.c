@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "ktime.h"
 #include "load.h"
+#include "race.h"
 #include "vspace.h"
 
 static inline struct thread *rq_thread(struct rq_link *l)
@@ -375,9 +376,11 @@ void sched_finish_switch(struct thread *prev)
 	/* The registers of prev are saved: another core may now run it. */
 	atomic_store_explicit(&prev->on_cpu, 0, memory_order_release);
 	uint32_t st = atomic_load_explicit(&prev->state, memory_order_relaxed);
-	if (st == T_MIGRATING)
+	if (st == T_MIGRATING) {
+		race_point(RACE_MIG_HANDOVER, prev); /* a delay point */
 		icc_post(atomic_load_explicit(&prev->cpu, memory_order_relaxed),
 			 &prev->mig_req);
+	}
 	else if (st == T_DEAD)
 		thread_release(prev);
 	icc_flush();

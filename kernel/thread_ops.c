@@ -57,6 +57,7 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		load_blocked_moved(o, t, dest);
 	load_thread_static(t, dest);
 	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	race_point_cpu(c, RACE_MIG_HANDOVER, t); /* a delay point */
 	if (st == T_READY) {
 		icc_post(dest, &t->mig_req);
 	} else if (st == T_RUNNING) { /* posted once switched out */
@@ -171,8 +172,7 @@ void thread_wake_handle(struct owner o, struct thread *t)
 	uint32_t st = thread_state(t);
 	if (owner != c->id && st != T_FREE && st != T_EMBRYO) {
 		c->stats.icc_forwarded++;
-		if (mbox_push(&cpus[owner].mbox, &t->wake_req.node))
-			c->ipi_owed |= 1u << owner;
+		icc_forward(owner, &t->wake_req);
 		return;
 	}
 	thread_wake_apply(o, t, st);
@@ -199,15 +199,39 @@ void thread_wake(struct thread *t)
 	arch_irq_restore(flags);
 }
 
+/** The second half of thread_wake_owed(): post @t's record unless one
+ *  is on its way already (it will see the token). */
+static inline void thread_wake_post(struct thread *t)
+{
+	if (atomic_exchange(&t->wake_inflight, 1))
+		return;
+	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
+		 &t->wake_req);
+}
+
+/** thread_wake_owed() with a race hook installed: the point between
+ *  the two halves, out of line and reached by a tail call, so that the
+ *  usual path needs no stack frame for the hook's call. */
+static __attribute__((noinline, cold)) void
+thread_wake_owed_hooked(race_hook_fn h, struct thread *t)
+{
+	h(RACE_WAKE_POST, t);
+	thread_wake_post(t);
+}
+
 /** thread_wake() for callers that flush at their kernel exit (system
- *  calls): the IPI, if any, is only owed. IRQs masked. */
+ *  calls): the IPI, if any, is only owed. IRQs masked. Race point
+ *  RACE_WAKE_POST (a delay point) between the token and the claim of
+ *  the record: the waker's half of the Dekker pair. */
 void thread_wake_owed(struct thread *t)
 {
 	atomic_exchange(&t->wake_token, 1);
-	if (atomic_exchange(&t->wake_inflight, 1))
-		return; /* a wake record is on its way and will see the token */
-	icc_send(atomic_load_explicit(&t->cpu, memory_order_acquire),
-		 &t->wake_req);
+	race_hook_fn h = race_hook_now();
+	if (unlikely(h)) {
+		thread_wake_owed_hooked(h, t);
+		return;
+	}
+	thread_wake_post(t);
 }
 
 int thread_unpark(tid_t tid)

@@ -81,6 +81,15 @@ void arch_timer_stop(void)
 	write_sysreg(cntp_ctl_el0, 0);
 }
 
+/** The compare value: TVAL's write set it to the counter plus TVAL
+ *  sign-extended, so a delta beyond 2^31 - 1 shows up here as a value
+ *  in the past (or near 2^64). */
+bool arch_timer_due(uint64_t *due)
+{
+	*due = read_sysreg(cntp_cval_el0);
+	return read_sysreg(cntp_ctl_el0) & 1;
+}
+
 void arch_context_init(struct arch_context *ctx, uintptr_t stack_top,
 		       void (*fn)(void *), void *arg)
 {

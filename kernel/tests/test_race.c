@@ -127,14 +127,14 @@ KTEST(wake_reads_owner_first, 2)
 	KT_CHECK(wr.t != NULL);
 	wr.tid = atomic_load(&wr.t->tid);
 	thread_publish(wr.t);
-	atomic_store(&race_hook, wake_race_hook);
+	race_hook_set(wake_race_hook);
 	thread_activate(wr.t, wr.tid);
 	KT_WAIT(atomic_load(&wr.helper_done) || atomic_load(&wr.spin_timeouts),
 		KT_TIMEOUT_MS);
 	uint64_t dl = arch_counter() + ms_to_ticks(KT_TIMEOUT_MS);
 	while (!atomic_load(&wr.woken) && arch_counter() < dl)
 		ktest_idle_wait();
-	atomic_store(&race_hook, NULL);
+	race_hook_set(NULL);
 	bool woken = atomic_load(&wr.woken);
 	if (!woken)
 		thread_kill(wr.tid);
@@ -238,12 +238,12 @@ KTEST(lrec_one_writer, 2)
 	KT_CHECK(lr.t != NULL);
 	lr.tid = atomic_load(&lr.t->tid);
 	thread_publish(lr.t);
-	atomic_store(&race_hook, lrec_hook);
+	race_hook_set(lrec_hook);
 	KT_CHECK_EQ(thread_activate(lr.t, lr.tid), 0);
 	atomic_store(&lr.activated, 1);
 	KT_WAIT(atomic_load(&lr.helper_done) && atomic_load(&lr.ran),
 		KT_TIMEOUT_MS);
-	atomic_store(&race_hook, NULL);
+	race_hook_set(NULL);
 	KT_WAIT(thread_lookup(lr.tid) == NULL &&
 			thread_lookup((tid_t)helper) == NULL,
 		KT_TIMEOUT_MS);
@@ -320,9 +320,9 @@ KTEST(start_checks_id, 1)
 	KT_CHECK(sr.x != NULL);
 	sr.x_tid = atomic_load(&sr.x->tid);
 	thread_publish(sr.x);
-	atomic_store(&race_hook, start_race_hook);
+	race_hook_set(start_race_hook);
 	int res = thread_start_tid(sr.x_tid);
-	atomic_store(&race_hook, NULL);
+	race_hook_set(NULL);
 	KT_CHECK(atomic_load(&sr.hit));
 	KT_CHECK(sr.w != NULL); /* the slot was reused */
 	uint32_t w_state = atomic_load(&sr.w->state);

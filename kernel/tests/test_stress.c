@@ -6,7 +6,7 @@
  * no thread was ever switched in while live on another core, and every
  * request posted was handled exactly once.
  */
-#include "probe.h"
+#include "audit.h"
 
 #define STRESS_OPS_DEFAULT 400 /* per stressor; boot arg stress_ops=N */
 #define WORKERS_PER_CPU 4
@@ -117,63 +117,6 @@ static void stressor(void *arg)
 	atomic_fetch_add(&st.stressors_done, 1);
 }
 
-struct audit {
-	uint16_t seen[MAX_THREADS];
-	uint32_t bad;
-};
-
-/** On each core, IRQs masked: every thread it owns is where its state
- *  says, and each is counted once. */
-static void audit_core(void *arg)
-{
-	struct audit *a = arg;
-	struct cpu *c = this_cpu();
-	for (unsigned p = 0; p < RQ_NPRIO; p++)
-		for (struct rq_link *l = c->rq.head[p].next; l != &c->rq.head[p];
-		     l = l->next) {
-			struct thread *t = container_of(l, struct thread, rq_link);
-			a->bad += atomic_load(&t->state) != T_READY ||
-				  atomic_load(&t->cpu) != c->id || t->prio != p;
-			a->seen[t - threads]++;
-		}
-	a->bad += !rq_check(&c->rq);
-	if (c->handoff) {
-		a->bad += atomic_load(&c->handoff->state) != T_READY;
-		a->seen[c->handoff - threads]++;
-	}
-	if (c->current != c->idle) {
-		a->bad += atomic_load(&c->current->state) != T_RUNNING;
-		a->seen[c->current - threads]++;
-	}
-	for (unsigned i = 0; i < MAX_THREADS; i++)
-		if (atomic_load(&threads[i].state) == T_BLOCKED &&
-		    atomic_load(&threads[i].cpu) == c->id)
-			a->seen[i]++;
-}
-
-static uint64_t icc_sum(bool posted, unsigned kind)
-{
-	uint64_t s = 0;
-	for (unsigned i = 0; i < machine.ncpus; i++)
-		s += __atomic_load_n(posted ? &cpus[i].stats.icc_posted[kind]
-					    : &cpus[i].stats.icc_handled[kind],
-				     __ATOMIC_RELAXED);
-	return s;
-}
-
-static bool pools_idle(void)
-{
-	for (unsigned i = 0; i < machine.ncpus; i++)
-		for (unsigned k = 0; k < ICC_POOL_SIZE; k++)
-			if (atomic_load(&cpus[i].pool[k].state) != REQ_FREE)
-				return false;
-	for (unsigned i = 0; i < MAX_THREADS; i++)
-		if (atomic_load(&threads[i].state) == T_MIGRATING ||
-		    atomic_load(&threads[i].wake_inflight))
-			return false;
-	return true;
-}
-
 static struct audit audit;
 
 KTEST(icc_stress, 2)
@@ -198,9 +141,7 @@ KTEST(icc_stress, 2)
 	KT_WAIT(atomic_load(&st.stressors_done) == n, 240000);
 	KT_WAIT(pools_idle(), KT_TIMEOUT_MS);
 
-	audit = (struct audit){0};
-	for (unsigned c = 0; c < n; c++)
-		KT_CHECK_EQ(icc_call_sync(c, audit_core, &audit), 0);
+	KT_CHECK(audit_all(&audit));
 	KT_CHECK_EQ(audit.bad, 0);
 	for (unsigned s = 0; s < nslots; s++) {
 		struct thread *t = thread_lookup(atomic_load(&st.tids[s]));

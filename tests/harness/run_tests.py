@@ -226,12 +226,22 @@ def run_one(suite, opts, log_path, totals):
     return result, failures
 
 
+def echo_lines(result, prefixes):
+    """Print the program's output lines that start with one of
+    `prefixes` (--echo: result lines a suite reports, e.g. TORTURE)."""
+    for line in result.lines:
+        line = line.rstrip("\r\n")
+        if any(line.startswith(p) for p in prefixes):
+            print(line)
+
+
 def run_suite(suite, opts, totals):
     """Run one suite, print its results and wall time."""
     what = f"-smp {suite.cpus} \"{suite.args}\"" if suite.cpus else "host"
     print(f"== {suite.name} ({what})", flush=True)
     log_path = os.path.join(opts.log_dir, f"{suite.name}.log")
     result, failures = run_one(suite, opts, log_path, totals)
+    echo_lines(result, opts.echo)
     status = "ok" if failures == 0 else f"{failures} failed"
     print(f"-- {suite.name}: {status} in {result.elapsed:.1f}s "
           f"(log {log_path})", flush=True)
@@ -322,6 +332,10 @@ def parse_args(argv):
                     default=qemu.FIRST_OUTPUT_S,
                     help="seconds a program may run without printing a "
                     f"line (default {qemu.FIRST_OUTPUT_S:g})")
+    ap.add_argument("--echo", action="append", default=[],
+                    metavar="PREFIX",
+                    help="print the output lines that start with PREFIX "
+                    "(repeatable)")
     ap.add_argument("--log-dir", default="build/test-logs",
                     help="directory for per-suite logs")
     opts = ap.parse_args(argv)

@@ -12,6 +12,8 @@ of the expect suites.
     test_harness.py [substring]    run only tests whose name contains it
 """
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -200,6 +202,19 @@ def test_expect_spec_parse():
     return None
 
 
+def test_echo_lines():
+    """--echo PREFIX: the suite's lines starting with PREFIX are printed
+    (the TORTURE result line of `make torture`), no others."""
+    result = qemu.RunResult(lines=["  TORTURE in the middle\n",
+                                   "TORTURE cpus=2 requests=5\r\n",
+                                   "TEST-PASS icc_torture\n"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        run_tests.echo_lines(result, ["TORTURE"])
+    got = out.getvalue()
+    return None if got == "TORTURE cpus=2 requests=5\n" else f"printed {got!r}"
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
     ("run_exits_at_start", test_run_exits_at_start),
@@ -211,6 +226,7 @@ TESTS = [
     ("harness_host_program_refuses", test_harness_host_program_refuses),
     ("expect_suite_rules", test_expect_suite_rules),
     ("expect_spec_parse", test_expect_spec_parse),
+    ("echo_lines", test_echo_lines),
 ]
 
 if __name__ == "__main__":
