@@ -1,5 +1,7 @@
 /* Kernel threads as IPC clients (kipc.h). */
 #include "kipc.h"
+#include "../obj.h"
+#include "../pool.h"
 #include "../sched.h"
 
 /** What a system call's kernel exit does, then IRQs back on. */
@@ -83,4 +85,22 @@ void kipc_signal(struct ntfn *n, uint64_t bits)
 	uint64_t flags = arch_irq_save();
 	ntfn_signal(n, bits);
 	kipc_exit(flags);
+}
+
+int kipc_endpoint_create(struct endpoint **out)
+{
+	obj_get(&root_pool.obj);
+	int err = endpoint_create(&root_pool, out);
+	if (err)
+		obj_put(&root_pool.obj);
+	return err;
+}
+
+int kipc_ntfn_create(struct ntfn **out)
+{
+	obj_get(&root_pool.obj);
+	int err = ntfn_create(&root_pool, out);
+	if (err)
+		obj_put(&root_pool.obj);
+	return err;
 }

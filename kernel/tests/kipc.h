@@ -29,5 +29,10 @@ int kipc_reply(uint64_t token, const struct ipc_msg *m);
 int kipc_wait(struct ntfn *n, uint64_t timeout_us, uint64_t *bits);
 /** NTFN_SIGNAL @bits on @n. */
 void kipc_signal(struct ntfn *n, uint64_t bits);
+/** A new endpoint / notification for a kernel test, charged to the root
+ *  pool as a task's would be (the object holds a reference to its pool,
+ *  as EP_CREATE's does). Dropped with obj_put. 0 or -FUL_ENOMEM. */
+int kipc_endpoint_create(struct endpoint **out);
+int kipc_ntfn_create(struct ntfn **out);
 
 #endif

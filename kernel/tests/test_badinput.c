@@ -360,8 +360,8 @@ KTEST(bad_timeout_forever, 2)
 	bi_icc_wait_forever(kt);
 	struct ntfn *n;
 	struct endpoint *ep;
-	KT_CHECK_EQ(ntfn_create(&n), 0);
-	KT_CHECK_EQ(endpoint_create(&ep), 0);
+	KT_CHECK_EQ(kipc_ntfn_create(&n), 0);
+	KT_CHECK_EQ(kipc_endpoint_create(&ep), 0);
 	bb.n = n;
 	bb.ep = ep;
 	tid_t t = bi_block(kt, BI_WAIT, FUL_FOREVER);
@@ -453,7 +453,7 @@ KTEST(bad_sleep_beyond_timer_range, 2)
 		KT_CHECK(thread_lookup(t) == NULL);
 	}
 	struct ntfn *n;
-	KT_CHECK_EQ(ntfn_create(&n), 0);
+	KT_CHECK_EQ(kipc_ntfn_create(&n), 0);
 	bb.n = n;
 	tid_t t = bi_block(kt, BI_WAIT, 35000000);
 	bi_check_armed(kt, t);

@@ -27,6 +27,7 @@
 #include "../obj.h"
 #include "../race.h"
 #include "audit.h"
+#include "kipc.h"
 #include "torture.h"
 
 #define TORT_OPS_DEFAULT 3000
@@ -115,12 +116,12 @@ static bool tort_setup(struct ktest_ctx *kt)
 	for (unsigned i = 0; i <= T.nstress; i++)
 		T.st[i].seed = tort_seed(i, 0x53);
 	for (unsigned i = 0; i < TORT_NEPS; i++)
-		if (endpoint_create(&T.ep[i])) {
+		if (kipc_endpoint_create(&T.ep[i])) {
 			TORT_FAIL("endpoint_create");
 			return false;
 		}
 	for (unsigned i = 0; i < T.ni; i++)
-		if (ntfn_create(&T.iw[i].ntfn)) {
+		if (kipc_ntfn_create(&T.iw[i].ntfn)) {
 			TORT_FAIL("ntfn_create");
 			return false;
 		}
