@@ -57,6 +57,7 @@ ULIBS := -Wl,--start-group -lc -lgcc -Wl,--end-group
 ULDFLAGS_rootserver := -Wl,--defsym=__ful_heap_size=0x100000
 ULDFLAGS_tests := $(ULDFLAGS_rootserver)
 ULDFLAGS_bench := $(ULDFLAGS_rootserver)
+ULDFLAGS_fuzz := $(ULDFLAGS_rootserver)
 ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c kernel/args.c
 ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
@@ -69,6 +70,7 @@ UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER)
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
+UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
 	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
