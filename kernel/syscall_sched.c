@@ -106,9 +106,13 @@ static void thread_set_affinity(struct owner o, struct thread *t,
 {
 	t->affinity = mask;
 	*result = 0;
-	if (!(mask >> o.cpu->id & 1))
-		*result = thread_migrate_local(o, t,
+	if (!(mask >> o.cpu->id & 1)) {
+		int err = thread_migrate_local(o, t,
 					       (unsigned)__builtin_ctz(mask));
+		/* Killed while running (DEAD until switched out): no live
+		 * thread, as FUL_SYS_MIGRATE says; EDEAD is not THREAD_SET's. */
+		*result = err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
+	}
 	/* Moved: thread_migrate_local published it with its new core.
 	 * Still here (in flight to here, or not started): publish. */
 	if (atomic_load_explicit(&t->cpu, memory_order_relaxed) == o.cpu->id)
