@@ -228,10 +228,16 @@ static void fz_watch_worker(unsigned i, struct fz_watch *wt, unsigned long now)
 		fz_bad(c, FZ_PROGRESS, "a call never returned", c->cur.nr,
 		       c->cur.a, 0);
 		wt->flagged = true;
+		struct ful_thread_info info = {0};
+		ful_thread_info(FZ_SLOT_WORKER0 + i, &info);
+		fz_diag_thread("worker", c->tid, &info);
 	} else if (!t0 && stalled_us > FZ_STUCK_US) {
 		fz_bad(c, FZ_PROGRESS, "no progress outside calls for 20 s", 0,
 		       NULL, (long)hb);
 		wt->flagged = true;
+		struct ful_thread_info info = {0};
+		ful_thread_info(FZ_SLOT_WORKER0 + i, &info);
+		fz_diag_thread("worker", c->tid, &info);
 	} else if (ful_thread_dead(FZ_SLOT_WORKER0 + i) &&
 		   !atomic_load(&w->done)) {
 		fz_bad(c, FZ_PROGRESS, "a worker died (a fault?)", 0, NULL, 0);

@@ -21,6 +21,8 @@
 #include <malloc.h>
 #include <string.h>
 
+#include <ful/load.h>
+
 #include "fz.h"
 
 static bool fz_trylock(_Atomic int *l)
@@ -157,6 +159,21 @@ void fz_op_victim(struct fz_worker *w)
 		       fz_slot(&w->c, FZ_THREAD_LO, FZ_THREAD_N));
 }
 
+void fz_diag_thread(const char *who, long tid, const struct ful_thread_info *i)
+{
+	const struct ful_load_page *pg = ful_load_area();
+	const struct ful_load_thread *lt = &pg->thread[FUL_TID_SLOT(tid) % 512];
+	unsigned cpu = FUL_LOAD_RLX(&lt->cpu) % FUL_LOAD_CPUS;
+	const struct ful_load_cpu *lc = &pg->cpu[cpu];
+	fz_say("FUZZ-DIAG %s tid %lx: THREAD_INFO state %u cpu %u; load area "
+	       "tid %x state %u cpu %u seq %u; its core: running %x, %u "
+	       "runnable, %u blocked, seq %u (seed %lu)\n",
+	       who, tid, i->state, i->cpu, FUL_LOAD_RLX(&lt->tid),
+	       FUL_LOAD_RLX(&lt->state), cpu, FUL_LOAD_RLX(&lt->seq),
+	       FUL_LOAD_RLX(&lc->running), FUL_LOAD_RLX(&lc->nrunnable),
+	       FUL_LOAD_RLX(&lc->nblocked), FUL_LOAD_RLX(&lc->seq), fz.seed);
+}
+
 /** Reap @v if it has died; check a kill and its current call. */
 static void fz_victim_check(struct fz_victim *v, bool final)
 {
@@ -181,6 +198,7 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 	    fz_us(now - t0) > v->c.cur.timeout_us + FZ_STUCK_US) {
 		fz_bad(NULL, FZ_PROGRESS, "a victim's call never returned",
 		       v->c.cur.nr, v->c.cur.a, 0);
+		fz_diag_thread("victim", v->th.tid, &info);
 		atomic_store(&v->c.cur.t0, 0); /* once */
 	}
 }
