@@ -175,6 +175,7 @@ struct fz_victim {
 	struct ful_thread th;
 	void *stale_mem;	 /* a dead victim's block, to free */
 	unsigned long killed_at; /* counter at a kill that returned 0 */
+	bool stuck;		 /* its stuck call was reported */
 	unsigned long spawned;
 };
 

@@ -287,10 +287,10 @@ static bool fz_watch(void)
 
 /* ---- teardown ---- */
 
-/** Poll @done (with the watchdog's tick) for up to FZ_STUCK_US. */
-static bool fz_wait(bool (*done)(void))
+/** Poll @done (with the watchdog's tick) for up to @us. */
+static bool fz_wait_us(bool (*done)(void), unsigned long us)
 {
-	unsigned long dl = ful_counter() + ful_us_to_ticks(FZ_STUCK_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(us);
 	while (!done()) {
 		if (ful_counter() > dl)
 			return false;
@@ -300,12 +300,36 @@ static bool fz_wait(bool (*done)(void))
 	return true;
 }
 
+static bool fz_wait(bool (*done)(void))
+{
+	return fz_wait_us(done, FZ_STUCK_US);
+}
+
 static bool fz_victims_gone(void)
 {
 	for (unsigned i = 0; i < FZ_MAX_VICTIMS; i++)
 		if (atomic_load(&fz.v[i].state) != FZV_FREE)
 			return false;
 	return true;
+}
+
+/**
+ * Victims end by themselves once the run stops (their waits are short).
+ * Give them 2 s with the workers gone: a victim still in a call then was
+ * not starved by the others, it is lost to the scheduler (FUZZ-DIAG).
+ */
+static void fz_victims_drain(void)
+{
+	if (fz_wait_us(fz_victims_gone, 2000000))
+		return;
+	for (unsigned i = 0; i < FZ_MAX_VICTIMS; i++) {
+		struct fz_victim *v = &fz.v[i];
+		if (atomic_load(&v->state) != FZV_LIVE || !v->c.cur.t0)
+			continue;
+		fz_say("FUZZ-DIAG victim tid %lx still in %s 2 s after the "
+		       "workers ended: lost, not starved (seed %lu)\n",
+		       v->th.tid, fz_call_name(v->c.cur.nr), fz.seed);
+	}
 }
 
 static bool fz_workers_dead(void)
@@ -328,6 +352,7 @@ static bool fz_threads_back(void)
 static bool fz_teardown(void)
 {
 	atomic_store(&fz.stop, 1);
+	fz_victims_drain();
 	for (unsigned i = 0; i < FZ_MAX_VICTIMS; i++)
 		if (atomic_load(&fz.v[i].state) == FZV_LIVE)
 			ful_thread_kill(FZ_SLOT_VICTIM0 + i);

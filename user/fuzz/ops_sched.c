@@ -92,6 +92,40 @@ void fz_victim_main(void *arg)
 	ful_exit();
 }
 
+/** Is @c in a call that blocks (an IPC wait, most likely)? */
+static bool fz_in_wait(const struct fz_ctx *c)
+{
+	return atomic_load_explicit(&c->cur.t0, memory_order_relaxed) &&
+	       c->cur.timeout_us;
+}
+
+/** A random victim slot; half of the time the first one after it that
+ *  waits in a blocking call, if any: kills and moves of threads blocked
+ *  in IPC are what the fuzzer is after. */
+static struct fz_victim *fz_victim_waiting(struct fz_ctx *c)
+{
+	unsigned i = fz_below(&c->rng, fz.nvictims);
+	for (unsigned k = 0; fz_below(&c->rng, 2) && k < fz.nvictims; k++) {
+		struct fz_victim *v = &fz.v[(i + k) % fz.nvictims];
+		if (atomic_load(&v->state) == FZV_LIVE && fz_in_wait(&v->c))
+			return v;
+	}
+	return &fz.v[i];
+}
+
+/** A random worker; half of the time one that waits (in IPC, in the
+ *  rendezvous), if any. */
+static struct fz_worker *fz_worker_waiting(struct fz_ctx *c)
+{
+	unsigned i = fz_below(&c->rng, fz.nworkers);
+	for (unsigned k = 0; fz_below(&c->rng, 2) && k < fz.nworkers; k++) {
+		struct fz_worker *w = &fz.w[(i + k) % fz.nworkers];
+		if (fz_in_wait(&w->c))
+			return w;
+	}
+	return &fz.w[i];
+}
+
 /** Start victim @v (BUSY) in its slot; LIVE on success, else FREE. */
 static void fz_victim_spawn(struct fz_worker *w, struct fz_victim *v)
 {
@@ -104,6 +138,7 @@ static void fz_victim_spawn(struct fz_worker *w, struct fz_victim *v)
 	v->c.reply = FZ_R_NONE;
 	atomic_store(&v->c.cur.t0, 0); /* its predecessor may have died in one */
 	v->killed_at = 0;
+	v->stuck = false;
 	struct ful_thread_args a = {.fn = fz_victim_main,
 				    .arg = v,
 				    .pool = FUL_SLOT_POOL,
@@ -147,7 +182,7 @@ static void fz_victim_kill(struct fz_worker *w, struct fz_victim *v)
 
 void fz_op_victim(struct fz_worker *w)
 {
-	struct fz_victim *v = &fz.v[fz_below(&w->c.rng, fz.nvictims)];
+	struct fz_victim *v = fz_victim_waiting(&w->c);
 	unsigned st = FZV_FREE;
 	if (!fz_stopping() &&
 	    atomic_compare_exchange_strong(&v->state, &st, FZV_BUSY))
@@ -194,12 +229,12 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 		       FUL_SYS_THREAD_KILL, a, 0);
 		v->killed_at = 0;
 	}
-	if (!final && t0 &&
+	if (!final && t0 && !v->stuck &&
 	    fz_us(now - t0) > v->c.cur.timeout_us + FZ_STUCK_US) {
 		fz_bad(NULL, FZ_PROGRESS, "a victim's call never returned",
 		       v->c.cur.nr, v->c.cur.a, 0);
 		fz_diag_thread("victim", v->th.tid, &info);
-		atomic_store(&v->c.cur.t0, 0); /* once */
+		v->stuck = true; /* once */
 	}
 }
 
@@ -227,12 +262,11 @@ static unsigned long fz_pick_tid(struct fz_worker *w, bool workers, bool *bogus,
 	*bogus = false;
 	*target = NULL;
 	if (workers && k < 4) {
-		*target = &fz.w[fz_below(&c->rng, fz.nworkers)];
+		*target = fz_worker_waiting(c);
 		return (unsigned long)(*target)->c.tid;
 	}
 	if (k < 8) /* live, dead or never spawned: all documented */
-		return (unsigned long)fz.v[fz_below(&c->rng, fz.nvictims)]
-		    .th.tid;
+		return (unsigned long)fz_victim_waiting(c)->th.tid;
 	*bogus = true; /* a slot beyond the thread table, or generation 0 */
 	return k == 8 ? (fz_next(&c->rng) & 0xfffff000UL) |
 			    (512 + fz_below(&c->rng, 3584))
