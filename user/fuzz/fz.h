@@ -282,10 +282,9 @@ void fz_touch_grid(struct fz_ctx *c);
 void fz_victim_main(void *arg);
 /** Reap dead victims, check kills and stuck victims (watchdog). */
 void fz_victims_reap(bool final);
-/** Print what the kernel says of a stuck thread (THREAD_INFO @i, the
- *  load area's records of it and of its core). Main only. */
-void fz_diag_thread(const char *who, long tid,
-		    const struct ful_thread_info *i);
+/** Print what the kernel says of stuck thread @tid (its capability in
+ *  @slot) and of its core, twice, 1 s apart (main only). */
+void fz_diag_thread(const char *who, long tid, unsigned slot);
 /** Serve pending rendezvous: every worker's (watchdog), the next
  *  worker's (a worker, after each step). */
 void fz_rendezvous_serve(void);

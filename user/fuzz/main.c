@@ -228,16 +228,12 @@ static void fz_watch_worker(unsigned i, struct fz_watch *wt, unsigned long now)
 		fz_bad(c, FZ_PROGRESS, "a call never returned", c->cur.nr,
 		       c->cur.a, 0);
 		wt->flagged = true;
-		struct ful_thread_info info = {0};
-		ful_thread_info(FZ_SLOT_WORKER0 + i, &info);
-		fz_diag_thread("worker", c->tid, &info);
+		fz_diag_thread("worker", c->tid, FZ_SLOT_WORKER0 + i);
 	} else if (!t0 && stalled_us > FZ_STUCK_US) {
 		fz_bad(c, FZ_PROGRESS, "no progress outside calls for 20 s", 0,
 		       NULL, (long)hb);
 		wt->flagged = true;
-		struct ful_thread_info info = {0};
-		ful_thread_info(FZ_SLOT_WORKER0 + i, &info);
-		fz_diag_thread("worker", c->tid, &info);
+		fz_diag_thread("worker", c->tid, FZ_SLOT_WORKER0 + i);
 	} else if (ful_thread_dead(FZ_SLOT_WORKER0 + i) &&
 		   !atomic_load(&w->done)) {
 		fz_bad(c, FZ_PROGRESS, "a worker died (a fault?)", 0, NULL, 0);
@@ -314,21 +310,25 @@ static bool fz_victims_gone(void)
 }
 
 /**
- * Victims end by themselves once the run stops (their waits are short).
- * Give them 2 s with the workers gone: a victim still in a call then was
- * not starved by the others, it is lost to the scheduler (FUZZ-DIAG).
+ * Victims end by themselves once the run stops (their waits are short),
+ * and a stuck victim stops the run. Give them 2 s with the workers gone:
+ * a stuck one that ends was held up by the others; one still in its call
+ * is lost (FUZZ-DIAG).
  */
 static void fz_victims_drain(void)
 {
-	if (fz_wait_us(fz_victims_gone, 2000000))
-		return;
+	fz_wait_us(fz_victims_gone, 2000000);
 	for (unsigned i = 0; i < FZ_MAX_VICTIMS; i++) {
 		struct fz_victim *v = &fz.v[i];
-		if (atomic_load(&v->state) != FZV_LIVE || !v->c.cur.t0)
-			continue;
-		fz_say("FUZZ-DIAG victim tid %lx still in %s 2 s after the "
-		       "workers ended: lost, not starved (seed %lu)\n",
-		       v->th.tid, fz_call_name(v->c.cur.nr), fz.seed);
+		bool live = atomic_load(&v->state) == FZV_LIVE;
+		if (v->stuck && !live)
+			fz_say("FUZZ-DIAG the stuck victim %u ended within 2 s "
+			       "of the workers: held up, not lost (seed %lu)\n",
+			       i, fz.seed);
+		else if (live && v->c.cur.t0)
+			fz_say("FUZZ-DIAG victim %u (tid %lx) still in %s 2 s "
+			       "after the workers ended: lost (seed %lu)\n",
+			       i, v->th.tid, fz_call_name(v->c.cur.nr), fz.seed);
 	}
 }
 

@@ -37,20 +37,6 @@ static bool fz_label_ours(unsigned long label)
 	return label >= FZ_L_SEND && label <= FZ_L_ANON;
 }
 
-/** The reply a thread sends: checked against the request only when it
- *  knows it answers one of the fuzzer's calls (not after a raw call,
- *  which may have received something else meanwhile). */
-static void fz_msg_make(struct fz_ctx *c, unsigned label, unsigned long mr0,
-			unsigned long a[7]);
-
-static void fz_reply_make(struct fz_ctx *c, unsigned long a[7])
-{
-	if (c->reply == FZ_R_PENDING)
-		fz_msg_make(c, FZ_L_REPLY, c->last_mr0 ^ FZ_REPLY_XOR, a);
-	else
-		fz_msg_make(c, FZ_L_ANON, fz_next(&c->rng), a);
-}
-
 /** Fill a[1..5] and the IPC buffer with a message @label / @mr0. */
 static void fz_msg_make(struct fz_ctx *c, unsigned label, unsigned long mr0,
 			unsigned long a[7])
@@ -66,6 +52,17 @@ static void fz_msg_make(struct fz_ctx *c, unsigned label, unsigned long mr0,
 	a[3] = c->id;
 	a[4] = len;
 	a[5] = fz_sum(label, mr0, c->id, len);
+}
+
+/** The reply a thread sends: checked against the request only when it
+ *  knows it answers one of the fuzzer's calls (not after a raw call,
+ *  which may have received something else meanwhile). */
+static void fz_reply_make(struct fz_ctx *c, unsigned long a[7])
+{
+	if (c->reply == FZ_R_PENDING)
+		fz_msg_make(c, FZ_L_REPLY, c->last_mr0 ^ FZ_REPLY_XOR, a);
+	else
+		fz_msg_make(c, FZ_L_ANON, fz_next(&c->rng), a);
 }
 
 /** Is the message in @r (x2..x6, the IPC buffer) intact? */

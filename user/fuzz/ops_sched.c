@@ -194,19 +194,34 @@ void fz_op_victim(struct fz_worker *w)
 		       fz_slot(&w->c, FZ_THREAD_LO, FZ_THREAD_N));
 }
 
-void fz_diag_thread(const char *who, long tid, const struct ful_thread_info *i)
+/** Core @cpu's record, or zeros if a writer keeps it torn. */
+static void fz_diag_core(unsigned cpu, struct ful_load_cpu *lc)
 {
-	const struct ful_load_page *pg = ful_load_area();
-	const struct ful_load_thread *lt = &pg->thread[FUL_TID_SLOT(tid) % 512];
-	unsigned cpu = FUL_LOAD_RLX(&lt->cpu) % FUL_LOAD_CPUS;
-	const struct ful_load_cpu *lc = &pg->cpu[cpu];
-	fz_say("FUZZ-DIAG %s tid %lx: THREAD_INFO state %u cpu %u; load area "
-	       "tid %x state %u cpu %u seq %u; its core: running %x, %u "
-	       "runnable, %u blocked, seq %u (seed %lu)\n",
-	       who, tid, i->state, i->cpu, FUL_LOAD_RLX(&lt->tid),
-	       FUL_LOAD_RLX(&lt->state), cpu, FUL_LOAD_RLX(&lt->seq),
-	       FUL_LOAD_RLX(&lc->running), FUL_LOAD_RLX(&lc->nrunnable),
-	       FUL_LOAD_RLX(&lc->nblocked), FUL_LOAD_RLX(&lc->seq), fz.seed);
+	for (unsigned k = 0; k < 1000; k++)
+		if (ful_load_try_cpu(ful_load_area(), cpu % FUL_LOAD_CPUS, lc))
+			return;
+	memset(lc, 0, sizeof *lc);
+}
+
+void fz_diag_thread(const char *who, long tid, unsigned slot)
+{
+	struct ful_thread_info i0 = {0}, i1 = {0};
+	struct ful_load_cpu c0, c1;
+	ful_thread_info(slot, &i0);
+	fz_diag_core(i0.cpu, &c0);
+	ful_ntfn_wait(FZ_SLOT_TICK, NULL, 1000000); /* then look again */
+	ful_thread_info(slot, &i1);
+	fz_diag_core(i0.cpu, &c1);
+	const struct ful_load_thread *lt =
+		&ful_load_area()->thread[FUL_TID_SLOT(tid) % FUL_LOAD_THREADS];
+	fz_say("FUZZ-DIAG %s tid %lx, 1 s apart: state %u->%u, cpu %u->%u, "
+	       "runtime %lu->%lu us (load area: state %u cpu %u); its core "
+	       "cpu%u: switches %lu->%lu, running %x, %u runnable, %u "
+	       "blocked (seed %lu)\n",
+	       who, tid, i0.state, i1.state, i0.cpu, i1.cpu, i0.runtime_us,
+	       i1.runtime_us, FUL_LOAD_RLX(&lt->state), FUL_LOAD_RLX(&lt->cpu),
+	       i0.cpu, c0.switches, c1.switches, c1.running, c1.nrunnable,
+	       c1.nblocked, fz.seed);
 }
 
 /** Reap @v if it has died; check a kill and its current call. */
@@ -233,8 +248,9 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 	    fz_us(now - t0) > v->c.cur.timeout_us + FZ_STUCK_US) {
 		fz_bad(NULL, FZ_PROGRESS, "a victim's call never returned",
 		       v->c.cur.nr, v->c.cur.a, 0);
-		fz_diag_thread("victim", v->th.tid, &info);
-		v->stuck = true; /* once */
+		fz_diag_thread("victim", v->th.tid, slot);
+		v->stuck = true; /* once; the teardown tells lost from late */
+		atomic_store(&fz.stop, 1);
 	}
 }
 
