@@ -219,8 +219,9 @@ void fz_bad(struct fz_ctx *c, enum fz_class k, const char *what,
 	    unsigned long nr, const unsigned long a[7], long got);
 /** Record and print a failure found by main, described by @text. */
 void fz_bad_text(enum fz_class k, const char *text);
-/** Print the failure records not printed yet (main only). */
-void fz_flush_bad(void);
+/** Print the failure records not printed yet, in order (main only);
+ *  @final: skip those a thread that died never finished. */
+void fz_flush_bad(bool final);
 /** The first failure of class @k, or "" (after fz_flush_bad). */
 const char *fz_first_bad(enum fz_class k);
 const char *fz_call_name(unsigned long nr);

@@ -266,7 +266,7 @@ static bool fz_watch(void)
 		fz_check_limits();
 		for (unsigned i = 0; i < fz.nworkers; i++)
 			fz_watch_worker(i, wt, now);
-		fz_flush_bad();
+		fz_flush_bad(false);
 		if (fz_ms(now - last) >= 10000) {
 			last = now;
 			fz_say("FUZZ-PROGRESS %lu s, %lu calls\n",
@@ -323,7 +323,8 @@ static void fz_victims_drain(void)
 		bool live = atomic_load(&v->state) == FZV_LIVE;
 		if (v->stuck && !live)
 			fz_say("FUZZ-DIAG the stuck victim %u ended within 2 s "
-			       "of the workers: held up, not lost (seed %lu)\n",
+			       "of the workers (or a kill already under way "
+			       "ended it): held up, not lost (seed %lu)\n",
 			       i, fz.seed);
 		else if (live && v->c.cur.t0)
 			fz_say("FUZZ-DIAG victim %u (tid %lx) still in %s 2 s "
@@ -494,7 +495,7 @@ static unsigned fz_report(bool census_ok)
 						       "leaks"};
 	char why[FZ_NCLASSES][480], calls[120];
 	unsigned failed = 0;
-	fz_flush_bad();
+	fz_flush_bad(true);
 	for (unsigned k = 0; k < FZ_NCLASSES; k++) {
 		unsigned long n = atomic_load(&fz.bad[k]);
 		snprintf(why[k], sizeof why[k], "%lu failures; first: %s", n,

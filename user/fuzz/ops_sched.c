@@ -248,9 +248,10 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 	    fz_us(now - t0) > v->c.cur.timeout_us + FZ_STUCK_US) {
 		fz_bad(NULL, FZ_PROGRESS, "a victim's call never returned",
 		       v->c.cur.nr, v->c.cur.a, 0);
+		/* Stop first: no worker may kill it while it is looked at. */
+		atomic_store(&fz.stop, 1);
 		fz_diag_thread("victim", v->th.tid, slot);
 		v->stuck = true; /* once; the teardown tells lost from late */
-		atomic_store(&fz.stop, 1);
 	}
 }
 

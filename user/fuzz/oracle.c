@@ -244,14 +244,17 @@ void fz_bad_text(enum fz_class k, const char *text)
 	       fz.seed);
 }
 
-void fz_flush_bad(void)
+void fz_flush_bad(bool final)
 {
 	unsigned n = atomic_load(&nrec);
 	for (; printed < n && printed < FZ_NREC; printed++) {
 		struct fz_rec *r = &recs[printed];
-		if (!atomic_load_explicit(&r->ready, memory_order_acquire))
-			break; /* being written (or its writer died): later */
-		fz_print_rec(r);
+		bool ready = atomic_load_explicit(&r->ready, memory_order_acquire);
+		if (ready)
+			fz_print_rec(r);
+		else if (!final)
+			break; /* being written: later */
+		/* final: every writer has ended; one died in the middle */
 	}
 }
 
