@@ -10,6 +10,7 @@
 #                 cores [CPUS=..] [SEED=..] [TORTURE_OPS=..]
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
+#   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
 
 CPUS ?= 4
 BUILD := build
@@ -61,6 +62,7 @@ ULIBS := -Wl,--start-group -lc -lgcc -Wl,--end-group
 ULDFLAGS_rootserver := -Wl,--defsym=__ful_heap_size=0x100000
 ULDFLAGS_tests := $(ULDFLAGS_rootserver)
 ULDFLAGS_bench := $(ULDFLAGS_rootserver)
+ULDFLAGS_fuzz := $(ULDFLAGS_rootserver)
 ULIB_SRCS := $(wildcard user/lib/*.c user/lib/*.S) kernel/elf.c kernel/args.c
 ULIB_OBJS := $(patsubst %,$(BUILD)/user/obj/%.o,$(ULIB_SRCS))
 USER_ELFS := $(patsubst %,$(BUILD)/user/%.elf,$(USER_PROGS))
@@ -73,6 +75,7 @@ UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER)
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
+UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
 	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
@@ -105,7 +108,16 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
-	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT))
+	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
+	$(if $(filter 1,$(FUZZ)),$(FUZZ_SUITES))
+# The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2
+# and 4 cores. Not in make test yet (FUZZ=1 adds them): its oracle does
+# not know POOL_CREATE / POOL_INFO, which came after it. fuzz4 is held
+# back while the kernel loses a thread in about one such run in four (issue 19, "Found so far" in docs/design.md): a
+# failing make test would hide every other result. FUZZ4=1 adds it.
+FUZZ4_SUITE := fuzz4:4:fuzz=4,fuzz_calls=100000
+FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
+	fuzz2:2:fuzz=2,fuzz_calls=100000 $(if $(filter 1,$(FUZZ4)),$(FUZZ4_SUITE))
 # The kernel panics on core 2 while every core is busy: the PANIC line
 # must name that core, and the machine must power itself off.
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
@@ -135,7 +147,7 @@ ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests run demo debug test test-long model torture bench bench-check setup clean
+.PHONY: all kernel host-tests run demo debug test test-long model torture fuzz bench bench-check setup clean
 
 all: kernel host-tests
 
@@ -288,6 +300,16 @@ bench: kernel
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
 		--meta tools/bench_meta.json
+
+# One longer run of the fuzzer (user/fuzz, docs/design.md "Fuzzer"):
+# SECS seconds on CPUS cores from seed SEED; a failure prints its seed,
+# and the same SEED, SECS and CPUS run the same mix again.
+SEED ?= 1
+SECS ?= 60
+fuzz: kernel
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		--suite fuzz$(CPUS):$(CPUS):fuzz=$(SEED),fuzz_secs=$(SECS) \
+		--timeout $$(($(SECS) + 300)) --log-dir $(BUILD)/fuzz-logs
 
 clean:
 	rm -rf $(BUILD)

@@ -4,6 +4,7 @@
  * where. Modes, from the boot arguments:
  *   utest=<filter>  start the test program (user/tests), then power off
  *   ubench=<which>  start the benchmark program (user/bench), then power off
+ *   fuzz=<seed>     start the fuzzer (user/fuzz), then power off
  *   (otherwise)     the demo: hello on every core, then the balancer
  *                   demo; with "demo", power off after it
  * It stays alive afterwards as the place where the balancer will run.
@@ -49,6 +50,10 @@ int main(void)
 	}
 	if (root_bootarg("ubench", v, sizeof(v))) {
 		root_sysprog_run("bench");
+		ful_shutdown(FUL_SLOT_SCHED);
+	}
+	if (root_bootarg("fuzz", v, sizeof(v))) {
+		root_sysprog_run("fuzz");
 		ful_shutdown(FUL_SLOT_SCHED);
 	}
 	root_demo();

@@ -28,6 +28,7 @@ struct sysprog {
 static const struct sysprog sysprogs[] = {
 	{"tests", {"badinput", "faulter", "ipctest"}},
 	{"bench", {"ipcpeer"}},
+	{"fuzz", {NULL}},
 };
 
 /** Add a grant of the module frame @name (READ, at its own slot). */
