@@ -190,46 +190,6 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 	}
 }
 
-#define E(x) (1u << FUL_E##x)
-#define CAPS (E(BADCAP) | E(TYPE) | E(RIGHTS))
-#define MSG (E(RANGE) | E(INVAL) | E(STATE))
-/* The errors each call may return (<fulcrum/syscall.h>, errno.h). */
-static const unsigned allowed[FUL_SYS_COUNT] = {
-	[FUL_SYS_DEBUG_WRITE] = E(RANGE) | E(FAULT),
-	[FUL_SYS_SEND] = CAPS | MSG | E(TIMEOUT) | E(CANCELED),
-	[FUL_SYS_RECV] = CAPS | E(TIMEOUT) | E(CANCELED),
-	[FUL_SYS_CALL] = CAPS | MSG | E(TIMEOUT) | E(CANCELED) | E(DEAD),
-	[FUL_SYS_REPLY] = MSG | E(DEAD),
-	[FUL_SYS_REPLY_RECV] = CAPS | MSG | E(TIMEOUT) | E(CANCELED),
-	[FUL_SYS_NTFN_SIGNAL] = CAPS | E(INVAL),
-	[FUL_SYS_NTFN_WAIT] = CAPS | E(TIMEOUT) | E(CANCELED),
-	[FUL_SYS_NTFN_POLL] = CAPS,
-	[FUL_SYS_CAP_COPY] = CAPS | E(INVAL) | E(STATE),
-	[FUL_SYS_CAP_DELETE] = E(BADCAP),
-	[FUL_SYS_CAP_INFO] = E(BADCAP),
-	[FUL_SYS_EP_CREATE] = CAPS | E(STATE) | E(NOMEM),
-	[FUL_SYS_NTFN_CREATE] = CAPS | E(STATE) | E(NOMEM),
-	[FUL_SYS_FRAME_CREATE] = CAPS | MSG | E(NOMEM),
-	[FUL_SYS_VSPACE_CREATE] = CAPS | E(STATE) | E(NOMEM),
-	[FUL_SYS_MAP] = CAPS | E(INVAL) | E(STATE) | E(NOMEM),
-	[FUL_SYS_UNMAP] = CAPS | E(INVAL) | E(STATE),
-	[FUL_SYS_THREAD_CREATE] = CAPS | E(FAULT) | E(INVAL) | E(STATE) |
-				  E(NOMEM) | E(AGAIN),
-	[FUL_SYS_THREAD_START] = CAPS | E(STATE) | E(DEAD),
-	[FUL_SYS_THREAD_KILL] = CAPS | E(DEAD) | E(AGAIN) | E(TIMEOUT),
-	[FUL_SYS_THREAD_MIGRATE] = CAPS | E(INVAL) | E(STATE) | E(DEAD) |
-				   E(AGAIN) | E(TIMEOUT),
-	[FUL_SYS_THREAD_INFO] = CAPS | E(FAULT) | E(DEAD),
-	[FUL_SYS_REPLY_SAVE] = E(BADCAP) | E(STATE),
-	[FUL_SYS_REPLY_TO] = CAPS | MSG | E(DEAD),
-	[FUL_SYS_SYSINFO] = E(FAULT),
-	[FUL_SYS_SHUTDOWN] = CAPS,
-	[FUL_SYS_MIGRATE] = CAPS | E(RANGE) | E(FAULT),
-	[FUL_SYS_THREAD_SET] = CAPS | E(INVAL) | E(NOTHREAD) | E(STATE) |
-			       E(AGAIN),
-	[FUL_SYS_POOL_CREATE] = CAPS | MSG | E(NOMEM),
-	[FUL_SYS_POOL_INFO] = CAPS | E(FAULT),
-};
 
 /** Is @got a documented result of call @nr with @a? */
 static bool p2_documented(unsigned long nr, const unsigned long a[7], long got)
@@ -237,7 +197,7 @@ static bool p2_documented(unsigned long nr, const unsigned long a[7], long got)
 	if (nr >= FUL_SYS_COUNT)
 		return got == -FUL_ENOSYS;
 	if (got < 0)
-		return got > -FUL_NERRNO && (allowed[nr] >> -got & 1);
+		return got > -FUL_NERRNO && (ful_sys_errors(nr) >> -got & 1);
 	switch (nr) {
 	case FUL_SYS_DEBUG_WRITE:
 		return (unsigned long)got == a[1];

@@ -18,47 +18,6 @@
 
 #include "fz.h"
 
-#define E    FZ_E
-#define CAPS FZ_CAPS
-#define MSG  (E(RANGE) | E(INVAL) | E(STATE))
-
-/* The errors each call may return: the validation classes of
- * <fulcrum/syscall.h> that apply to its arguments, plus the outcomes
- * errno.h describes (timeouts, cancellation, dead partners, a full
- * request pool). The same reading as badinput's random phase. */
-static const unsigned fz_doc[FUL_SYS_COUNT] = {
-    [FUL_SYS_DEBUG_WRITE] = E(RANGE) | E(FAULT),
-    [FUL_SYS_SEND] = CAPS | MSG | E(TIMEOUT) | E(CANCELED),
-    [FUL_SYS_RECV] = CAPS | E(TIMEOUT) | E(CANCELED),
-    [FUL_SYS_CALL] = CAPS | MSG | E(TIMEOUT) | E(CANCELED) | E(DEAD),
-    [FUL_SYS_REPLY] = MSG | E(DEAD),
-    [FUL_SYS_REPLY_RECV] = CAPS | MSG | E(TIMEOUT) | E(CANCELED),
-    [FUL_SYS_NTFN_SIGNAL] = CAPS | E(INVAL),
-    [FUL_SYS_NTFN_WAIT] = CAPS | E(TIMEOUT) | E(CANCELED),
-    [FUL_SYS_NTFN_POLL] = CAPS,
-    [FUL_SYS_CAP_COPY] = CAPS | E(INVAL) | E(STATE),
-    [FUL_SYS_CAP_DELETE] = E(BADCAP),
-    [FUL_SYS_CAP_INFO] = E(BADCAP),
-    [FUL_SYS_EP_CREATE] = CAPS | E(STATE) | E(NOMEM),
-    [FUL_SYS_NTFN_CREATE] = CAPS | E(STATE) | E(NOMEM),
-    [FUL_SYS_FRAME_CREATE] = CAPS | MSG | E(NOMEM),
-    [FUL_SYS_VSPACE_CREATE] = CAPS | E(STATE) | E(NOMEM),
-    [FUL_SYS_MAP] = CAPS | E(INVAL) | E(STATE) | E(NOMEM),
-    [FUL_SYS_UNMAP] = CAPS | E(INVAL) | E(STATE),
-    [FUL_SYS_THREAD_CREATE] =
-	CAPS | E(FAULT) | E(INVAL) | E(STATE) | E(NOMEM) | E(AGAIN),
-    [FUL_SYS_THREAD_START] = CAPS | E(STATE) | E(DEAD),
-    [FUL_SYS_THREAD_KILL] = CAPS | E(DEAD) | E(AGAIN) | E(TIMEOUT),
-    [FUL_SYS_THREAD_MIGRATE] =
-	CAPS | E(INVAL) | E(STATE) | E(DEAD) | E(AGAIN) | E(TIMEOUT),
-    [FUL_SYS_THREAD_INFO] = CAPS | E(FAULT) | E(DEAD),
-    [FUL_SYS_REPLY_SAVE] = E(BADCAP) | E(STATE),
-    [FUL_SYS_REPLY_TO] = CAPS | MSG | E(DEAD),
-    [FUL_SYS_SYSINFO] = E(FAULT),
-    [FUL_SYS_SHUTDOWN] = CAPS,
-    [FUL_SYS_MIGRATE] = CAPS | E(RANGE) | E(FAULT),
-    [FUL_SYS_THREAD_SET] = CAPS | E(INVAL) | E(NOTHREAD) | E(STATE) | E(AGAIN),
-};
 
 static const char *const fz_names[FZ_NCALLS] = {
     "debug_write",   "yield",	      "exit",	     "send",
@@ -83,7 +42,7 @@ static bool fz_documented(unsigned long nr, const unsigned long a[7], long got,
 	if (nr >= FUL_SYS_COUNT)
 		return got == -FUL_ENOSYS;
 	if (got < 0)
-		return got > -FUL_NERRNO && ((fz_doc[nr] & may) >> -got & 1);
+		return got > -FUL_NERRNO && ((ful_sys_errors(nr) & may) >> -got & 1);
 	switch (nr) {
 	case FUL_SYS_DEBUG_WRITE:
 		return (unsigned long)got == a[1];

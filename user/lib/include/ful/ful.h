@@ -181,6 +181,10 @@ static inline bool ful_thread_dead(unsigned slot)
  *  A thread still alive is left alone, its stack in use: false. */
 bool ful_thread_reap(struct ful_thread *t, unsigned long timeout_us);
 
+/** The errors system call @nr may return, as a mask of 1 << FUL_E*
+ *  (sys_errors.c); an unknown number: ENOSYS only. */
+unsigned ful_sys_errors(unsigned long nr);
+
 /** Write the calling thread's pending partial line of stdout/stderr. */
 void ful_stdio_flush(void);
 
