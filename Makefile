@@ -109,12 +109,11 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
 	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
-	$(if $(filter 1,$(FUZZ)),$(FUZZ_SUITES))
+	$(FUZZ_SUITES)
 # The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2
-# and 4 cores. Not in make test yet (FUZZ=1 adds them): its oracle does
-# not know POOL_CREATE / POOL_INFO, which came after it. fuzz4 is held
-# back while the kernel loses a thread in about one such run in four (issue 19, "Found so far" in docs/design.md): a
-# failing make test would hide every other result. FUZZ4=1 adds it.
+# and 4 cores. fuzz4 is held back while the kernel loses a thread in
+# about one such run in four (issue 19, "Found so far" in
+# docs/design.md): FUZZ4=1 adds it.
 FUZZ4_SUITE := fuzz4:4:fuzz=4,fuzz_calls=100000
 FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
 	fuzz2:2:fuzz=2,fuzz_calls=100000 $(if $(filter 1,$(FUZZ4)),$(FUZZ4_SUITE))

@@ -12,11 +12,11 @@
  *   threads     thread records in use in the load area
  *
  * Everything a probe makes is deleted before it returns (deleting a
- * holder deletes what it holds). What the census cannot see: kernel
- * pages outside the pool (page tables, capability tables, kernel
- * stacks) are not charged to any pool today, so a leak of those shows
- * only if it grows past a quarter of memory (the pool is 3/4 of it);
- * and the per-core ICC request pools (a leak there shows as EAGAIN).
+ * holder deletes what it holds). Page tables are charged to the pool by
+ * the MAP that makes them and stay with the vspace until it is
+ * destroyed, so fz_tables_warm makes the fuzzer's own before the first
+ * census. What the census cannot see: the per-core ICC request pools (a
+ * leak there shows as EAGAIN).
  */
 #include <ful/load.h>
 

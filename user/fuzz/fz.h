@@ -292,6 +292,7 @@ void fz_rendezvous_serve(void);
 void fz_rendezvous_peer(struct fz_worker *w);
 
 /* Arena set-up and teardown (ops_mem.c). */
+int fz_tables_warm(void);
 int fz_arena_init(void);
 void fz_arena_clear(void);
 

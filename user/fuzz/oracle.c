@@ -27,7 +27,8 @@ static const char *const fz_names[FZ_NCALLS] = {
     "frame_create",  "vspace_create", "map",	     "unmap",
     "thread_create", "thread_start",  "thread_kill", "thread_migrate",
     "thread_info",   "reply_save",    "reply_to",    "sysinfo",
-    "shutdown",	     "migrate",	      "thread_set",  "(invalid)",
+    "shutdown",	     "migrate",	      "thread_set",  "pool_create",
+    "pool_info",     "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)
