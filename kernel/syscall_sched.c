@@ -43,6 +43,8 @@ static int migrate_start(struct owner o, const struct ful_move *m,
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != T_MIGRATING)
 		return FUL_MOVE_ALREADY;
 	if (owner == o.cpu->id) {
+		if (!thread_is_here(o, t, m->tid)) /* its slot was reused */
+			return -FUL_ENOTHREAD;
 		err = thread_migrate_local(o, t, m->cpu);
 		return err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
 	}
@@ -138,9 +140,13 @@ static void thread_set_here(void *arg)
 	struct owner o = owner_enter(&flags);
 	struct thread *t = thread_lookup(r->tid);
 	r->result = -FUL_ENOTHREAD;
-	if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-			  o.cpu->id ||
-		  (r->attr != FUL_TA_AFFINITY && thread_in_flight(t)))) {
+	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
+			 o.cpu->id &&
+	    !thread_is_here(o, t, r->tid)) { /* its slot was reused */
+		t = NULL;
+	} else if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
+				 o.cpu->id ||
+			 (r->attr != FUL_TA_AFFINITY && thread_in_flight(t)))) {
 		r->result = -FUL_EAGAIN;
 	} else if (t && r->attr == FUL_TA_SLICE) {
 		load_set_slice(o, t, (uint32_t)r->value);

@@ -130,6 +130,35 @@ int thread_create(const struct thread_attr *attr, void (*fn)(void *),
 /** The live thread named @tid, or NULL. The result may die at any time
  *  unless the caller is its owner core with IRQs masked. */
 struct thread *thread_lookup(tid_t tid);
+/**
+ * The owner of slot @t, and in *@st a state read while it was that
+ * owner's: the owner (acquire), the state (acquire), then the owner
+ * again, until the two reads agree. A FREE slot keeps its last owner,
+ * and another core may fill it, set its new owner and start it between
+ * a read of the owner and a read of the state; read once, a stale owner
+ * "here" could pair with a state of the new occupant, which another
+ * core owns. Any core, no lock.
+ */
+static inline unsigned thread_owner_stable(struct thread *t, uint32_t *st)
+{
+	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
+	for (;;) {
+		*st = atomic_load_explicit(&t->state, memory_order_acquire);
+		unsigned again =
+		    atomic_load_explicit(&t->cpu, memory_order_relaxed);
+		if (again == owner)
+			return owner;
+		owner = again;
+	}
+}
+/**
+ * Is @t, found by thread_lookup(@tid), still thread @tid and owned by
+ * o.cpu? The slot may have been freed and filled by a thread created
+ * for this core since the lookup: the owner is read first, then the
+ * state and the tid. Once this says yes, neither can change while the
+ * owner keeps IRQs masked. IRQs masked.
+ */
+bool thread_is_here(struct owner o, struct thread *t, tid_t tid);
 /** End the calling thread. */
 void thread_exit(void) __attribute__((noreturn));
 /** Block the calling thread until a wake-up token is available. */

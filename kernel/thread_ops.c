@@ -169,7 +169,12 @@ void thread_wake_handle(struct owner o, struct thread *t)
 	race_point(RACE_WAKE_ENTRY, t);
 	unsigned owner = atomic_load_explicit(&t->cpu, memory_order_acquire);
 	race_point(RACE_WAKE_READS, t);
-	uint32_t st = thread_state(t);
+	uint32_t st = atomic_load_explicit(&t->state, memory_order_acquire);
+	/* The owner again: the slot may have been freed, filled and started
+	 * on another core between the two reads (test
+	 * wake_owner_after_reuse). */
+	if (atomic_load_explicit(&t->cpu, memory_order_relaxed) != owner)
+		owner = thread_owner_stable(t, &st);
 	if (owner != c->id && st != T_FREE && st != T_EMBRYO) {
 		c->stats.icc_forwarded++;
 		icc_forward(owner, &t->wake_req);
@@ -276,8 +281,10 @@ int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
 	int res = -FUL_ENOTHREAD;
 	struct icc_req *r = NULL;
 	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
-			 o.cpu->id) {
-		res = thread_request_local(o, kind, t, dest);
+			 o.cpu->id) { /* the slot may hold a new thread */
+		res = thread_is_here(o, t, tid)
+			      ? thread_request_local(o, kind, t, dest)
+			      : -FUL_ENOTHREAD;
 	} else if (t && !(r = icc_req_alloc(kind))) {
 		res = -FUL_EAGAIN;
 	} else if (t) {

@@ -151,6 +151,128 @@ KTEST(wake_reads_owner_first, 2)
 	KT_CHECK_EQ(atomic_load(&wr.woken_cpu), wr.a + 1);
 }
 
+/* ---- slot reuse: the wake handler reads the owner again ---- */
+
+static struct reuse_race {
+	struct thread *slot; /* a FREE slot whose last owner is a */
+	unsigned a, b;       /* the handler runs on a; Y, the new occupant, on b */
+	_Atomic uint32_t armed, hit, go, helper_done, woken_cpu;
+	_Atomic uint32_t spin_timeouts;
+	_Atomic tid_t ytid;
+} rr;
+
+static void rr_spin(bool ok)
+{
+	if (!ok)
+		atomic_fetch_add(&rr.spin_timeouts, 1);
+}
+
+/* On a, in the handler of the FREE slot's record, between its reads of
+ * the owner (a) and of the state: let b fill the slot with Y, start Y,
+ * let it block and give it a token (posting nothing: the record is
+ * here). */
+static void reuse_hook(enum race_point p, void *arg)
+{
+	if (p != RACE_WAKE_READS || arg != rr.slot || this_cpu_id() != rr.a ||
+	    !atomic_exchange(&rr.armed, 0))
+		return;
+	atomic_store(&rr.hit, 1);
+	atomic_store(&rr.go, 1);
+	rr_spin(SPIN_UNTIL(atomic_load(&rr.helper_done), HOOK_MS));
+}
+
+/* X: end at once, leaving its slot FREE with a as its last owner. */
+static void reuse_x_main(void *arg)
+{
+	(void)arg;
+}
+
+/* Y: park until woken; say where. */
+static void reuse_y_main(void *arg)
+{
+	(void)arg;
+	thread_park();
+	atomic_store(&rr.woken_cpu, this_cpu_id() + 1);
+}
+
+/** Fill slot rr.slot with Y, owned by b: the other slots the allocator
+ *  hands out meanwhile go back at once (EMBRYO: nobody saw them). */
+static struct thread *reuse_take_slot(void)
+{
+	struct thread_attr ya = {.name = "rr-y", .prio = 20, .slice_ms = 2,
+				 .cpu = rr.b};
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		int err;
+		struct thread *t =
+		    thread_create_inactive(&ya, reuse_y_main, NULL, 0, &err);
+		if (!t || t == rr.slot)
+			return t;
+		atomic_store(&t->state, T_FREE);
+	}
+	return NULL;
+}
+
+/* On b, below Y: once a's handler has read the owner, take the slot,
+ * start Y there, wait until it blocks, and wake it: wake_inflight is
+ * still 1 (the record is on a), so only the token is set. */
+static void reuse_helper_main(void *arg)
+{
+	(void)arg;
+	rr_spin(SPIN_UNTIL(atomic_load(&rr.go), HOOK_MS));
+	struct thread *y = reuse_take_slot();
+	if (y) {
+		tid_t tid = atomic_load(&y->tid);
+		atomic_store(&rr.ytid, tid);
+		thread_publish(y);
+		thread_activate(y, tid);
+		sched_preempt_point();
+		rr_spin(SPIN_UNTIL(state_of(y) == T_BLOCKED, HOOK_MS));
+		thread_wake(y);
+	}
+	atomic_store(&rr.helper_done, 1);
+}
+
+/*
+ * A wake-up record outlives its thread and reaches the slot's last
+ * owner, a. The handler on a read the owner (a, the FREE slot's), then
+ * the state: by then the slot held Y, owned by b, BLOCKED, with a
+ * token. Read once, the owner said "here" and a woke Y on its own run
+ * queue, a thread b owns (both cores scheduling one thread). Read again
+ * after the state, it says b, and the record goes there.
+ */
+KTEST(wake_owner_after_reuse, 2)
+{
+	rr = (struct reuse_race){.a = this_cpu_id()};
+	rr.b = (rr.a + 1) % machine.ncpus;
+	struct thread_attr xa = {.name = "rr-x", .prio = 10, .slice_ms = 2,
+				 .cpu = rr.a};
+	int x = thread_create(&xa, reuse_x_main, NULL);
+	KT_CHECK(x > 0);
+	rr.slot = &threads[TID_SLOT((tid_t)x)];
+	KT_WAIT(state_of(rr.slot) == T_FREE, KT_TIMEOUT_MS);
+	KT_CHECK_EQ(cpu_of(rr.slot), rr.a);
+	KT_CHECK_EQ(atomic_load(&rr.slot->wake_inflight), 0);
+	struct thread_attr ha = {.name = "rr-helper", .prio = 10,
+				 .slice_ms = 2, .cpu = rr.b};
+	int helper = thread_create(&ha, reuse_helper_main, NULL);
+	KT_CHECK(helper > 0);
+	race_hook_set(reuse_hook);
+	atomic_store(&rr.armed, 1);
+	thread_wake(rr.slot); /* owned here: handled inline, on a */
+	race_hook_set(NULL);
+	KT_WAIT(atomic_load(&rr.woken_cpu) || atomic_load(&rr.spin_timeouts),
+		KT_TIMEOUT_MS);
+	tid_t y = atomic_load(&rr.ytid);
+	if (!atomic_load(&rr.woken_cpu) && y)
+		thread_kill(y);
+	KT_WAIT(thread_lookup((tid_t)helper) == NULL &&
+			(!y || thread_lookup(y) == NULL),
+		KT_TIMEOUT_MS);
+	KT_CHECK_EQ(atomic_load(&rr.spin_timeouts), 0);
+	KT_CHECK(atomic_load(&rr.hit) && y);
+	KT_CHECK_EQ(atomic_load(&rr.woken_cpu), rr.b + 1);
+}
+
 /* ---- finding 5: one writer per thread record ---- */
 
 static struct lrec_race {
