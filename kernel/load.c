@@ -275,15 +275,13 @@ void load_count_migration(struct owner o, bool in)
  * The owner is read first: a core that gives a thread away stores its
  * new state (MIGRATING, or BLOCKED kept) before the new owner (release),
  * so a thread seen owned here is never seen in the state it had on the
- * core it left (RUNNING there, say).
+ * core it left (RUNNING there, say). The owner is read again after the
+ * state: a FREE slot keeps its last owner, and another core may fill
+ * and start it between the two reads (thread_owner_stable).
  */
 static bool load_owned_here(struct owner o, struct thread *t, uint32_t *st)
 {
-	if (t == o.cpu->idle ||
-	    atomic_load_explicit(&t->cpu, memory_order_acquire) != o.cpu->id)
-		return false;
-	*st = atomic_load_explicit(&t->state, memory_order_acquire);
-	return true;
+	return t != o.cpu->idle && thread_owner_stable(t, st) == o.cpu->id;
 }
 
 /** Count what o.cpu's records should say, from the thread table. */
@@ -308,6 +306,46 @@ static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
 	}
 }
 
+/**
+ * The scheduler's own books against the thread table: every READY
+ * thread owned here is on the run queue or is the hand-off, a RUNNING
+ * one is the current thread, and a sleeping one is BLOCKED. A thread
+ * READY but on no queue would never run again (the lost-thread shape
+ * the fuzzer found on 4 cores, docs/design.md "Fuzzer"). Owner, IRQs
+ * masked.
+ */
+static bool load_verify_sched(struct owner o, char *why, size_t n)
+{
+	struct cpu *c = o.cpu;
+	unsigned ready = 0;
+	for (unsigned i = 0; i < MAX_THREADS; i++) {
+		struct thread *t = &threads[i];
+		uint32_t st;
+		if (!load_owned_here(o, t, &st) || st == T_FREE ||
+		    st == T_EMBRYO) /* a creator may be filling it in */
+			continue;
+		if (st == T_READY && t != c->handoff)
+			ready++;
+		if ((st == T_RUNNING && t != c->current) ||
+		    (t->sleeping && st != T_BLOCKED) ||
+		    (t == c->handoff && st != T_READY)) {
+			ksnprintf(why, n,
+				  "cpu%u thread %s tid %x state %u sleeping %u "
+				  "current %s handoff %s",
+				  c->id, t->name, atomic_load(&t->tid), st,
+				  t->sleeping, c->current->name,
+				  c->handoff ? c->handoff->name : "-");
+			return false;
+		}
+	}
+	if (ready != c->rq.nr || !rq_check(&c->rq)) {
+		ksnprintf(why, n, "cpu%u %u READY threads, %u queued%s", c->id,
+			  ready, c->rq.nr, rq_check(&c->rq) ? "" : ", queue broken");
+		return false;
+	}
+	return true;
+}
+
 bool load_verify_cpu(struct owner o, char *why, size_t n)
 {
 	uint64_t load = 0, weight = 0;
@@ -319,6 +357,8 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 			  o.cpu->id);
 		return false;
 	}
+	if (!load_verify_sched(o, why, n))
+		return false;
 	load_recount(o, &load, &nrun, &nblk, &weight);
 	struct ful_load_cpu *l = lcpu(o.cpu);
 	if (l->load != load || l->nrunnable != nrun || l->nblocked != nblk ||

@@ -386,6 +386,15 @@ void sched_finish_switch(struct thread *prev)
 	icc_flush();
 }
 
+/** Boot argument "loadcheck": check this core's published load record and its
+ *  scheduler books against the thread table; panic on a mismatch. */
+static void sched_load_check(void)
+{
+	char why[160];
+	if (!load_verify_cpu(owner_irq(), why, sizeof(why)))
+		panic("loadcheck: %s", why);
+}
+
 void sched_tick(void)
 {
 	struct cpu *c = this_cpu();
@@ -401,11 +410,8 @@ void sched_tick(void)
 	c->tick_on = false; /* the timer fired: re-arm below */
 	sched_account(c, cur);
 	load_tick(owner_irq());
-	if (load_check_ticks) {
-		char why[160];
-		if (!load_verify_cpu(owner_irq(), why, sizeof(why)))
-			panic("loadcheck: %s", why);
-	}
+	if (load_check_ticks)
+		sched_load_check();
 	sched_wake_sleepers(c);
 	sched_update_tick(c, cur);
 	if (cur == c->idle)
@@ -453,6 +459,8 @@ void sched_idle_loop(void)
 		if (c->need_resched || (!parked && c->rq.nr)) {
 			schedule(owner_irq());
 		} else {
+			if (load_check_ticks) /* an idle core has no tick */
+				sched_load_check();
 			sched_wfi(c);
 			/* Woken with IRQs masked: handle what is pending right
 			 * here, which spares the exception entry and exit and
