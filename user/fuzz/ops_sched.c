@@ -229,7 +229,9 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 {
 	struct ful_thread_info info;
 	unsigned slot = FZ_SLOT_VICTIM0 + (unsigned)(v - fz.v);
-	unsigned long now = ful_counter(), t0 = atomic_load(&v->c.cur.t0);
+	/* t0 first: a call that starts after `now` was read would have a
+	 * t0 past it, and now - t0 would wrap into "stuck for ever". */
+	unsigned long t0 = atomic_load(&v->c.cur.t0), now = ful_counter();
 	if (ful_thread_info(slot, &info) == -FUL_EDEAD) {
 		ful_cap_delete(slot);
 		v->stale_mem = v->th.mem; /* freed by the next spawner */
@@ -244,7 +246,7 @@ static void fz_victim_check(struct fz_victim *v, bool final)
 		       FUL_SYS_THREAD_KILL, a, 0);
 		v->killed_at = 0;
 	}
-	if (!final && t0 && !v->stuck &&
+	if (!final && t0 && t0 < now && !v->stuck &&
 	    fz_us(now - t0) > v->c.cur.timeout_us + FZ_STUCK_US) {
 		fz_bad(NULL, FZ_PROGRESS, "a victim's call never returned",
 		       v->c.cur.nr, v->c.cur.a, 0);
