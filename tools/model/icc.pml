@@ -16,7 +16,7 @@
  * only the core itself reads (its run queue, need_resched, current, its
  * locals, a record it holds) goes with the neighbouring step, and so do
  * the ghost variables that state the properties. Comments name the C:
- * file:line at f26159f (the base of branch model).
+ * file:line at b93a1b4.
  *
  * Abstracted away: IPIs (a non-empty mailbox is drained eventually, as
  * icc_flush guarantees), other threads (the waker and the mover are
@@ -34,7 +34,7 @@
  *   no lost wake-up  T never ends BLOCKED with its token set, and the
  *                    wake record never ends in flight (wake_inflight)
  *   one core         the switch-in exchange of on_cpu never finds 1
- *                    (stats.overlap, sched.c:335-336); after every step
+ *                    (stats.overlap, sched.c:340-341); after every step
  *                    T is current on one core at most, queued on one at
  *                    most and only on its owner while READY (monitor);
  *                    at the end it is RUNNING on its owner or BLOCKED:
@@ -43,8 +43,9 @@
  *                    ends FREE, and no waiter is left
  *
  * The wake handler reads the owner, then the state: the fixed order
- * (branch fix19, 0b80c6d). -DFINDING2 puts back finding 2: it reads the
- * state before the owner, as thread_ops.c:143-144 does at f26159f.
+ * (branch fix19, 0b80c6d; thread_ops.c:170-172). -DFINDING2 puts back
+ * finding 2: it reads the state before the owner, as thread_ops.c:143-144
+ * did at f26159f.
  */
 
 #ifndef NWAKE
@@ -62,7 +63,7 @@
 #define IDLE 0     /* cur[c]: the idle thread */
 #define T    1     /*         or T */
 
-/* enum thread_state, kernel/thread.h:25-32: those T passes through */
+/* enum thread_state, kernel/thread.h:25-34: those T passes through */
 mtype = { T_READY, T_RUNNING, T_BLOCKED, T_MIGRATING };
 mtype = { TASK_IN, TASK_OUT, TASK_IPC };  /* for the trail's messages */
 
@@ -107,17 +108,18 @@ bool iip[NCPU];           /* c idles in place on T */
 
 /* c must call schedule() now: need_resched (irq_exit, a preemption
  * point: after T was moved while running), or T has just blocked
- * (thread_park, thread_ops.c:203). T queued on c is switched in
+ * (thread_park, thread_ops.c:259). T queued on c is switched in
  * eventually, not at once: c may be busy with other threads meanwhile
  * (no thread but T is modelled, so sched_make_ready's need_resched for
- * an idle core, sched.c:45-54, is left to this). */
+ * an idle core, sched.c:47-56, is left to this). */
 #define FORCED (need_resched[c] || blocking)
 
 /* ---------------------------------------------------------------- */
 /* the mailbox, kernel/mbox.h                                       */
 
-/* mbox_push(&cpus[tgt].mbox, r), mbox.h:31-40, for icc_push (icc.c:38-43)
- * and the forward of thread_wake_handle (thread_ops.c:147) */
+/* mbox_push(&cpus[tgt].mbox, r), mbox.h:31-40, for icc_push_from
+ * (icc.c:39-69) and the forward of thread_wake_handle (icc_forward,
+ * thread_ops.c:180) */
 inline push(r, tgt) {
 	atomic {
 		assert(!onq[r]);          /* mbox.h:29: on no mailbox */
@@ -141,7 +143,7 @@ inline push(r, tgt) {
 /* ---------------------------------------------------------------- */
 /* requests, kernel/icc.c                                           */
 
-/* icc_req_free, icc.c:32-35 */
+/* icc_req_free, icc.c:34-37 */
 inline free_rec(r) {
 	atomic {
 		assert(live[r] && rstate[r] != REQ_FREE); /* not freed twice */
@@ -150,7 +152,7 @@ inline free_rec(r) {
 	}
 }
 
-/* icc_post, icc.c:45-51: POSTED (:49), then icc_push (:50) */
+/* icc_post, icc.c:76-82: POSTED (:80), then icc_push_from (:81) */
 inline post(r, tgt) {
 	atomic {
 		rstate[r] = REQ_POSTED;
@@ -163,24 +165,24 @@ inline post(r, tgt) {
 	push(r, tgt)
 }
 
-/* the handler takes record r (icc_complete counts it, icc.c:75) */
+/* the handler takes record r (icc_complete counts it, icc.c:106) */
 #define TAKEN(r) assert(pending[r]); pending[r] = 0
 
-/* icc_complete of a pool record, icc.c:72-90 */
+/* icc_complete of a pool record, icc.c:103-121 */
 inline complete(r) {
 	if
-	:: rauto[r] ->                /* :79-82 store FREE */
+	:: rauto[r] ->                /* :110-113 store FREE */
 		atomic {
 			TAKEN(r);
 			assert(rstate[r] == REQ_POSTED && live[r]);
 			live[r] = 0;
 			rstate[r] = REQ_FREE
 		}
-	:: else ->                    /* :86-87 exchange DONE, acq_rel */
+	:: else ->                    /* :117-118 exchange DONE, acq_rel */
 		atomic { TAKEN(r); pv = rstate[r]; rstate[r] = REQ_DONE };
 		assert(pv == REQ_POSTED || pv == REQ_ABANDONED);
 		if
-		:: pv == REQ_ABANDONED -> free_rec(r)  /* :88-89 */
+		:: pv == REQ_ABANDONED -> free_rec(r)  /* :119-120 */
 		:: else -> skip
 		fi
 	fi
@@ -189,43 +191,43 @@ inline complete(r) {
 /* ---------------------------------------------------------------- */
 /* the owner's operations, kernel/sched.c and kernel/thread_ops.c   */
 
-/* sched_make_ready(c, T), sched.c:37-55: READY (:40), then the hand-off
- * or the run queue (:45-54), c's own */
+/* sched_make_ready(c, T), sched.c:39-57: READY (:42), then the hand-off
+ * or the run queue (:47-56), c's own */
 #define MAKE_READY(c) \
 	assert(tcpu == c && !inrq[c]); \
 	st = T_READY; \
 	inrq[c] = 1
 
-/* thread_migrate_local(o = c, T, dd), thread_ops.c:16-61. Only c, the
- * owner, writes T's state: its load (:19) goes with the first store. */
+/* thread_migrate_local(o = c, T, dd), thread_ops.c:30-70. Only c, the
+ * owner, writes T's state: its load (:33) goes with the first store. */
 inline migrate_local(c, dd) {
 	atomic {
 		assert(tcpu == c);
-		s = st;                                   /* :19 */
+		s = st;                                   /* :33 */
 		assert(s == T_READY || s == T_RUNNING || s == T_BLOCKED ||
 		       s == T_MIGRATING);
 		if
-		:: s == T_MIGRATING ->                    /* :28-31 */
+		:: s == T_MIGRATING ->                    /* :40-41, :21-24 */
 			pending_dest = dd
 		:: s != T_MIGRATING && dd != c && s == T_READY ->
-			assert(inrq[c]);                      /* :39-40 unqueue */
+			assert(inrq[c]);                      /* :47-48 unqueue */
 			inrq[c] = 0;
-			st = T_MIGRATING                      /* :41-43 */
+			st = T_MIGRATING                      /* :49-51 */
 		:: s != T_MIGRATING && dd != c && s == T_RUNNING ->
-			st = T_MIGRATING                      /* :41-43 */
-		:: else -> skip            /* :34-35 already here; blocked */
+			st = T_MIGRATING                      /* :49-51 */
+		:: else -> skip            /* :42-43 already here; blocked */
 		fi
 	};
 	if
 	:: s != T_MIGRATING && dd != c ->
 		atomic {
-			tcpu = dd;                            /* :51 release */
+			tcpu = dd;                            /* :59 release */
 			printf("MSC: cpu%d: moves T (%e) to cpu%d: owner cpu%d\n",
 			       c, s, dd, dd)
 		};
 		if
-		:: s == T_READY -> post(MIG, dd)          /* :52-53 TASK_IN */
-		:: s == T_RUNNING ->                      /* :54-55 */
+		:: s == T_READY -> post(MIG, dd)          /* :61-62 TASK_IN */
+		:: s == T_RUNNING ->                      /* :63-64 */
 			assert(cur[c] == T);
 			need_resched[c] = 1
 		:: s == T_BLOCKED -> skip                 /* owner change only */
@@ -234,58 +236,59 @@ inline migrate_local(c, dd) {
 	fi
 }
 
-/* thread_accept, thread_ops.c:96-118: TASK_IN on c (icc.c:118-121) */
+/* thread_accept, thread_ops.c:109-131: TASK_IN on c (icc.c:155-158) */
 inline accept(c) {
 	atomic {
 		TAKEN(MIG);  /* icc_complete(mig_req) counts it after
-		              * thread_accept (icc.c:120), which may post it
+		              * thread_accept (icc.c:157), which may post it
 		              * again: the ghost takes it here */
-		assert(st == T_MIGRATING && tcpu == c);   /* :99-102 panic */
-		MAKE_READY(c);                            /* :109 */
-		d = pending_dest;                         /* :113-115 */
+		assert(st == T_MIGRATING && tcpu == c);   /* :112-115 panic */
+		MAKE_READY(c);                            /* :122 */
+		d = pending_dest;                         /* :126-128 */
 		pending_dest = NONE;
 		printf("MSC: cpu%d: TASK_IN: T READY\n", c)
 	};
 	if
-	:: d != NONE -> migrate_local(c, d)           /* :116 */
+	:: d != NONE -> migrate_local(c, d)           /* :129 */
 	:: else -> skip
 	fi
 }
 
-/* thread_wake_consume(T, s), thread_ops.c:122-127; tk: wake T */
+/* thread_wake_consume(T, s), thread_ops.c:135-140; tk: wake T */
 inline consume(s) {
 	atomic {
-		TAKEN(WAKE);                              /* :124 */
-		inflight = 0;                             /* :125 exchange */
+		TAKEN(WAKE);                              /* :137 */
+		inflight = 0;                             /* :138 exchange */
 		tk = 0
 	};
 	if
-	:: s == T_BLOCKED -> atomic { tk = token; token = 0 } /* :126 */
+	:: s == T_BLOCKED -> atomic { tk = token; token = 0 } /* :139 */
 	:: else -> skip
 	fi
 }
 
-/* thread_wake_handle on c, thread_ops.c:140-152 (icc.c:134-135) */
+/* thread_wake_handle on c, thread_ops.c:166-184 (icc.c:171-172) */
 inline wake_handle(c) {
 #ifdef FINDING2
-	atomic { s = st;         /* :143 the state (relaxed), */
+	atomic { s = st;         /* the state (:172) first, */
 		printf("MSC: cpu%d: TASK_IPC: reads T's state: %e\n", c, s) };
-	atomic { o = tcpu;       /* :144 then the owner: finding 2 */
+	atomic { o = tcpu;       /* then the owner (:170): finding 2 */
 		printf("MSC: cpu%d: TASK_IPC: reads T's owner: cpu%d\n", c, o) };
 #else
-	atomic { o = tcpu;       /* the owner, acquire (:144), then */
+	atomic { o = tcpu;       /* the owner, acquire (:170), then */
 		printf("MSC: cpu%d: TASK_IPC: reads T's owner: cpu%d\n", c, o) };
-	atomic { s = st;         /* the state (:143), as load_owned_here */
+	atomic { s = st;         /* the state (:172), as load_owned_here */
 		printf("MSC: cpu%d: TASK_IPC: reads T's state: %e\n", c, s) };
-#endif                       /* does (load.c:278-285) */
+#endif                       /* does (load.c:282-285) */
+	/* :173-177 owner read again: not modelled (slot reuse, T never dies) */
 	if
-	:: o != c ->                                  /* :145-149 forward */
+	:: o != c ->                                  /* :178-182 forward */
 		printf("MSC: cpu%d: forwards TASK_IPC to cpu%d\n", c, o);
 		push(WAKE, o)
-	:: else ->                                    /* :151 */
-		consume(s);                               /* :134 */
+	:: else ->                                    /* :183 */
+		consume(s);                               /* :147 */
 		if
-		:: tk ->                                  /* :136 */
+		:: tk ->                                  /* :149 */
 			atomic {
 				MAKE_READY(c);
 				printf("MSC: cpu%d: TASK_IPC: T woken\n", c)
@@ -296,27 +299,28 @@ inline wake_handle(c) {
 	fi
 }
 
-/* icc_handle(r) on c, icc.c:112-140 */
+/* icc_handle(r) on c, icc.c:149-177 */
 inline handle(c, r) {
 	if
-	:: r == MIG -> accept(c)                      /* :118-121 */
-	:: r == WAKE -> wake_handle(c)                /* :134-135 */
-	:: r != MIG && r != WAKE ->                   /* TASK_OUT :122-124 */
-		atomic { o = tcpu; d = rdest[r] };        /* :103 acquire */
+	:: r == MIG -> accept(c)                      /* :155-158 */
+	:: r == WAKE -> wake_handle(c)                /* :171-172 */
+	:: r != MIG && r != WAKE ->                   /* TASK_OUT :159-161 */
+		atomic { o = tcpu; d = rdest[r] };        /* :134 acquire */
 		if
-		:: o != c ->                              /* :104-107 forward */
+		:: o != c ->                              /* :135-138 forward */
 			printf("MSC: cpu%d: forwards TASK_OUT to cpu%d\n", c, o);
 			push(r, o)
+		/* :140-145 thread_is_here: always true here (no slot reuse) */
 		:: else -> migrate_local(c, d); complete(r)
 		fi
 	fi
 }
 
-/* sched_switch_regs(c, prv, nxt), sched.c:332-341, then
- * sched_finish_switch(prv), sched.c:369-380 */
+/* sched_switch_regs(c, prv, nxt), sched.c:337-346, then
+ * sched_finish_switch(prv), sched.c:374-387 */
 inline switch_regs(c, prv, nxt) {
 	if
-	:: nxt == T ->                                /* :335-336 exchange */
+	:: nxt == T ->                                /* :340-341 exchange */
 		atomic {
 			assert(!on_cpu);                      /* stats.overlap */
 			on_cpu = 1;
@@ -324,12 +328,12 @@ inline switch_regs(c, prv, nxt) {
 		}
 	:: else -> skip
 	fi;
-	if                                            /* :337-340 */
+	if                                            /* :342-345 */
 	:: prv == T ->
-		atomic { on_cpu = 0; regs = NONE };       /* :372 release */
-		s = st;                                   /* :373 */
+		atomic { on_cpu = 0; regs = NONE };       /* :377 release */
+		s = st;                                   /* :378 */
 		if
-		:: s == T_MIGRATING ->                    /* :374-376 */
+		:: s == T_MIGRATING ->                    /* :379-382 */
 			o = tcpu;
 			post(MIG, o)
 		:: else -> skip
@@ -347,48 +351,48 @@ proctype core(byte c)
 end:
 	do
 	:: if
-	/* schedule(), sched.c:269-292. Only c writes T's state here (T
+	/* schedule(), sched.c:274-297. Only c writes T's state here (T
 	 * is c's current: RUNNING or BLOCKED on c, or MIGRATING with its
 	 * TASK_IN still to be posted by c), so the loads go with stores. */
 	:: atomic {
 		(FORCED || (cur[c] == IDLE && inrq[c])) ->
-		need_resched[c] = 0;                      /* :274 */
+		need_resched[c] = 0;                      /* :279 */
 		blocking = 0;
 		prv = cur[c];
 		if
-		:: prv == T && st == T_RUNNING ->         /* :275-278 requeue */
+		:: prv == T && st == T_RUNNING ->         /* :280-283 requeue */
 			st = T_READY;
 			inrq[c] = 1
 		:: else -> skip
 		fi;
-		if                                        /* :279 sched_pick */
+		if                                        /* :284 sched_pick */
 		:: inrq[c] -> inrq[c] = 0; nxt = T
 		:: else -> nxt = IDLE
 		fi
 	   };
 		if
-		:: nxt == prv ->                          /* :280-286 */
+		:: nxt == prv ->                          /* :285-291 */
 			if
 			:: nxt == T -> st = T_RUNNING
 			:: else -> skip
 			fi
 		:: nxt != prv && nxt == IDLE && st == T_BLOCKED ->
-			/* :287-290 sched_may_idle_in_place: idle in place,
-			 * sched_idle_in_place :247-267 (not when a thread of c
+			/* :292-295 sched_may_idle_in_place: idle in place,
+			 * sched_idle_in_place :252-272 (not when a thread of c
 			 * waits in icc_wait: it is runnable, so schedule picks
 			 * it); or idle_poll is off: the plain switch */
 			if
 			:: atomic {
 				!waiting[c] ->
-				cur[c] = IDLE;                    /* :250 books */
+				cur[c] = IDLE;                    /* :255 books */
 				iip[c] = 1;
 				printf("MSC: cpu%d: T BLOCKED, idles in place\n", c)
 			   };
-end_iip:		if                                /* :252 wfi: an IPI */
+end_iip:		if                                /* :257 wfi: an IPI */
 				:: head[c] != 0
 				:: skip                           /* or anything else */
 				fi;
-				/* thread_wake_take_own, thread_ops.c:154-164,
+				/* thread_wake_take_own, thread_ops.c:186-196,
 				 * mbox_take_only, mbox.h:62-71 */
 				l = head[c];                      /* mbox.h:64-66 */
 				ok = 0;
@@ -405,40 +409,40 @@ end_iip:		if                                /* :252 wfi: an IPI */
 				:: else -> skip
 				fi;
 				if
-				:: ok -> s = st; consume(s)       /* thread_ops.c:160 */
+				:: ok -> s = st; consume(s)       /* thread_ops.c:192 */
 				:: else -> skip
 				fi;
 				if
-				:: tk ->                          /* sched.c:259-260 */
+				:: tk ->                          /* sched.c:264-265 */
 					atomic {
 						st = T_RUNNING;
 						cur[c] = T;
 						iip[c] = 0;
 						printf("MSC: cpu%d: T woken in place\n", c)
 					}
-				:: else ->                        /* sched.c:254 */
+				:: else ->                        /* sched.c:259 */
 					atomic {
 						iip[c] = 0;
 						printf("MSC: cpu%d: completes the switch to idle\n", c)
 					};
 					switch_regs(c, T, IDLE)
 				fi
-			:: atomic {                           /* sched_switch :291 */
+			:: atomic {                           /* sched_switch :296 */
 				cur[c] = IDLE;
 				printf("MSC: cpu%d: T BLOCKED, switched out\n", c)
 			   };
 				switch_regs(c, T, IDLE)
 			fi
 		:: nxt != prv && !(nxt == IDLE && st == T_BLOCKED) ->
-			/* :291 sched_switch, sched_switch_books :297-311 */
+			/* :296 sched_switch, sched_switch_books :302-316 */
 			if
-			:: nxt == T ->                        /* :303, :308 */
+			:: nxt == T ->                        /* :308, :313 */
 				atomic {
 					st = T_RUNNING;
 					cur[c] = T;
 					printf("MSC: cpu%d: switches T in\n", c)
 				}
-			:: else ->                            /* :308 */
+			:: else ->                            /* :313 */
 				atomic {
 					cur[c] = IDLE;
 					printf("MSC: cpu%d: switches T out: %e\n", c, st)
@@ -447,7 +451,7 @@ end_iip:		if                                /* :252 wfi: an IPI */
 			switch_regs(c, prv, nxt)
 		fi
 
-	/* IPI_ICC: icc_drain, icc.c:142-150 (sched.c:476-478) */
+	/* IPI_ICC: icc_drain, icc.c:179-208 (sched.c:491-493) */
 	:: atomic {
 		!FORCED && head[c] != 0 ->
 		l = head[c];                              /* mbox.h:45-46 */
@@ -461,43 +465,44 @@ end_iip:		if                                /* :252 wfi: an IPI */
 		n = fifo
 	   };
 		do
-		:: atomic { n != 0 -> nx = next[n] };     /* icc.c:146 first */
-			handle(c, n);                         /* icc.c:147 */
+		:: atomic { n != 0 -> nx = next[n] };     /* icc.c:185 first */
+			handle(c, n);                         /* icc.c:189 */
 			n = nx
 		:: else -> break
 		od
 
-	/* T on c: thread_park, thread_ops.c:196-206 */
+	/* T on c: thread_park, thread_ops.c:252-262 */
 	:: atomic {
 		!FORCED && cur[c] == T && st == T_RUNNING && parks > 0 ->
 		parks--;
-		tk = token;                               /* :200 exchange */
+		tk = token;                               /* :256 exchange */
 		token = 0;
 		if
 		:: !tk ->
-			st = T_BLOCKED;                       /* :201-202 */
-			blocking = 1;                         /* :203 schedule */
+			st = T_BLOCKED;                       /* :257-258 */
+			blocking = 1;                         /* :259 schedule */
 			printf("MSC: cpu%d: T parks: BLOCKED\n", c)
 		:: else ->
 			printf("MSC: cpu%d: T parks: token, runs on\n", c)
 		fi
 	   }
 
-	/* thread_wake_owed(T) on c, thread_ops.c:177-184 */
+	/* thread_wake_owed(T) on c, thread_ops.c:231-240,
+	 * thread_wake_post :209-215 */
 	:: atomic {
 		!FORCED && wakes > 0 ->
 		wakes--;
-		token = 1;                                /* :179 exchange */
+		token = 1;                                /* :233 exchange */
 		printf("MSC: cpu%d: wake T: token set\n", c)
 	   };
-		atomic { ok = inflight; inflight = 1 };   /* :180 exchange */
+		atomic { ok = inflight; inflight = 1 };   /* :211 exchange */
 		if
 		:: ok -> printf("MSC: cpu%d: wake T: in flight already\n", c)
 		:: else ->
-			o = tcpu;                             /* :182 acquire */
+			o = tcpu;                             /* :213 acquire */
 			if
-			:: o != c -> post(WAKE, o)            /* icc.c:56-58 */
-			:: else ->                            /* icc.c:60-62 */
+			:: o != c -> post(WAKE, o)            /* icc.c:87-89 */
+			:: else ->                            /* icc.c:91-93 */
 				atomic {
 					rstate[WAKE] = REQ_POSTED;
 					assert(!pending[WAKE]);
@@ -508,7 +513,7 @@ end_iip:		if                                /* :252 wfi: an IPI */
 		fi
 
 	/* thread_request(TASK_OUT, T, d, wait or not) on c,
-	 * thread_ops.c:216-245 */
+	 * thread_ops.c:272-303 */
 	:: atomic {
 		!FORCED && moves > 0 && !waiting[c] ->
 		moves--;
@@ -516,53 +521,55 @@ end_iip:		if                                /* :252 wfi: an IPI */
 		:: d = 0
 		:: d = 1
 		fi;
-		o = tcpu                                  /* :227-228 acquire */
+		o = tcpu                                  /* :283-284 acquire */
 	   };
 		if
-		:: o == c -> migrate_local(c, d)          /* :229 */
+		:: o == c -> migrate_local(c, d)          /* :285-287: */
+			/* thread_is_here always true here (no slot reuse) */
 		:: else ->
-			atomic {                              /* :230 icc_req_alloc */
-				if                                /* icc.c:18-21 */
+			atomic {                              /* :288 icc_req_alloc */
+				if                                /* icc.c:20-23 */
 				:: rstate[POOL(c)] == REQ_FREE ->
 					rstate[POOL(c)] = REQ_OWNED;
 					live[POOL(c)] = 1;
 					ok = 1;
-					rdest[POOL(c)] = d;           /* :234 */
-					if                            /* :235 */
+					rdest[POOL(c)] = d;           /* :292 */
+					if                            /* :293 */
 					:: rauto[POOL(c)] = 1
 					:: rauto[POOL(c)] = 0
 					fi
-				:: else -> ok = 0                 /* :231 -FUL_EAGAIN */
+				:: else -> ok = 0                 /* :289 -FUL_EAGAIN */
 				fi
 			};
 			if
 			:: ok ->
-				o = tcpu;                         /* :236 again */
+				o = tcpu;                         /* :294 again */
 				post(POOL(c), o);
-				waiting[c] = !rauto[POOL(c)]      /* :242-244 */
+				waiting[c] = !rauto[POOL(c)]      /* :300-302 */
 			:: else -> skip
 			fi
 		fi
 
-	/* icc_wait(POOL(c)), icc.c:162-182: DONE, or the 10 s timeout */
+	/* icc_wait(POOL(c)), icc.c:248-251 and
+	 * icc_wait_out :222-246: DONE, or the 10 s timeout */
 	:: atomic {
 		!FORCED && waiting[c] && rstate[POOL(c)] == REQ_DONE ->
-		assert(live[POOL(c)]);                    /* :169-181 */
+		assert(live[POOL(c)]);                    /* :231-245 */
 		live[POOL(c)] = 0;
 		rstate[POOL(c)] = REQ_FREE;
 		waiting[c] = 0
 	   }
 	:: atomic {
-		!FORCED && waiting[c] ->                  /* :171 icc_abandon */
-		ok = (rstate[POOL(c)] == REQ_POSTED);     /* :154-160 CAS */
+		!FORCED && waiting[c] ->                  /* :233 icc_abandon */
+		ok = (rstate[POOL(c)] == REQ_POSTED);     /* :212-218 CAS */
 		if
 		:: ok -> rstate[POOL(c)] = REQ_ABANDONED; waiting[c] = 0
 		:: else -> skip
 		fi
 	   };
 		if
-		:: ok -> skip                             /* :172 */
-		:: else -> free_rec(POOL(c)); waiting[c] = 0  /* DONE :179-180 */
+		:: ok -> skip                             /* :234 */
+		:: else -> free_rec(POOL(c)); waiting[c] = 0  /* DONE :241-244 */
 		fi
 	fi;
 	/* forget the temporaries: the C's locals die here too */

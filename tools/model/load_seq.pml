@@ -6,13 +6,13 @@
  * owned by core xcpu, either core, its vspace set). Core 0 starts it
  * (THREAD_START: thread_activate); THREAD_SET calls from either core
  * (budget NSET) change its slice or its affinity on its owner, through
- * a CALL_FUNC record (icc_call_sync) or inline; an affinity outside the
+ * a CALL_FUNC record (icc_call_copy) or inline; an affinity outside the
  * owner moves X (thread_migrate_local). Every one of those publishes
- * X's record with load_thread_static (load.c:199-216), whose seq_begin
- * and seq_end (load.h:76-86) are NON-atomic increments: a load step and
+ * X's record with load_thread_static (load.c:200-218), whose seq_begin
+ * and seq_end (load.h:78-88) are NON-atomic increments: a load step and
  * a store step each. A reader in user space (ful_load_try_thread,
- * user/lib/include/ful/load.h:120-139) copies the record under the
- * counter. Comments name the C: file:line at f26159f.
+ * user/lib/include/ful/load.h:134-153) copies the record under the
+ * counter. Comments name the C: file:line at b93a1b4.
  *
  * The protocol as fixed (branch fix19, 386737b "Load area: one writer
  * per thread record"): one writer per record. The creator publishes X
@@ -21,7 +21,8 @@
  * only X's owner writes the record, with IRQs masked, so two writers
  * never overlap; thread_activate, which may run on any core, writes
  * nothing there. -DFINDING5 puts back finding 5: thread_activate
- * publishes from the caller's core, whoever owns X (thread.c:167).
+ * publishes from the caller's core, whoever owns X (thread.c:167 at
+ * f26159f).
  *
  * Properties:
  *   safety (final check, when nothing can move): seq ends even, and
@@ -67,7 +68,7 @@ byte next[NREC];
 byte rstate[NREC];
 mtype rattr[NREC];        /* thread_set_req.attr */
 byte rmask[NREC];         /* thread_set_req.value, an affinity */
-bool waiting[NCPU];       /* icc_call_sync waits in icc_wait */
+bool waiting[NCPU];       /* icc_call_copy waits in icc_wait_out */
 
 /* ---- budgets and ghosts ---- */
 byte sets = NSET;
@@ -76,15 +77,15 @@ byte windows;             /* seq_begin calls */
 bool pending[NREC];
 bool read_done;           /* the reader got a copy */
 
-/* load_thread_static(X, ...) on core c, load.c:199-216 */
+/* load_thread_static(X, ...) on core c, load.c:200-218 */
 inline publish(c) {
-	atomic { tmp = seq; windows++;    /* load.h:78 seq_begin: load, */
+	atomic { tmp = seq; windows++;    /* load.h:80 seq_begin: load, */
 		printf("MSC: cpu%d: seq_begin loads seq = %d\n", c, tmp) };
 	atomic { seq = tmp + 1;           /*          store */
 		printf("MSC: cpu%d: seq_begin stores seq = %d\n", c, seq) };
-	f1 = c + 1;                       /* load.c:203-213 the fields */
+	f1 = c + 1;                       /* load.c:204-214 the fields */
 	f2 = c + 1;
-	atomic { tmp = seq;               /* load.h:85 seq_end: load, */
+	atomic { tmp = seq;               /* load.h:87 seq_end: load, */
 		printf("MSC: cpu%d: seq_end loads seq = %d\n", c, tmp) };
 	atomic { seq = tmp + 1;           /*          store */
 		printf("MSC: cpu%d: seq_end stores seq = %d\n", c, seq) }
@@ -108,59 +109,60 @@ inline push(r, tgt) {
 	od
 }
 
-/* icc_post, icc.c:45-51 */
+/* icc_post, icc.c:76-82 */
 inline post(r, tgt) {
 	atomic { assert(!pending[r]); pending[r] = 1; rstate[r] = REQ_POSTED };
 	push(r, tgt)
 }
 
 /* thread_migrate_local(c, X, dd) for X READY or MIGRATING,
- * thread_ops.c:16-61 (INACTIVE: -FUL_ESTATE, :26-27) */
+ * thread_ops.c:30-70 (INACTIVE: -FUL_ESTATE, :40-41, :25-26) */
 inline migrate_local(c, dd) {
-	s = st;                                   /* :19 (owner only) */
+	s = st;                                   /* :33 (owner only) */
 	if
-	:: s == T_MIGRATING -> pending_dest = dd  /* :28-31 */
+	:: s == T_MIGRATING -> pending_dest = dd  /* :40-41, :21-24 */
 	:: s == T_READY && dd != c ->
-		st = T_MIGRATING;                     /* :41-43 */
-		publish(c);                           /* :50 */
-		xcpu = dd;                            /* :51 release */
-		post(MIG, dd)                         /* :52-53 */
+		st = T_MIGRATING;                     /* :49-51 */
+		publish(c);                           /* :58 */
+		xcpu = dd;                            /* :59 release */
+		post(MIG, dd)                         /* :61-62 */
 	:: else -> skip                           /* INACTIVE; already here */
 	fi
 }
 
-/* thread_set_here for request r on c, syscall_sched.c:130-151 */
+/* thread_set_here for request r on c, syscall_sched.c:136-161; its
+ * thread_is_here (:143-146) is always true here: no slot reuse */
 inline set_here(c, attr, mask) {
 	if
-	:: xcpu != c -> skip                      /* :137-140 -FUL_EAGAIN */
-	:: xcpu == c && attr == SLICE && st == T_MIGRATING -> skip /* :139 */
+	:: xcpu != c -> skip                      /* :147-150 -FUL_EAGAIN */
+	:: xcpu == c && attr == SLICE && st == T_MIGRATING -> skip /* :149 */
 	:: xcpu == c && attr == SLICE && st != T_MIGRATING ->
-		publish(c)                            /* :142, load.c:232-244 */
-	:: xcpu == c && attr == AFFINITY ->       /* :148, :104-116 */
+		publish(c)                            /* :152, load.c:234-246 */
+	:: xcpu == c && attr == AFFINITY ->       /* :158, :106-122 */
 		if
-		:: !(mask >> c & 1) ->                /* :109-111 */
+		:: !(mask >> c & 1) ->                /* :111-117 */
 			d = (mask & 1 -> 0 : 1);          /* __builtin_ctz */
 			migrate_local(c, d)
 		:: else -> skip
 		fi;
 		if
-		:: xcpu == c -> publish(c)            /* :114-115 */
+		:: xcpu == c -> publish(c)            /* :120-121 */
 		:: else -> skip
 		fi
 	fi
 }
 
-/* thread_accept, thread_ops.c:96-118: TASK_IN on c */
+/* thread_accept, thread_ops.c:109-131: TASK_IN on c */
 inline accept(c) {
 	atomic {
 		assert(pending[MIG]); pending[MIG] = 0;
-		assert(st == T_MIGRATING && xcpu == c);   /* :99-102 */
+		assert(st == T_MIGRATING && xcpu == c);   /* :112-115 */
 		printf("MSC: cpu%d: TASK_IN: X arrives\n", c)
 	};
-	st = T_READY;                             /* :109 sched_make_ready */
+	st = T_READY;                             /* :122 sched_make_ready */
 	atomic { d = pending_dest; pending_dest = NONE };
 	if
-	:: d != NONE -> migrate_local(c, d)       /* :113-117 */
+	:: d != NONE -> migrate_local(c, d)       /* :126-130 */
 	:: else -> skip
 	fi
 }
@@ -174,22 +176,26 @@ proctype core(byte c)
 end:
 	do
 	:: if
-	/* THREAD_START on core 0: thread_activate, thread.c:155-176 */
+	/* THREAD_START on core 0: thread_activate, thread.c:204-226. One
+	 * step for INACTIVE -> STARTING (:187), the tid check (:196-200:
+	 * slot reuse, not modelled) and MIGRATING (:216): set_here treats
+	 * STARTING as INACTIVE (thread_ops.c:25-26). */
 	:: atomic { c == 0 && !started -> started = 1;
-		assert(st == T_INACTIVE);             /* :161-162 CAS */
+		assert(st == T_INACTIVE);             /* :187 CAS, :216 */
 		st = T_MIGRATING;
 		printf("MSC: cpu0: THREAD_START: X MIGRATING, owner cpu%d\n", xcpu)
 	   };
-		o = xcpu;                             /* :166 */
+		o = xcpu;                             /* :217 */
 #ifdef FINDING5
-		publish(c);                           /* :167 whoever owns X */
+		publish(c);                           /* f26159f's :167, whoever owns X */
 #endif                                        /* (fixed: nothing here) */
 		if
-		:: o == c -> st = T_READY             /* :168-169 */
-		:: else -> post(MIG, o)               /* :170-172 */
+		:: o == c -> st = T_READY             /* :218-219 */
+		:: else -> post(MIG, o)               /* :220-223 */
 		fi
 
-	/* THREAD_SET on c: sys_thread_set, syscall_sched.c:172-197 */
+	/* THREAD_SET on c: sys_thread_set, thread_set_attr,
+	 * syscall_sched.c:182-220 */
 	:: atomic { sets > 0 && !waiting[c] -> sets--;
 		if
 		:: at = SLICE; msk = 0
@@ -198,10 +204,10 @@ end:
 		fi;
 		printf("MSC: cpu%d: THREAD_SET %e (mask %d) of X\n", c, at, msk)
 	   };
-		o = xcpu;                             /* :190 atomic_load */
+		o = xcpu;                             /* :212 atomic_load */
 		if
-		:: o == c -> set_here(c, at, msk)     /* icc_call_sync inline */
-		:: else ->                            /* icc.c:184-200 */
+		:: o == c -> set_here(c, at, msk)     /* icc_call_copy inline */
+		:: else ->                            /* icc.c:257-275 */
 			if
 			:: rstate[CALL(c)] == REQ_FREE ->
 				atomic {
@@ -215,7 +221,7 @@ end:
 			fi
 		fi
 
-	/* icc_wait ends: the record is DONE, icc.c:169-181 */
+	/* icc_wait_out ends: the record is DONE, icc.c:231-245 */
 	:: atomic { waiting[c] && rstate[CALL(c)] == REQ_DONE ->
 		rstate[CALL(c)] = REQ_FREE;
 		waiting[c] = 0
@@ -233,12 +239,12 @@ end:
 		do
 		:: atomic { n != 0 -> nx = next[n] };
 			if
-			:: n == MIG -> accept(c)          /* icc.c:118-121 */
-			:: n != MIG ->                    /* CALL_FUNC icc.c:130-133 */
+			:: n == MIG -> accept(c)          /* icc.c:155-158 */
+			:: n != MIG ->                    /* CALL_FUNC icc.c:167-170 */
 				atomic { assert(pending[n]); pending[n] = 0;
 					 at = rattr[n]; msk = rmask[n] };
 				set_here(c, at, msk);
-				atomic {                      /* icc_complete :86-87 */
+				atomic {                      /* icc_complete :117-118 */
 					assert(rstate[n] == REQ_POSTED);
 					rstate[n] = REQ_DONE
 				}

@@ -8,12 +8,12 @@
  * takes them, either all at once (mbox_take_all: one exchange, then the
  * reversal of its private list) or, when the mailbox holds exactly one
  * record, with mbox_take_only, as sched_idle_in_place does
- * (thread_wake_take_own). Comments name the C: file:line at f26159f.
+ * (thread_wake_take_own). Comments name the C: file:line at b93a1b4.
  *
  * Properties: every record pushed is taken exactly once; the owner takes
  * them in the order their CAS took effect (so per producer FIFO holds);
  * mbox_push reports "was empty" exactly for the push that found the
- * mailbox empty (the one that owes the IPI, icc.c:41-42); the end finds
+ * mailbox empty (the one that owes the IPI, icc.c:42-43); the end finds
  * the mailbox empty and every record taken.
  */
 
@@ -92,7 +92,7 @@ end:
 			:: else -> break
 			od
 		};
-		do                                    /* icc_drain, icc.c:145-149 */
+		do                                    /* icc_drain, icc.c:184-191 */
 		:: fifo != 0 -> d_step { TAKE(fifo); fifo = next[fifo] }
 		:: else -> break
 		od;
