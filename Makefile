@@ -111,12 +111,9 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
 	$(FUZZ_SUITES)
 # The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2
-# and 4 cores. fuzz4 is held back while the kernel loses a thread in
-# about one such run in four (issue 19, "Found so far" in
-# docs/design.md): FUZZ4=1 adds it.
-FUZZ4_SUITE := fuzz4:4:fuzz=4,fuzz_calls=100000
+# and 4 cores.
 FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
-	fuzz2:2:fuzz=2,fuzz_calls=100000 $(if $(filter 1,$(FUZZ4)),$(FUZZ4_SUITE))
+	fuzz2:2:fuzz=2,fuzz_calls=100000 fuzz4:4:fuzz=4,fuzz_calls=100000
 # The kernel panics on core 2 while every core is busy: the PANIC line
 # must name that core, and the machine must power itself off.
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
