@@ -102,6 +102,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->slice_ticks = (a->slice_ms * SCHED_HZ + 999) / 1000;
 	t->slice_left = t->slice_ticks;
 	t->runtime = 0;
+	t->win_idx = t->win_base = t->win_last = 0;
 	t->migrations = 0;
 	t->affinity = ~0u;
 	t->lrec = &load_area.thread[slot];
