@@ -29,7 +29,8 @@ void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 			      .conf_key = ~0u};
 }
 
-/** Copy the rest of core @c's record (LB_NEED_ALL). */
+/** Copy the rest of core @c's record, and its utilization at s->now
+ *  (LB_NEED_ALL; s->upar read first). */
 static void snap_read_ext(struct lb_snap *s, unsigned c)
 {
 	struct ful_load_cpu r;
@@ -38,6 +39,38 @@ static void snap_read_ext(struct lb_snap *s, unsigned c)
 					.running = r.running,
 					.weight = r.weight, .busy = r.busy,
 					.idle = r.idle, .stamp = r.stamp};
+	ful_util_cpu(&r, &s->upar, s->now, &s->util[c].short_pm,
+		     &s->util[c].long_pm);
+}
+
+/** Every online core's record and utilization, and their average. Out
+ *  of line: placement's path stays as it was. */
+static __attribute__((noinline)) void snap_read_all(struct lb_snap *s,
+						    unsigned n)
+{
+	unsigned us[FUL_LOAD_CPUS], ul[FUL_LOAD_CPUS];
+	ful_load_util_par(s->area, &s->upar);
+	for (unsigned c = 0; c < n; c++) {
+		snap_read_ext(s, c);
+		us[c] = s->util[c].short_pm;
+		ul[c] = s->util[c].long_pm;
+	}
+	s->util_avg_short = ful_util_avg(us, n);
+	s->util_avg_long = ful_util_avg(ul, n);
+}
+
+bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
+			 unsigned long *cur, unsigned long *last)
+{
+	struct ful_load_thread t;
+	*cur = *last = 0;
+	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS || !s->upar.win)
+		return false;
+	ful_load_read_thread(s->area, FUL_TID_SLOT(tid), &t);
+	if (t.tid != tid)
+		return false;
+	ful_util_thread(&t, &s->upar, s->now, cur, last);
+	return true;
 }
 
 /**
@@ -164,8 +197,7 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	s->min = a.min;
 	s->max = a.max;
 	if (needs & LB_NEED_ALL)
-		for (unsigned c = 0; c < n; c++)
-			snap_read_ext(s, c);
+		snap_read_all(s, n);
 }
 
 /** Move key[i] down the max-heap key[0..n). */
