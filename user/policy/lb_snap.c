@@ -248,6 +248,25 @@ static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
 	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
 }
 
+/** Copy what the index needs of thread slot @slot (tid, core, state,
+ *  flags, slice, affinity) consistently: not the whole record, which
+ *  grew with the window figures (version 3) the index does not use. */
+static void read_index_rec(const struct ful_load_page *a, unsigned slot,
+			   struct ful_load_thread *o)
+{
+	const struct ful_load_thread *t = &a->thread[slot];
+	unsigned seq;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		o->tid = FUL_LOAD_RLX(&t->tid);
+		o->cpu = FUL_LOAD_RLX(&t->cpu);
+		o->state = FUL_LOAD_RLX(&t->state);
+		o->flags = FUL_LOAD_RLX(&t->flags);
+		o->slice_ms = FUL_LOAD_RLX(&t->slice_ms);
+		o->affinity = FUL_LOAD_RLX(&t->affinity);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
 /**
  * Rebuild the thread index from the thread records. tgen is read first:
  * if the kernel changes anything during the pass, tgen moves on and the
@@ -260,7 +279,7 @@ void lb_snap_index(struct lb_snap *s)
 	unsigned ncpus = ful_load_ncpus(s->area);
 	for (unsigned slot = 0; slot < n; slot++) {
 		struct ful_load_thread t;
-		ful_load_read_thread(s->area, slot, &t);
+		read_index_rec(s->area, slot, &t);
 		if (!thread_indexable(&t, ncpus))
 			continue;
 		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |
