@@ -76,8 +76,10 @@ int load_win_set(uint64_t win_ms);
  *  load_tick does, with the time figures). Owner, IRQs masked. */
 void load_win_roll(struct owner o, struct thread *prev, uint64_t t0,
 		   bool publish);
-/** @t, about to run on @c, last ran in another window than c->win.idx:
- *  roll its windows over (sched_switch_books). Owner, IRQs masked. */
+/** @t, about to run on @c, last ran in a window before c->win.idx: roll
+ *  its windows over (sched_switch_books; a thread whose index is ahead,
+ *  from a core that took new window parameters first, keeps it until
+ *  this core does). Not for the idle thread. Owner, IRQs masked. */
 void load_win_enter(struct cpu *c, struct thread *t);
 /** At a tick: take new window parameters if they changed; true if so,
  *  or if the tick's roll left its figures unpublished (then

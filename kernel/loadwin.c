@@ -112,10 +112,6 @@ static void lthread_win(struct cpu *c, struct thread *t, uint64_t t0)
 
 void load_win_enter(struct cpu *c, struct thread *t)
 {
-	if (t == c->idle) {
-		t->win_idx = c->win.idx; /* the idle thread has no record */
-		return;
-	}
 	/* It did not run since its window: a skip, no division. */
 	struct ful_win w = {.idx = t->win_idx,
 			    .cur = t->runtime - t->win_base,

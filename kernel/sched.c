@@ -310,8 +310,9 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
 	sched_account(c, prev, false);
-	if (__builtin_expect(next->win_idx != c->win.idx, 0))
-		load_win_enter(c, next); /* its first run in this window */
+	if (__builtin_expect(next->win_idx < c->win.idx, 0))
+		load_win_enter(c, next); /* its first run in this window (the
+					  * idle thread's index is ~0: never) */
 	sched_update_tick(c, next);
 	if (next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,

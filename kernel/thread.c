@@ -60,6 +60,7 @@ struct thread *thread_init_idle(unsigned cpu)
 	t->on_cpu = 1;
 	t->prio = 0;
 	t->weight = nice_to_weight(0);
+	t->win_idx = ~0ull; /* no record: never rolled (load_win_enter) */
 	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
 	return t;
 }

@@ -101,13 +101,16 @@ static inline void ful_win_skip(struct ful_win *w, unsigned long i1)
  * Add the stretch [@t0, @t1), all busy (@busy) or all not, to @w, which
  * holds the figures up to @t0 (w->idx is the window of t0), and roll
  * it over to the window of @t1: O(1) however many windows the stretch
- * spans. A state from before the epoch (w->idx < p->idx0: the length
- * changed since) restarts empty at the epoch. @t1 <= @t0 only rolls
- * over (to the window of @t1 if later); a @t1 in a window before w->idx
- * changes nothing.
+ * spans (inlined: the kernel's roll runs it once per window, and a call
+ * there costs more than its body's fast path). A state from before the
+ * epoch (w->idx < p->idx0: the length changed since) restarts empty at
+ * the epoch. @t1 <= @t0 or an idle stretch only rolls over (to the
+ * window of @t1 if later: ful_win_skip); a @t1 in a window before
+ * w->idx changes nothing.
  */
-static inline void ful_win_add(struct ful_win *w, const struct ful_win_par *p,
-			       unsigned long t0, unsigned long t1, int busy)
+static inline __attribute__((always_inline)) void
+ful_win_add(struct ful_win *w, const struct ful_win_par *p, unsigned long t0,
+	    unsigned long t1, int busy)
 {
 	const unsigned long R = FUL_UTIL_LONG_WINS;
 	if (w->idx < p->idx0)
