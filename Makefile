@@ -213,7 +213,7 @@ FORCE:
 host-tests: $(HOST_TESTS)
 
 $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h) \
-	$(wildcard user/policy/*.h) user/lib/include/ful/load.h
+	$(wildcard user/policy/*.h include/fulcrum/*.h) user/lib/include/ful/load.h
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(HCFLAGS) $(HOST_CPPFLAGS) -o $@ $< $(HOST_LIB)

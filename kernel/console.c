@@ -2,7 +2,9 @@
  * commands to look at and poke the scheduler and the ICC layer. */
 #include "console.h"
 #include "kernel.h"
+#include "load.h"
 #include "sched.h"
+#include <fulcrum/loadwin.h>
 
 static struct thread *console_thread;
 
@@ -58,9 +60,36 @@ static void cmd_threads(void)
 	}
 }
 
+/** Core @cpu's utilization now (sliding short and long window, permille)
+ *  from its load record, as the balancer reads it (<fulcrum/loadwin.h>),
+ *  copied under its seqcount. Any core, thread context. */
+static void console_util(unsigned cpu, unsigned *s, unsigned *l)
+{
+	const struct ful_load_hdr *h = &load_area.hdr;
+	const struct ful_load_cpu *r = &load_area.cpu[cpu];
+	struct ful_load_cpu c;
+	struct ful_win_par p;
+	unsigned s0, s1;
+	do {
+		s0 = __atomic_load_n(&h->util_seq, __ATOMIC_ACQUIRE);
+		p = (struct ful_win_par){h->util_epoch, h->util_win,
+					 h->util_idx0};
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((s0 & 1) || s0 != *(const volatile unsigned *)&h->util_seq);
+	do {
+		s0 = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+		memcpy(&c, (const void *)r, sizeof(c));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s1 = *(const volatile unsigned *)&r->seq;
+	} while ((s0 & 1) || s0 != s1);
+	ful_util_cpu(&c, &p, arch_counter(), s, l);
+}
+
 static void cmd_cpus(void)
 {
-	kprintf("  cpu parked switches  busy(us)  idle(us) ipi-in ipi-out icc-handled\n");
+	kprintf("  cpu parked switches  busy(us)  idle(us) ipi-in ipi-out icc-handled util-%%(%lums/%lums)\n",
+		load_area.hdr.util_win_ms,
+		load_area.hdr.util_win_ms * FUL_UTIL_LONG_WINS);
 	for (unsigned i = 0; i < machine.ncpus; i++) {
 		struct cpu *c = &cpus[i];
 		uint64_t handled = 0, in = 0;
@@ -69,11 +98,14 @@ static void cmd_cpus(void)
 		for (unsigned k = 0; k < 4; k++)
 			in += c->stats.ipi_in[k];
 		uint64_t busy, idle;
+		unsigned us, ul;
 		sched_cpu_times(c, &busy, &idle);
-		kprintf("  %3u %6s %8lu %9lu %9lu %6lu %7lu %11lu\n", i,
-			atomic_load(&c->parked) ? "yes" : "no",
+		console_util(i, &us, &ul);
+		kprintf("  %3u %6s %8lu %9lu %9lu %6lu %7lu %11lu %5u.%u %5u.%u\n",
+			i, atomic_load(&c->parked) ? "yes" : "no",
 			c->stats.switches, ticks_to_us(busy), ticks_to_us(idle),
-			in, c->stats.ipi_out, handled);
+			in, c->stats.ipi_out, handled, us / 10, us % 10,
+			ul / 10, ul % 10);
 	}
 }
 

@@ -23,6 +23,14 @@ void load_init(void)
 	h->cpu_offset = (unsigned)offsetof(struct ful_load_page, cpu);
 	h->thread_offset = (unsigned)offsetof(struct ful_load_page, thread);
 	h->counter_freq = arch_counter_freq();
+	uint64_t ms = bootarg_num("util_win", FUL_UTIL_WIN_MS_DEFAULT);
+	if (ms < FUL_UTIL_WIN_MS_MIN || ms > FUL_UTIL_WIN_MS_MAX) {
+		kprintf("load: util_win=%lu out of %u..%u ms, using %u\n", ms,
+			FUL_UTIL_WIN_MS_MIN, FUL_UTIL_WIN_MS_MAX,
+			FUL_UTIL_WIN_MS_DEFAULT);
+		ms = FUL_UTIL_WIN_MS_DEFAULT;
+	}
+	load_win_init(ms);
 	if (frame_wrap((uintptr_t)&load_area, FUL_LOAD_PAGES,
 		       &load_frame_obj) != 0)
 		panic("load: no frame slot for the load area");
@@ -184,10 +192,13 @@ void load_tick(struct owner o)
 {
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
+	bool reparam = load_win_tick(o);
 	if (c->current != c->idle)
 		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
 	lcpu_times(c, l, c->current == c->idle);
+	if (reparam)
+		load_win_publish(c, l);
 	seq_end(&l->seq);
 }
 
@@ -227,6 +238,8 @@ void load_thread_free(struct owner o, struct thread *t)
 	seq_begin(&lt->seq);
 	lt->tid = 0;
 	lt->state = FUL_TS_DEAD;
+	lt->runtime = 0; /* the slot's next thread starts from 0 */
+	lt->win_idx = lt->win_base = lt->win_last = 0;
 	seq_end(&lt->seq);
 	tgen_bump();
 }
@@ -370,6 +383,8 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 			  l->nblocked, nblk, l->weight, weight, l->seq);
 		return false;
 	}
+	if (!load_win_verify_cpu(o, why, n))
+		return false;
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
 		struct thread *t = &threads[i];
 		struct ful_load_thread *lt = &load_area.thread[i];
@@ -393,6 +408,8 @@ bool load_verify_cpu(struct owner o, char *why, size_t n)
 				  thread_state_abi(st), o.cpu->id, t->slice_ms);
 			return false;
 		}
+		if (!load_win_verify_thread(o, t, why, n))
+			return false;
 	}
 	return true;
 }

@@ -62,6 +62,39 @@ void load_set_nice(struct owner o, struct thread *t, int nice);
 /** Count a thread leaving (@in false) or arriving at o.cpu (through a
  *  TASK_IN; a thread moved blocked is counted by load_blocked_moved). */
 void load_count_migration(struct owner o, bool in);
+/** Set up the utilization windows' parameters: @win_ms long windows
+ *  from now on (load_init; then load_win_set). */
+void load_win_init(uint64_t win_ms);
+/** FUL_SYS_UTIL_SET: windows of @win_ms (FUL_UTIL_WIN_MS_MIN..MAX, else
+ *  -FUL_EINVAL) from now on; every core restarts its windows at the new
+ *  epoch at its next tick (an idle core's record is corrected by its
+ *  readers). Any core, thread context. */
+int load_win_set(uint64_t win_ms);
+/** o.cpu reached the end of its window (sched_account, c->last_switch
+ *  >= c->win_end): roll its windows and @prev's (which ran, or idled,
+ *  from @t0 to c->last_switch) over and publish them (if @publish; else
+ *  load_tick does, with the time figures). Owner, IRQs masked. */
+void load_win_roll(struct owner o, struct thread *prev, uint64_t t0,
+		   bool publish);
+/** @t, about to run on @c, last ran in a window before c->win.idx: roll
+ *  its windows over (sched_switch_books; a thread whose index is ahead,
+ *  from a core that took new window parameters first, keeps it until
+ *  this core does). Not for the idle thread. Owner, IRQs masked. */
+void load_win_enter(struct cpu *c, struct thread *t);
+/** At a tick: take new window parameters if they changed; true if so,
+ *  or if the tick's roll left its figures unpublished (then
+ *  load_win_publish in the record's window). Owner, IRQs masked. */
+bool load_win_tick(struct owner o);
+/** Publish @c's window figures into @l, inside a window of @l. */
+void load_win_publish(struct cpu *c, struct ful_load_cpu *l);
+/** loadcheck: o.cpu's window figures: its index not ahead of its stamp,
+ *  busy in the window and the long window within their lengths,
+ *  permille <= 1000, the index published. false with a reason. */
+bool load_win_verify_cpu(struct owner o, char *why, size_t n);
+/** loadcheck: thread @t of o.cpu: its index not ahead of now,
+ *  its run time in the window and the last within the length. */
+bool load_win_verify_thread(struct owner o, const struct thread *t,
+			    char *why, size_t n);
 /** Check o.cpu's published records against its threads (tests), and
  *  that o.cpu never switched in a thread live elsewhere (stats.overlap).
  *  false with a reason in @why on a mismatch. */

@@ -15,6 +15,7 @@
 #include "mbox.h"
 #include "race.h"
 #include "runqueue.h"
+#include <fulcrum/loadwin.h>
 
 struct thread;
 struct vspace;
@@ -57,6 +58,9 @@ struct cpu {
 	struct thread *handoff;    /* [O] READY, off the run queue: made ready
 				    * while this core idled, runs next */
 	uint64_t last_switch;      /* [O] counter value at the last switch */
+	uint64_t win_end;          /* [O] end of utilization window win.idx:
+				    * the first switch or tick at or after
+				    * it rolls the windows over (load.c) */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
 	uint64_t tick_due;         /* [O] counter value of the next tick, while
 				    * tick_on (the timer may fire earlier,
@@ -64,6 +68,14 @@ struct cpu {
 	uint32_t pool_next;        /* [O] next pool slot to try */
 	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
 	struct cpu_stats stats;
+	struct ful_win win;        /* [O] busy time by window (loadwin.h),
+				    * up to the last roll-over */
+	uint64_t win_busy0;        /* [O] stats.busy at that roll-over */
+	struct ful_win_par win_par; /* [O] copy of the load header's window
+				     * parameters, taken at hdr.util_seq */
+	unsigned win_seq;          /* [O] that util_seq */
+	bool win_unpub;            /* [O] rolled at a tick: load_tick
+				    * publishes the window figures */
 	struct runqueue rq;        /* [O] */
 	struct mbox mbox __attribute__((aligned(CACHELINE))); /* [A] */
 	struct icc_req pool[ICC_POOL_SIZE] __attribute__((aligned(CACHELINE)));

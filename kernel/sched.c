@@ -95,17 +95,24 @@ static struct thread *sched_pick(struct cpu *c)
 	return l ? rq_thread(l) : c->idle;
 }
 
-/** Charge the time since the last switch to @prev and its core. */
-static void sched_account(struct cpu *c, struct thread *prev)
+/** Charge the time since the last switch to @prev and its core; at the
+ *  first switch or tick in a new utilization window, roll the windows
+ *  over (load_win_roll: one compare here otherwise; @tick: load_tick
+ *  publishes right after, so the roll does not). */
+static inline __attribute__((always_inline)) void
+sched_account(struct cpu *c, struct thread *prev, bool tick)
 {
 	uint64_t now = arch_counter();
-	uint64_t delta = now - c->last_switch;
+	uint64_t t0 = c->last_switch;
+	uint64_t delta = now - t0;
 	c->last_switch = now;
 	prev->runtime += delta;
 	if (prev == c->idle)
 		c->stats.idle += delta;
 	else
 		c->stats.busy += delta;
+	if (__builtin_expect(now >= c->win_end, 0))
+		load_win_roll((struct owner){c}, prev, t0, !tick);
 }
 
 static inline struct thread *sleep_thread(struct rq_link *l)
@@ -302,7 +309,10 @@ void schedule(struct owner o)
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
-	sched_account(c, prev);
+	sched_account(c, prev, false);
+	if (__builtin_expect(next->win_idx < c->win.idx, 0))
+		load_win_enter(c, next); /* its first run in this window (the
+					  * idle thread's index is ~0: never) */
 	sched_update_tick(c, next);
 	if (next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
@@ -408,7 +418,7 @@ void sched_tick(void)
 	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	sched_account(c, cur);
+	sched_account(c, cur, true);
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();

@@ -281,6 +281,7 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_THREAD_SET] = sys_thread_set,
 	[FUL_SYS_POOL_CREATE] = sys_pool_create,
 	[FUL_SYS_POOL_INFO] = sys_pool_info,
+	[FUL_SYS_UTIL_SET] = sys_util_set,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -200,6 +200,18 @@ int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
 	return thread_set_attr((tid_t)ARG(1), (unsigned)ARG(2), value);
 }
 
+/** FUL_SYS_UTIL_SET(sched, win_ms): the utilization window length, a
+ *  system-wide setting, so the SCHED capability with ADMIN; the range
+ *  is checked by load_win_set (-FUL_EINVAL). Thread context. */
+int64_t sys_util_set(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	return load_win_set(ARG(1));
+}
+
 int thread_set_attr(tid_t tid, unsigned attr, int64_t value)
 {
 	/* By copy: a timed-out wait must leave the handler nothing on this

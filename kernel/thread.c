@@ -60,6 +60,7 @@ struct thread *thread_init_idle(unsigned cpu)
 	t->on_cpu = 1;
 	t->prio = 0;
 	t->weight = nice_to_weight(0);
+	t->win_idx = ~0ull; /* no record: never rolled (load_win_enter) */
 	ksnprintf(t->name, sizeof(t->name), "idle%u", cpu);
 	return t;
 }
@@ -102,6 +103,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->slice_ticks = (a->slice_ms * SCHED_HZ + 999) / 1000;
 	t->slice_left = t->slice_ticks;
 	t->runtime = 0;
+	t->win_idx = t->win_base = t->win_last = 0;
 	t->migrations = 0;
 	t->affinity = ~0u;
 	t->lrec = &load_area.thread[slot];

@@ -56,6 +56,9 @@ struct thread {
 	uint32_t slice_ticks;    /* [O] slice in scheduler ticks */
 	uint32_t slice_left;     /* [O] ticks left in the current slice */
 	uint64_t runtime;        /* [O] counter ticks spent running */
+	uint64_t win_idx;        /* [O] utilization window of win_base */
+	uint64_t win_base;       /* [O] runtime at its start (or first run) */
+	uint64_t win_last;       /* [O] ticks run in window win_idx - 1 */
 	uint64_t sleep_until;    /* [O] deadline while on the sleepers list */
 	struct rq_link sleep_link; /* [O] on its owner's sleepers list */
 	bool sleeping;           /* [O] on the sleepers list */

@@ -1,5 +1,5 @@
 /*
- * Fulcrum load ABI, version 1: what the kernel publishes about every
+ * Fulcrum load ABI, version 3: what the kernel publishes about every
  * core's and every thread's load, read by the rootserver's balancer
  * without a system call.
  *
@@ -9,7 +9,8 @@
  *
  *   offset 0     struct ful_load_hdr
  *   offset 128   struct ful_load_cpu cpu[FUL_LOAD_CPUS]
- *   offset 4096  struct ful_load_thread thread[FUL_LOAD_THREADS]
+ *   offset 4096  struct ful_load_thread thread[FUL_LOAD_THREADS] (64 bytes
+ *                each since version 3: 8 pages)
  *
  * Consistency: every ful_load_cpu and every ful_load_thread has its own
  * sequence counter. The writer (the core that owns the core or the
@@ -51,16 +52,68 @@
  *             the core it leaves: mig_in is added to atomically, outside
  *             the sequence counter. Once no thread is in flight, the
  *             sums of mig_in and of mig_out over the cores are equal
+ *
+ * Utilization windows (version 3; <fulcrum/loadwin.h> has the arithmetic,
+ * shared by the kernel and the readers). Time is cut into short windows
+ * aligned to the system counter: window i is
+ *     [util_epoch + (i - util_idx0) * util_win, ... + util_win)
+ * for i >= util_idx0, and long window j is the FUL_UTIL_LONG_WINS short
+ * windows FUL_UTIL_LONG_WINS*j .. FUL_UTIL_LONG_WINS*(j+1)-1 (util_idx0
+ * is a multiple of it, so long windows are aligned too). Indexes only
+ * grow, across changes of the length too: a change (boot argument
+ * util_win=MS, FUL_SYS_UTIL_SET) starts new windows at a new epoch with
+ * a util_idx0 at least 2 beyond every index used before, so no window
+ * mixes lengths and a figure from before the change is recognized by
+ * its index (< util_idx0) and counts as 0.
+ *   A core's figures:
+ *   win_idx   index of the short window the core's figures are in: the
+ *             one containing `stamp` (never ahead of the counter)
+ *   win_base  value of `busy` at the start of window win_idx, so
+ *             busy - win_base is the busy time of window win_idx up to
+ *             `stamp` (the open stretch after `stamp` is added at read
+ *             time, as for busy/idle)
+ *   lwin_base value of `busy` at the start of the long window that
+ *             contains win_idx (win_base - lwin_base: its complete
+ *             short windows)
+ *   util_short  busy / length of window win_idx - 1, permille
+ *   util_long   the same for long window win_idx / FUL_UTIL_LONG_WINS - 1
+ *             (both 0 for a window before util_idx0). All five are
+ *             written by the core with busy/idle/stamp in one window of
+ *             the record, when it rolls its windows over: at its first
+ *             tick or switch in a new window. An idle core (no tick)
+ *             does not roll: ful_util_cpu (<ful/load.h>) rolls a copy to
+ *             `now` at read time, from `stamp` and `idle_open`
+ *   A thread's figures (written by its owner core only, like the rest):
+ *   win_idx   short window index of win_base / the run time since it:
+ *             the window of its last switch-in or tick; older than the
+ *             current one when the thread has not run since
+ *   win_base  value of `runtime` at the start of window win_idx (or at
+ *             the thread's first run in it), so runtime - win_base is its
+ *             run time in window win_idx (up to its last switch-out or
+ *             tick: a running thread's figure is at most a tick old)
+ *   win_last  counter ticks it ran in window win_idx - 1
+ *             win_idx, win_base and win_last change together in a window
+ *             of the record (with runtime) at the thread's first
+ *             switch-in or tick in a new window; runtime alone is stored
+ *             at each switch-out and tick (single store: no index change
+ *             can hide between two copies of it, since every index change
+ *             bumps seq). ful_util_thread gives the current and last
+ *             window's run time as of `now`: 0 for a window the thread
+ *             did not run in
  */
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
 
-#define FUL_LOAD_VERSION 2
+#define FUL_LOAD_VERSION 3
 #define FUL_LOAD_VADDR 0x7fc00000UL
-#define FUL_LOAD_PAGES 5
+#define FUL_LOAD_PAGES 9 /* 1 + 512 * 64 / 4096 */
 #define FUL_LOAD_CPUS 8
 #define FUL_LOAD_THREADS 512 /* indexed by FUL_TID_SLOT(tid) */
 #define FUL_TID_SLOT(tid) ((tid) & 0xfffu)
+#define FUL_UTIL_LONG_WINS 10     /* short windows per long window */
+#define FUL_UTIL_WIN_MS_DEFAULT 100
+#define FUL_UTIL_WIN_MS_MIN 10    /* FUL_SYS_UTIL_SET, util_win= */
+#define FUL_UTIL_WIN_MS_MAX 10000
 
 struct ful_load_hdr {
 	unsigned int version;       /* FUL_LOAD_VERSION */
@@ -68,13 +121,21 @@ struct ful_load_hdr {
 	unsigned int nthreads;      /* entries in thread[] */
 	unsigned int cpu_offset;    /* 128 */
 	unsigned int thread_offset; /* 4096 */
-	unsigned int pad0;
+	unsigned int util_seq;      /* seqcount of the util_* fields (odd
+				     * while a length change writes them) */
 	unsigned long counter_freq; /* Hz of busy/idle/runtime/stamp */
 	unsigned long tgen;         /* bumped (atomically, any core) whenever a
 				     * thread is created, freed, changes owner
 				     * core, slice, nice or affinity: a reader
 				     * that indexes threads rebuilds on change */
-	unsigned long pad[11];
+	unsigned long util_epoch;   /* counter value where window util_idx0
+				     * starts */
+	unsigned long util_win;     /* short window length, counter ticks */
+	unsigned long util_long;    /* long window length: util_win *
+				     * FUL_UTIL_LONG_WINS */
+	unsigned long util_idx0;    /* index of the window at util_epoch */
+	unsigned long util_win_ms;  /* util_win in ms (as set) */
+	unsigned long pad[6];
 };
 
 struct ful_load_cpu {
@@ -93,7 +154,11 @@ struct ful_load_cpu {
 	unsigned long awake;    /* cycle counter (PMCCNTR) outside wfi, up
 				 * to the core's last wfi entry */
 	unsigned long idle_open; /* 1: idle since stamp, 0: busy since */
-	unsigned long pad[4];
+	unsigned long win_idx;   /* short window of stamp (see above) */
+	unsigned long win_base;  /* busy at the start of window win_idx */
+	unsigned long lwin_base; /* busy at the start of its long window */
+	unsigned int util_short; /* permille busy, short window win_idx - 1 */
+	unsigned int util_long;  /* permille busy, the last long window */
 };
 
 /* ful_load_thread.flags */
@@ -110,7 +175,12 @@ struct ful_load_thread {
 	unsigned int slice_ms;
 	unsigned int weight;
 	unsigned int affinity;  /* cores it may run on, bit per core */
-	unsigned long runtime;  /* counter ticks run, updated at switch-out */
+	unsigned long runtime;  /* counter ticks run, updated at switch-out
+				 * and tick */
+	unsigned long win_idx;  /* short window of win_base (see above) */
+	unsigned long win_base; /* runtime at the start of window win_idx */
+	unsigned long win_last; /* ticks run in window win_idx - 1 */
+	unsigned long pad[1];
 };
 
 struct ful_load_page {
@@ -122,7 +192,9 @@ struct ful_load_page {
 
 _Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
 _Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
-_Static_assert(sizeof(struct ful_load_thread) == 32, "load ABI: thread record");
+_Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
+_Static_assert(FUL_LOAD_PAGES * 4096 == 4096 + FUL_LOAD_THREADS * 64,
+	       "load ABI: pages");
 _Static_assert(sizeof(struct ful_load_page) <= FUL_LOAD_PAGES * 4096,
 	       "load ABI: size");
 

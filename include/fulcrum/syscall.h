@@ -67,7 +67,8 @@
 #define FUL_SYS_THREAD_SET 30  /* sched    tid     attr   value  (FUL_TA_*, <fulcrum/load.h>) */
 #define FUL_SYS_POOL_CREATE 31 /* pool     dst     budget (bytes, charged to pool) */
 #define FUL_SYS_POOL_INFO 32   /* pool     info*  (struct ful_pool_info)          */
-#define FUL_SYS_COUNT 33
+#define FUL_SYS_UTIL_SET 33    /* sched    win_ms (utilization window, FUL_UTIL_WIN_MS_MIN..MAX, <fulcrum/load.h>) */
+#define FUL_SYS_COUNT 34
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender

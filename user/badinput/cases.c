@@ -217,6 +217,11 @@ const struct bi_case bi_cases[] = {
 	C(POOL_INFO, EFAULT, "read-only info", V_POOL_R, B_PTR_RO, A, A, A, A, A),
 	C(POOL_INFO, ZERO, "READ suffices", V_POOL_R, V_PTR_W, A, A, A, A, A),
 	C(POOL_INFO, ERIGHTS, "order: rights before pointer", B_POOL_NO_R, B_PTR, A, A, A, A, A),
+	/* 33 UTIL_SET(sched, win_ms): only failing calls (a valid one
+	 * would restart every core's utilization windows) */
+	CAP4_0(UTIL_SET, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_UTIL_MS, A, A, A, A, A),
+	C(UTIL_SET, EINVAL, "window length out of range", V_SCHED, B_UTIL_MS, A, A, A, A, A),
+	C(UTIL_SET, ERIGHTS, "order: sched before length", B_SCHED_NO_ADMIN, B_UTIL_MS, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

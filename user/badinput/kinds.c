@@ -95,6 +95,11 @@ static void init_numbers(void)
 	PUT(K_TA_NICE, FUL_TA_NICE);
 	PUT(K_TA_AFFINITY, FUL_TA_AFFINITY);
 	PUT(B_SLICE, 0, 10001, 1UL << 32 | 10, ~0UL);
+	/* UTIL_SET window lengths: a valid one (only where the capability
+	 * fails: a valid call would change the windows), and bad ones */
+	PUT(V_UTIL_MS, FUL_UTIL_WIN_MS_DEFAULT);
+	PUT(B_UTIL_MS, 0, FUL_UTIL_WIN_MS_MIN - 1, FUL_UTIL_WIN_MS_MAX + 1,
+	    1UL << 32 | FUL_UTIL_WIN_MS_DEFAULT, ~0UL);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
 	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
 	PUT(B_NR, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,

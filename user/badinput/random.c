@@ -180,6 +180,10 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 		    (ful_cap_info((unsigned)a[0]) & 0xff) == FUL_CAP_VSPACE)
 			a[0] = 0;
 		break;
+	case FUL_SYS_UTIL_SET: /* never a valid length: no trace */
+		if (a[1] >= FUL_UTIL_WIN_MS_MIN && a[1] <= FUL_UTIL_WIN_MS_MAX)
+			a[1] = 0;
+		break;
 	case FUL_SYS_DEBUG_WRITE:
 		if (a[0] >= 0x400000 && a[0] < (unsigned long)_end &&
 		    !(a[0] >= (unsigned long)bi_scratch &&

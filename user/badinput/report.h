@@ -72,7 +72,7 @@ static inline const char *bi_call_name(unsigned nr)
 		"thread_create", "thread_start", "thread_kill",
 		"thread_migrate", "thread_info", "reply_save", "reply_to",
 		"sysinfo", "shutdown", "migrate", "thread_set", "pool_create",
-		"pool_info", "(invalid)",
+		"pool_info", "util_set", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

@@ -45,6 +45,7 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 			       E(AGAIN),
 	[FUL_SYS_POOL_CREATE] = CAPS | MSG | E(NOMEM),
 	[FUL_SYS_POOL_INFO] = CAPS | E(FAULT),
+	[FUL_SYS_UTIL_SET] = CAPS | E(INVAL),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

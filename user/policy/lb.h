@@ -53,6 +53,13 @@ struct lb_cpu_ext {
 	unsigned long weight, busy, idle, stamp;
 };
 
+/* A core's utilization at the refresh's `now`, permille, over a sliding
+ * short and long window (ful_util_cpu: corrected for a tickless idle
+ * core); only with LB_NEED_ALL. */
+struct lb_util {
+	unsigned short_pm, long_pm;
+};
+
 /* What a decision is made under besides the loads: the online cores and
  * the policy's include_root and threshold_pct, and what follows from them.
  * It changes only when one of those does, so the snapshot derives it then
@@ -105,6 +112,13 @@ struct lb_snap {
 	/* Statistics (tests assert on them). */
 	unsigned long builds;  /* index rebuilds */
 	unsigned long probes;  /* index entries examined by lb_snap_pick */
+	/* With LB_NEED_ALL (last, so that what placement reads keeps its
+	 * offsets): each core's utilization, the window parameters
+	 * (hdr.util_*) and the average over the online cores, permille
+	 * (paper 004, 3.2: the averaged view next to the per-core one). */
+	struct lb_util util[FUL_LOAD_CPUS];
+	struct ful_win_par upar;
+	unsigned util_avg_short, util_avg_long;
 };
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
@@ -114,6 +128,13 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 void lb_snap_index(struct lb_snap *s);
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out);
+/** Thread @tid's run time in counter ticks in the current window
+ *  (@cur) and the last one (@last), as of the last refresh's `now`
+ *  (ful_util_thread; needs a refresh with LB_NEED_ALL). false, and 0s,
+ *  if @tid is not live. How long a task has kept a high usage: the
+ *  windows in a row with last near s->upar.win. */
+bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
+			 unsigned long *cur, unsigned long *last);
 
 /* ---- decision records ------------------------------------------------ */
 

@@ -23,6 +23,9 @@ static void seq_end(unsigned *seq)
 	__atomic_store_n(seq, *seq + 1, __ATOMIC_RELEASE);
 }
 
+void lb_fake_util_par(struct ful_load_page *a, unsigned long epoch,
+		      unsigned long win, unsigned long idx0);
+
 static void tgen_bump(struct ful_load_page *a)
 {
 	__atomic_fetch_add(&a->hdr.tgen, 1, __ATOMIC_RELEASE);
@@ -37,6 +40,7 @@ void lb_fake_init(struct ful_load_page *a, unsigned ncpus)
 	a->hdr.thread_offset = 4096;
 	a->hdr.counter_freq = 62500000;
 	a->hdr.tgen = 1;
+	lb_fake_util_par(a, 0, a->hdr.counter_freq / 10, 0); /* 100 ms */
 }
 
 static struct ful_load_thread *rec(struct ful_load_page *a, unsigned tid)
@@ -187,4 +191,51 @@ unsigned lb_fake_apply(struct ful_load_page *a, struct ful_move *moves,
 		}
 	}
 	return done;
+}
+
+void lb_fake_util_par(struct ful_load_page *a, unsigned long epoch,
+		      unsigned long win, unsigned long idx0)
+{
+	struct ful_load_hdr *h = &a->hdr;
+	seq_begin(&h->util_seq);
+	W_RLX(&h->util_epoch, epoch);
+	W_RLX(&h->util_win, win);
+	W_RLX(&h->util_long, win * FUL_UTIL_LONG_WINS);
+	W_RLX(&h->util_idx0, idx0);
+	W_RLX(&h->util_win_ms, win * 1000 / h->counter_freq);
+	seq_end(&h->util_seq);
+}
+
+void lb_fake_cpu_util(struct ful_load_page *a, unsigned cpu,
+		      unsigned long stamp, int idle_open, unsigned long cur,
+		      unsigned long lcur, unsigned short_pm, unsigned long_pm)
+{
+	struct ful_win_par p = {a->hdr.util_epoch, a->hdr.util_win,
+				a->hdr.util_idx0};
+	struct ful_load_cpu *r = &a->cpu[cpu];
+	seq_begin(&r->seq);
+	W_RLX(&r->stamp, stamp);
+	W_RLX(&r->idle_open, (unsigned long)(idle_open != 0));
+	W_RLX(&r->win_idx, p.win ? ful_win_index(&p, stamp) : 0);
+	W_RLX(&r->busy, r->busy + cur + lcur); /* busy at least that */
+	W_RLX(&r->win_base, r->busy - cur);
+	W_RLX(&r->lwin_base, r->busy - cur - lcur);
+	W_RLX(&r->util_short, short_pm);
+	W_RLX(&r->util_long, long_pm);
+	seq_end(&r->seq);
+}
+
+void lb_fake_thread_util(struct ful_load_page *a, unsigned tid,
+			 unsigned long idx, unsigned long cur,
+			 unsigned long last)
+{
+	struct ful_load_thread *t = rec(a, tid);
+	if (!t)
+		return;
+	seq_begin(&t->seq);
+	W_RLX(&t->win_idx, idx);
+	W_RLX(&t->win_base, t->runtime);
+	W_RLX(&t->runtime, t->runtime + cur);
+	W_RLX(&t->win_last, last);
+	seq_end(&t->seq);
 }

@@ -29,7 +29,8 @@ void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 			      .conf_key = ~0u};
 }
 
-/** Copy the rest of core @c's record (LB_NEED_ALL). */
+/** Copy the rest of core @c's record, and its utilization at s->now
+ *  (LB_NEED_ALL; s->upar read first). */
 static void snap_read_ext(struct lb_snap *s, unsigned c)
 {
 	struct ful_load_cpu r;
@@ -38,6 +39,38 @@ static void snap_read_ext(struct lb_snap *s, unsigned c)
 					.running = r.running,
 					.weight = r.weight, .busy = r.busy,
 					.idle = r.idle, .stamp = r.stamp};
+	ful_util_cpu(&r, &s->upar, s->now, &s->util[c].short_pm,
+		     &s->util[c].long_pm);
+}
+
+/** Every online core's record and utilization, and their average. Out
+ *  of line: placement's path stays as it was. */
+static __attribute__((noinline)) void snap_read_all(struct lb_snap *s,
+						    unsigned n)
+{
+	unsigned us[FUL_LOAD_CPUS], ul[FUL_LOAD_CPUS];
+	ful_load_util_par(s->area, &s->upar);
+	for (unsigned c = 0; c < n; c++) {
+		snap_read_ext(s, c);
+		us[c] = s->util[c].short_pm;
+		ul[c] = s->util[c].long_pm;
+	}
+	s->util_avg_short = ful_util_avg(us, n);
+	s->util_avg_long = ful_util_avg(ul, n);
+}
+
+bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
+			 unsigned long *cur, unsigned long *last)
+{
+	struct ful_load_thread t;
+	*cur = *last = 0;
+	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS || !s->upar.win)
+		return false;
+	ful_load_read_thread(s->area, FUL_TID_SLOT(tid), &t);
+	if (t.tid != tid)
+		return false;
+	ful_util_thread(&t, &s->upar, s->now, cur, last);
+	return true;
 }
 
 /**
@@ -164,8 +197,7 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	s->min = a.min;
 	s->max = a.max;
 	if (needs & LB_NEED_ALL)
-		for (unsigned c = 0; c < n; c++)
-			snap_read_ext(s, c);
+		snap_read_all(s, n);
 }
 
 /** Move key[i] down the max-heap key[0..n). */
@@ -216,6 +248,25 @@ static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
 	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
 }
 
+/** Copy what the index needs of thread slot @slot (tid, core, state,
+ *  flags, slice, affinity) consistently: not the whole record, which
+ *  grew with the window figures (version 3) the index does not use. */
+static void read_index_rec(const struct ful_load_page *a, unsigned slot,
+			   struct ful_load_thread *o)
+{
+	const struct ful_load_thread *t = &a->thread[slot];
+	unsigned seq;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		o->tid = FUL_LOAD_RLX(&t->tid);
+		o->cpu = FUL_LOAD_RLX(&t->cpu);
+		o->state = FUL_LOAD_RLX(&t->state);
+		o->flags = FUL_LOAD_RLX(&t->flags);
+		o->slice_ms = FUL_LOAD_RLX(&t->slice_ms);
+		o->affinity = FUL_LOAD_RLX(&t->affinity);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
 /**
  * Rebuild the thread index from the thread records. tgen is read first:
  * if the kernel changes anything during the pass, tgen moves on and the
@@ -228,7 +279,7 @@ void lb_snap_index(struct lb_snap *s)
 	unsigned ncpus = ful_load_ncpus(s->area);
 	for (unsigned slot = 0; slot < n; slot++) {
 		struct ful_load_thread t;
-		ful_load_read_thread(s->area, slot, &t);
+		read_index_rec(s->area, slot, &t);
 		if (!thread_indexable(&t, ncpus))
 			continue;
 		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include <fulcrum/load.h>
+#include <fulcrum/loadwin.h>
 #include <fulcrum/syscall.h> /* enum ful_thread_state */
 
 /* A relaxed load of one aligned field. Written as a volatile read, not
@@ -91,6 +92,11 @@ static inline bool ful_load_try_cpu(const struct ful_load_page *pg,
 	out->switches = FUL_LOAD_RLX(&c->switches);
 	out->awake = FUL_LOAD_RLX(&c->awake);
 	out->idle_open = FUL_LOAD_RLX(&c->idle_open);
+	out->win_idx = FUL_LOAD_RLX(&c->win_idx);
+	out->win_base = FUL_LOAD_RLX(&c->win_base);
+	out->lwin_base = FUL_LOAD_RLX(&c->lwin_base);
+	out->util_short = FUL_LOAD_RLX(&c->util_short);
+	out->util_long = FUL_LOAD_RLX(&c->util_long);
 	return ful_load_seq_ok(&c->seq, s);
 }
 
@@ -149,6 +155,9 @@ static inline bool ful_load_try_thread(const struct ful_load_page *pg,
 	out->weight = FUL_LOAD_RLX(&t->weight);
 	out->affinity = FUL_LOAD_RLX(&t->affinity);
 	out->runtime = FUL_LOAD_RLX(&t->runtime);
+	out->win_idx = FUL_LOAD_RLX(&t->win_idx);
+	out->win_base = FUL_LOAD_RLX(&t->win_base);
+	out->win_last = FUL_LOAD_RLX(&t->win_last);
 	return ful_load_seq_ok(&t->seq, s);
 }
 
@@ -159,6 +168,31 @@ static inline void ful_load_read_thread(const struct ful_load_page *pg,
 {
 	while (!ful_load_try_thread(pg, slot, out))
 		;
+}
+
+/*
+ * Utilization (version 3; windows in <fulcrum/load.h>). With the window
+ * parameters below and a record copied above, the pure readers of
+ * <fulcrum/loadwin.h> give a core's sliding utilization at a time `now`
+ * (ful_util_cpu, corrected for a tickless core), the average over cores
+ * (ful_util_avg) and a thread's run time in the current and the last
+ * window (ful_util_thread).
+ */
+
+/** Copy the window parameters consistently (hdr.util_seq); p->win is 0
+ *  on an area older than version 3 (the readers then give 0). */
+static inline void ful_load_util_par(const struct ful_load_page *pg,
+				     struct ful_win_par *p)
+{
+	const struct ful_load_hdr *h = &pg->hdr;
+	for (;;) {
+		unsigned s = ful_load_seq_begin(&h->util_seq);
+		p->epoch = FUL_LOAD_RLX(&h->util_epoch);
+		p->win = FUL_LOAD_RLX(&h->util_win);
+		p->idx0 = FUL_LOAD_RLX(&h->util_idx0);
+		if (ful_load_seq_ok(&h->util_seq, s))
+			return;
+	}
 }
 
 #endif

@@ -255,6 +255,13 @@ static inline long ful_thread_set(unsigned sched, unsigned tid, unsigned attr,
 	return FUL__SC(FUL_SYS_THREAD_SET, sched, tid, attr, value, 0, 0, 0).x0;
 }
 
+/** Set the utilization window length (<fulcrum/load.h>, version 3):
+ *  FUL_UTIL_WIN_MS_MIN..MAX ms; windows restart from a new epoch. */
+static inline long ful_util_set(unsigned sched, unsigned long win_ms)
+{
+	return FUL__SC(FUL_SYS_UTIL_SET, sched, win_ms, 0, 0, 0, 0, 0).x0;
+}
+
 static inline long ful_sysinfo(struct ful_sysinfo *info)
 {
 	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;
