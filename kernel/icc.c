@@ -139,7 +139,7 @@ static struct thread *icc_owned_target(struct icc_req *r)
 	}
 	/* Owned here now, but maybe by another thread than the one looked
 	 * up: its slot may have been reused for a thread of this core. */
-	if (!thread_is_here(owner_irq(), t, r->tid)) {
+	if (!thread_still(t, r->tid)) {
 		icc_complete(r, -FUL_ENOTHREAD);
 		return NULL;
 	}

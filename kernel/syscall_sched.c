@@ -43,7 +43,7 @@ static int migrate_start(struct owner o, const struct ful_move *m,
 	    atomic_load_explicit(&t->state, memory_order_relaxed) != T_MIGRATING)
 		return FUL_MOVE_ALREADY;
 	if (owner == o.cpu->id) {
-		if (!thread_is_here(o, t, m->tid)) /* its slot was reused */
+		if (!thread_still(t, m->tid)) /* its slot was reused */
 			return -FUL_ENOTHREAD;
 		err = thread_migrate_local(o, t, m->cpu);
 		return err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
@@ -142,7 +142,7 @@ static void thread_set_here(void *arg)
 	r->result = -FUL_ENOTHREAD;
 	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
 			 o.cpu->id &&
-	    !thread_is_here(o, t, r->tid)) { /* its slot was reused */
+	    !thread_still(t, r->tid)) { /* its slot was reused */
 		t = NULL;
 	} else if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
 				 o.cpu->id ||

@@ -260,15 +260,6 @@ struct thread *thread_lookup(tid_t tid)
 	return (st == T_FREE || st == T_EMBRYO) ? NULL : t;
 }
 
-bool thread_is_here(struct owner o, struct thread *t, tid_t tid)
-{
-	uint32_t st;
-	if (thread_owner_stable(t, &st) != o.cpu->id || st == T_FREE ||
-	    st == T_EMBRYO)
-		return false;
-	return atomic_load_explicit(&t->tid, memory_order_relaxed) == tid;
-}
-
 struct thread *thread_current(void)
 {
 	uint64_t flags = arch_irq_save();

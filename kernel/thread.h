@@ -155,13 +155,19 @@ static inline unsigned thread_owner_stable(struct thread *t, uint32_t *st)
 	}
 }
 /**
- * Is @t, found by thread_lookup(@tid), still thread @tid and owned by
- * o.cpu? The slot may have been freed and filled by a thread created
- * for this core since the lookup: the owner is read first, then the
- * state and the tid. Once this says yes, neither can change while the
- * owner keeps IRQs masked. IRQs masked.
+ * Is @t, found by thread_lookup(@tid) and then seen owned by this core
+ * (an acquire read of t->cpu), still thread @tid? Its slot may have been
+ * freed and filled by a thread created for this core since the lookup.
+ * The state (acquire: a creator publishes INACTIVE with release after
+ * the tid), then the tid. Once this says yes, neither can change while
+ * the owner keeps IRQs masked.
  */
-bool thread_is_here(struct owner o, struct thread *t, tid_t tid);
+static inline bool thread_still(struct thread *t, tid_t tid)
+{
+	uint32_t st = atomic_load_explicit(&t->state, memory_order_acquire);
+	return st != T_FREE && st != T_EMBRYO &&
+	       atomic_load_explicit(&t->tid, memory_order_relaxed) == tid;
+}
 /** End the calling thread. */
 void thread_exit(void) __attribute__((noreturn));
 /** Block the calling thread until a wake-up token is available. */

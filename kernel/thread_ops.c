@@ -282,7 +282,7 @@ int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
 	struct icc_req *r = NULL;
 	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
 			 o.cpu->id) { /* the slot may hold a new thread */
-		res = thread_is_here(o, t, tid)
+		res = thread_still(t, tid)
 			      ? thread_request_local(o, kind, t, dest)
 			      : -FUL_ENOTHREAD;
 	} else if (t && !(r = icc_req_alloc(kind))) {

@@ -310,7 +310,7 @@ inline handle(c, r) {
 		:: o != c ->                              /* :135-138 forward */
 			printf("MSC: cpu%d: forwards TASK_OUT to cpu%d\n", c, o);
 			push(r, o)
-		/* :140-145 thread_is_here: always true here (no slot reuse) */
+		/* :140-145 thread_still: always true here (no slot reuse) */
 		:: else -> migrate_local(c, d); complete(r)
 		fi
 	fi
@@ -525,7 +525,7 @@ end_iip:		if                                /* :257 wfi: an IPI */
 	   };
 		if
 		:: o == c -> migrate_local(c, d)          /* :285-287: */
-			/* thread_is_here always true here (no slot reuse) */
+			/* thread_still always true here (no slot reuse) */
 		:: else ->
 			atomic {                              /* :288 icc_req_alloc */
 				if                                /* icc.c:20-23 */

@@ -131,7 +131,7 @@ inline migrate_local(c, dd) {
 }
 
 /* thread_set_here for request r on c, syscall_sched.c:136-161; its
- * thread_is_here (:143-146) is always true here: no slot reuse */
+ * thread_still (:143-146) is always true here: no slot reuse */
 inline set_here(c, attr, mask) {
 	if
 	:: xcpu != c -> skip                      /* :147-150 -FUL_EAGAIN */
