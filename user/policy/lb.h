@@ -14,7 +14,9 @@
  *              docs/design.md, "The policy interface")
  *
  * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
- * refinement: idle trigger, several moves per round, no new overload).
+ * refinement: idle trigger, several moves per round, no new overload);
+ * "alb" (paper 001: average weight of tasks) and "count" (its baseline:
+ * the number of runnable tasks).
  */
 #ifndef LB_H
 #define LB_H
@@ -23,6 +25,7 @@
 #include <stddef.h>
 
 #include <ful/load.h>
+#include <fulcrum/weight.h>
 
 #define LB_NO_CPU 0xffu        /* "no core" in cores and in decision records */
 #define LB_MAX_MOVES 16        /* moves one rebalance may make (and log) */
@@ -39,12 +42,17 @@
 #define LB_NEED_NRUN 1u
 #define LB_NEED_ALL 2u
 #define LB_NEED_MAX 4u /* set by lb_rebalance: s->max is wanted */
+#define LB_NEED_WEIGHT 8u /* load, nrunnable and weight as one consistent
+			   * triple (seqcount): cheaper than LB_NEED_ALL */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {
 	unsigned long load[FUL_LOAD_CPUS]; /* sum of slice_ms of the runnable */
 	unsigned nrun[FUL_LOAD_CPUS];      /* runnable threads (if has_nrun) */
 	bool has_nrun;                     /* LB_NEED_NRUN or LB_NEED_ALL */
+	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL */
+	unsigned long weight[FUL_LOAD_CPUS]; /* sum of the runnable's weights
+					      * (if has_weight) */
 };
 
 /* The rest of a core record (only with LB_NEED_ALL). */
@@ -78,7 +86,11 @@ union lb_conf {
 struct lb_cand {
 	unsigned tid;
 	unsigned slice;
+	unsigned weight;
 };
+
+/* What the thread index is ordered by (after the core, before the tid). */
+enum lb_index_key { LB_KEY_SLICE, LB_KEY_WEIGHT };
 
 struct lb_snap {
 	const struct ful_load_page *area;
@@ -105,6 +117,13 @@ struct lb_snap {
 	/* Statistics (tests assert on them). */
 	unsigned long builds;  /* index rebuilds */
 	unsigned long probes;  /* index entries examined by lb_snap_pick */
+	/* Index by weight (lb_snap_pick_weight): the key's middle field is
+	 * the weight instead of the slice, and wlvl[c][l] is the first entry
+	 * of core c whose weight is >= the l-th smallest weight of the nice
+	 * table (wlvl[c][FUL_NICE_LEVELS] = first[c + 1]): "the heaviest
+	 * thread not above w" is found in O(1) of the thread count. */
+	unsigned char index_key; /* enum lb_index_key of the built index */
+	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
 };
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
@@ -114,6 +133,10 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 void lb_snap_index(struct lb_snap *s);
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out);
+bool lb_snap_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
+			 unsigned long fit, unsigned long limit,
+			 const unsigned *skip, unsigned nskip,
+			 struct lb_cand *out);
 
 /* ---- decision records ------------------------------------------------ */
 
@@ -149,15 +172,36 @@ enum lb_reason {
 	LB_R_MAX_MOVES,      /* the bound on moves was reached */
 	LB_R_NO_ELIGIBLE,    /* placement: affinity excludes every eligible
 			      * core; the lowest allowed core was taken */
+	LB_R_NO_GAIN,        /* alb: every candidate would leave the
+			      * destination at least as heavy as its source */
 	LB_R_COUNT
 };
+
+/* Why a move of alb or count was made (struct lb_dmove why). */
+enum lb_why {
+	LB_W_NONE,           /* mginkgo, fulcrum: the decision's reason says */
+	LB_W_FILL,           /* alb: fits below the average on both sides */
+	LB_W_OVERSHOOT,      /* alb: the destination ends above the average,
+			      * by less than the task's weight, and below
+			      * the source's weight before the move */
+	LB_W_COUNT_DIFF,     /* count: the source has >= 2 more runnable */
+	LB_W_FEWEST,         /* count placement: the fewest runnable */
+	LB_W_COUNT
+};
+
+/* What the policy balances (struct lb_decision metric): the log prints
+ * the per-core figures and the average of the metric besides the loads. */
+enum lb_metric { LB_METRIC_LOAD, LB_METRIC_WEIGHT, LB_METRIC_NRUN };
 
 struct lb_dmove {
 	unsigned tid;        /* 0 for a placement (the thread has no tid yet) */
 	unsigned slice;
 	unsigned char from;  /* LB_NO_CPU for a placement */
 	unsigned char to;
-	unsigned long from_after, to_after; /* predicted loads after it */
+	unsigned long from_after, to_after; /* predicted loads after it (in
+					     * the decision's metric) */
+	unsigned weight;     /* the thread's weight (alb, count) */
+	unsigned char why;   /* enum lb_why */
 };
 
 struct lb_decision {
@@ -173,6 +217,10 @@ struct lb_decision {
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
+	unsigned char metric; /* enum lb_metric: what from_after / to_after
+			       * and msum are in */
+	unsigned long msum;   /* alb: weight, count: runnable threads of the
+			       * eligible cores (average = msum / neligible) */
 };
 
 /* Derived figures (computed when needed, not stored: they cost the
@@ -251,6 +299,8 @@ enum {
 
 void lb_mginkgo_init(struct lb_policy *p);
 void lb_fulcrum_init(struct lb_policy *p);
+void lb_alb_init(struct lb_policy *p);
+void lb_count_init(struct lb_policy *p);
 int lb_policy_init(struct lb_policy *p, const char *name);
 int lb_tunable_set(struct lb_policy *p, const char *name, long value);
 int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);
@@ -269,6 +319,32 @@ unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 			struct lb_decision *d, bool tie_nrun);
+
+/* A rebalance round of a policy that balances a metric other than the
+ * load (alb: weight, count: runnable threads), with the figures predicted
+ * after each move (lb_policy.c). */
+struct lb_mround {
+	struct lb_snap *s;
+	unsigned mask, n;              /* eligible cores, how many */
+	unsigned long sum;             /* of m over them (it never changes) */
+	unsigned long m[FUL_LOAD_CPUS];
+	unsigned nrun[FUL_LOAD_CPUS];
+	unsigned moved[LB_MAX_MOVES];  /* tids moved this round */
+	unsigned nmoved;
+};
+
+void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
+		    struct lb_decision *d, unsigned metric);
+unsigned lb_mround_gate(const struct lb_mround *r, unsigned threshold_pct);
+unsigned lb_mround_least(const struct lb_mround *r, unsigned mask);
+unsigned lb_mround_most(const struct lb_mround *r, unsigned mask);
+void lb_mround_apply(struct lb_mround *r, const struct lb_dmove *m,
+		     unsigned long delta, struct ful_move *moves,
+		     struct lb_decision *d);
+unsigned lb_place_cores(const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d);
+void lb_place_log(struct lb_decision *d, const struct lb_new_thread *t,
+		  unsigned to, unsigned long to_after, unsigned why);
 
 /**
  * Record the inputs of a decision in @d (each core's load and runnable
@@ -306,5 +382,6 @@ const struct lb_decision *lb_log_get(const struct lb_log *l,
 int lb_decision_json(const struct lb_decision *d, char *buf, size_t n);
 const char *lb_reason_name(unsigned reason);
 const char *lb_state_name(unsigned state);
+const char *lb_why_name(unsigned why);
 
 #endif

@@ -14,6 +14,10 @@ int lb_policy_init(struct lb_policy *p, const char *name)
 		lb_mginkgo_init(p);
 	else if (!strcmp(name, "fulcrum"))
 		lb_fulcrum_init(p);
+	else if (!strcmp(name, "alb"))
+		lb_alb_init(p);
+	else if (!strcmp(name, "count"))
+		lb_count_init(p);
 	else
 		return LB_E_NAME;
 	return 0;
@@ -62,6 +66,8 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->gate = LB_GATE_NONE;
 	d->nmoves = 0;
 	d->has_reject = false;
+	d->metric = LB_METRIC_LOAD;
+	d->msum = 0;
 }
 
 /** The tunables of @p the snapshot derives its configuration from. */
@@ -181,4 +187,118 @@ unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 	m->to_after = d->v.load[to] + t->slice_ms;
 	d->nmoves = 1;
 	return to;
+}
+
+/* ---- helpers of the metric policies (alb, count) --------------------- */
+
+/**
+ * Start round @r on the figures of @d in @metric (LB_METRIC_WEIGHT:
+ * each core's weight; LB_METRIC_NRUN: its runnable count), with their
+ * sum over the eligible cores, which @d keeps as msum.
+ */
+void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
+		    struct lb_decision *d, unsigned metric)
+{
+	r->s = s;
+	r->mask = lb_record(s, d);
+	r->n = s->conf.neligible;
+	r->sum = 0;
+	r->nmoved = 0;
+	for (unsigned c = 0; c < s->conf.ncpus; c++) {
+		r->nrun[c] = d->v.nrun[c];
+		r->m[c] = metric == LB_METRIC_WEIGHT ? d->v.weight[c]
+						     : d->v.nrun[c];
+		if ((r->mask >> c) & 1)
+			r->sum += r->m[c];
+	}
+	d->metric = (unsigned char)metric;
+	d->msum = r->sum;
+}
+
+/** Which eligible cores lie outside average * (1 +- T), as a gate:
+ *  LB_GATE_HEAVY_LIGHT (above and below), LB_GATE_HEAVY, LB_GATE_LIGHT,
+ *  or LB_GATE_NONE. With T = 0: whether they are not all equal. Exact,
+ *  in integers. */
+unsigned lb_mround_gate(const struct lb_mround *r, unsigned threshold_pct)
+{
+	bool heavy = false, light = false;
+	for (unsigned c = 0, mask = r->mask; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		unsigned long v = r->m[c] * r->n * 100;
+		heavy |= v > r->sum * (100 + threshold_pct);
+		light |= v < r->sum * (100 - threshold_pct);
+	}
+	if (heavy)
+		return light ? LB_GATE_HEAVY_LIGHT : LB_GATE_HEAVY;
+	return light ? LB_GATE_LIGHT : LB_GATE_NONE;
+}
+
+/** The core of @mask with the least m; ties to fewer runnable threads,
+ *  then to the lowest id. LB_NO_CPU if @mask is empty. */
+unsigned lb_mround_least(const struct lb_mround *r, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (best == LB_NO_CPU || r->m[c] < r->m[best] ||
+		    (r->m[c] == r->m[best] && r->nrun[c] < r->nrun[best]))
+			best = c;
+	}
+	return best;
+}
+
+/** The core of @mask with the most m, ties to the lowest id. */
+unsigned lb_mround_most(const struct lb_mround *r, unsigned mask)
+{
+	return lb_most_loaded(r->m, mask);
+}
+
+/** Commit move @m (its thread counts @delta in the metric) to the round,
+ *  to the moves for FUL_SYS_MIGRATE and to the record. */
+void lb_mround_apply(struct lb_mround *r, const struct lb_dmove *m,
+		     unsigned long delta, struct ful_move *moves,
+		     struct lb_decision *d)
+{
+	r->m[m->from] -= delta;
+	r->m[m->to] += delta;
+	r->nrun[m->from] -= r->nrun[m->from] > 0;
+	r->nrun[m->to]++;
+	moves[r->nmoved] = (struct ful_move){.tid = m->tid, .cpu = m->to};
+	d->move[r->nmoved] = *m;
+	r->moved[r->nmoved++] = m->tid;
+	d->nmoves = (unsigned char)r->nmoved;
+}
+
+/**
+ * The cores a placement may choose from: the eligible cores @t's affinity
+ * allows (d->reason LB_R_PLACED); if there is none, every online core
+ * it allows (LB_R_NO_ELIGIBLE, or LB_R_TOO_FEW_CORES with no eligible
+ * core at all). Never empty.
+ */
+unsigned lb_place_cores(const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d)
+{
+	unsigned mask = lb_record(s, d);
+	unsigned online = (1u << s->conf.ncpus) - 1;
+	unsigned allowed = t->affinity ? t->affinity & online : online;
+	d->reason = LB_R_PLACED;
+	if (mask & allowed)
+		return mask & allowed;
+	d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
+	return allowed ? allowed : online;
+}
+
+/** Log a placement on @to as move[0] (no tid yet), @to_after in the
+ *  decision's metric. */
+void lb_place_log(struct lb_decision *d, const struct lb_new_thread *t,
+		  unsigned to, unsigned long to_after, unsigned why)
+{
+	d->move[0] = (struct lb_dmove){
+		.tid = 0, .slice = t->slice_ms, .from = LB_NO_CPU,
+		.to = (unsigned char)to, .to_after = to_after,
+		.weight = ful_weight_of_nice(t->nice),
+		.why = (unsigned char)why};
+	d->nmoves = 1;
 }

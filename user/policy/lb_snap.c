@@ -14,6 +14,14 @@
  * allows the destination. Usually that is the first entry (O(1)); the
  * worst case is O(T_c), T_c = indexed threads of that core, when every
  * thread with a smaller slice is blocked or excluded by affinity.
+ *
+ * A policy that balances weights (alb) asks for the index ordered by
+ * (weight, tid) instead (lb_snap_pick_weight); the snapshot keeps one
+ * index, in the order its last user asked for (one policy at a time, so
+ * it is rebuilt only when the policy changes or tgen moves). With it, a
+ * per-core table of where each of the 40 weights of the nice table
+ * starts, so the heaviest thread not above a given weight is found
+ * with a six-step search of that table, whatever the thread count.
  */
 #include "lb.h"
 
@@ -113,6 +121,28 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 	}
 }
 
+/** Each core's load, nrunnable and weight, a consistent triple
+ *  (LB_NEED_WEIGHT: what alb reads, without LB_NEED_ALL's whole records). */
+static void snap_read_triples(struct lb_snap *s, unsigned n, struct acc *a,
+			      struct lb_loads *v)
+{
+	const struct ful_load_cpu *r = s->area->cpu;
+	for (unsigned c = 0; c < n; c++, r++) {
+		unsigned seq, nrun;
+		unsigned long load, weight;
+		do {
+			seq = ful_load_seq_begin(&r->seq);
+			nrun = FUL_LOAD_RLX(&r->nrunnable);
+			load = FUL_LOAD_RLX(&r->load);
+			weight = FUL_LOAD_RLX(&r->weight);
+		} while (__builtin_expect(!ful_load_seq_ok(&r->seq, seq), 0));
+		v->load[c] = load;
+		v->nrun[c] = nrun;
+		v->weight[c] = weight;
+		acc_add(a, c, load);
+	}
+}
+
 /** Each core's load and nrunnable, a consistent pair (seqcount). */
 static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
@@ -152,8 +182,12 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	struct acc a = {.mask = s->conf.mask, .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
 	s->now = now;
-	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
-	if (into->has_nrun)
+	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL |
+				   LB_NEED_WEIGHT)) != 0;
+	into->has_weight = (needs & (LB_NEED_WEIGHT | LB_NEED_ALL)) != 0;
+	if (needs & LB_NEED_WEIGHT)
+		snap_read_triples(s, n, &a, into);
+	else if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
 	else if (needs & LB_NEED_MAX)
 		snap_read_loads(s, n, &a, into);
@@ -164,8 +198,11 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	s->min = a.min;
 	s->max = a.max;
 	if (needs & LB_NEED_ALL)
-		for (unsigned c = 0; c < n; c++)
+		for (unsigned c = 0; c < n; c++) {
 			snap_read_ext(s, c);
+			if (!(needs & LB_NEED_WEIGHT))
+				into->weight[c] = s->ext[c].weight;
+		}
 }
 
 /** Move key[i] down the max-heap key[0..n). */
@@ -216,6 +253,47 @@ static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
 	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
 }
 
+/** The weight field of index key @k. */
+static inline unsigned long key_mid(unsigned long k)
+{
+	return (k >> KEY_SLICE_SHIFT) & KEY_SLICE_MASK;
+}
+
+/** The l-th smallest weight of the nice table (l = 0: nice 19). */
+static inline unsigned long level_weight(unsigned l)
+{
+	return ful_nice_weight[FUL_NICE_LEVELS - 1 - l];
+}
+
+/** How many weights of the nice table are <= @w: a binary search over
+ *  the 40 entries, six steps whatever the thread count. */
+static unsigned level_of(unsigned long w)
+{
+	unsigned lo = 0, hi = FUL_NICE_LEVELS;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (level_weight(mid) <= w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/** Fill s->wlvl from the sorted keys: one merge pass per core. */
+static void index_levels(struct lb_snap *s)
+{
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		unsigned i = s->first[c], end = s->first[c + 1];
+		for (unsigned l = 0; l < FUL_NICE_LEVELS; l++) {
+			while (i < end && key_mid(s->key[i]) < level_weight(l))
+				i++;
+			s->wlvl[c][l] = (unsigned short)i;
+		}
+		s->wlvl[c][FUL_NICE_LEVELS] = (unsigned short)end;
+	}
+}
+
 /**
  * Rebuild the thread index from the thread records. tgen is read first:
  * if the kernel changes anything during the pass, tgen moves on and the
@@ -231,9 +309,10 @@ void lb_snap_index(struct lb_snap *s)
 		ful_load_read_thread(s->area, slot, &t);
 		if (!thread_indexable(&t, ncpus))
 			continue;
+		unsigned long mid = s->index_key == LB_KEY_WEIGHT ? t.weight
+								  : t.slice_ms;
 		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |
-			      ((unsigned long)t.slice_ms & KEY_SLICE_MASK)
-				      << KEY_SLICE_SHIFT |
+			      (mid & KEY_SLICE_MASK) << KEY_SLICE_SHIFT |
 			      t.tid;
 	}
 	keys_sort(s->key, k);
@@ -244,6 +323,8 @@ void lb_snap_index(struct lb_snap *s)
 		s->first[c] = (unsigned short)i;
 	}
 	s->first[FUL_LOAD_CPUS] = (unsigned short)k;
+	if (s->index_key == LB_KEY_WEIGHT)
+		index_levels(s);
 	s->tgen = gen;
 	s->index_ok = true;
 	s->builds++;
@@ -259,7 +340,7 @@ static bool tid_in(unsigned tid, const unsigned *list, unsigned n)
 
 /* What lb_snap_pick needs of a thread record. */
 struct cand_rec {
-	unsigned tid, slice, affinity;
+	unsigned tid, slice, weight, affinity;
 	unsigned char cpu, state, flags;
 };
 
@@ -276,8 +357,47 @@ static void read_cand(const struct ful_load_page *a, unsigned slot,
 		o->state = FUL_LOAD_RLX(&t->state);
 		o->flags = FUL_LOAD_RLX(&t->flags);
 		o->slice = FUL_LOAD_RLX(&t->slice_ms);
+		o->weight = FUL_LOAD_RLX(&t->weight);
 		o->affinity = FUL_LOAD_RLX(&t->affinity);
 	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
+/** The index ordered by @key and current (rebuilt if hdr.tgen moved or
+ *  it was ordered by the other key). */
+static void index_ready(struct lb_snap *s, unsigned key)
+{
+	if (!s->index_ok || s->index_key != key ||
+	    ful_load_tgen(s->area) != s->tgen) {
+		s->index_key = (unsigned char)key;
+		lb_snap_index(s);
+	}
+}
+
+/**
+ * Whether index entry @i (of core @from) is a thread a policy may move
+ * to @to now: its live record says it is still on @from, READY or
+ * RUNNING, not a kernel thread, @to in its affinity, and it is not in
+ * @skip. Fills *@out if so.
+ */
+static bool cand_ok(struct lb_snap *s, unsigned i, unsigned from,
+		    unsigned to, const unsigned *skip, unsigned nskip,
+		    struct lb_cand *out)
+{
+	unsigned tid = (unsigned)(s->key[i] & KEY_TID_MASK);
+	struct cand_rec t;
+	s->probes++;
+	if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS ||
+	    (nskip && tid_in(tid, skip, nskip)))
+		return false;
+	read_cand(s->area, FUL_TID_SLOT(tid), &t);
+	if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
+	    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
+		return false;
+	if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
+		return false;
+	*out = (struct lb_cand){.tid = tid, .slice = t.slice,
+				.weight = t.weight};
+	return true;
 }
 
 /**
@@ -289,26 +409,52 @@ static void read_cand(const struct ful_load_page *a, unsigned slot,
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out)
 {
-	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
-		lb_snap_index(s);
+	index_ready(s, LB_KEY_SLICE);
 	if (from >= FUL_LOAD_CPUS || to >= 32)
 		return false;
-	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++) {
-		unsigned tid = (unsigned)(s->key[i] & KEY_TID_MASK);
-		struct cand_rec t;
-		s->probes++;
-		if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS ||
-		    (nskip && tid_in(tid, skip, nskip)))
-			continue;
-		read_cand(s->area, FUL_TID_SLOT(tid), &t);
-		if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
-		    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
-			continue;
-		if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
-			continue;
-		out->tid = tid;
-		out->slice = t.slice;
-		return true;
-	}
+	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++)
+		if (cand_ok(s, i, from, to, skip, nskip, out))
+			return true;
+	return false;
+}
+
+/** The first index entry of core @c whose weight is above @w. */
+static unsigned weight_split(const struct lb_snap *s, unsigned c,
+			     unsigned long w)
+{
+	unsigned lo = s->first[c], hi = s->first[c + 1];
+	unsigned i = s->wlvl[c][level_of(w)];
+	/* Only weights outside the table (none from the kernel) move it. */
+	while (i > lo && key_mid(s->key[i - 1]) > w)
+		i--;
+	while (i < hi && key_mid(s->key[i]) <= w)
+		i++;
+	return i;
+}
+
+/**
+ * alb's candidate on core @from for core @to: the heaviest movable
+ * runnable thread whose weight is <= @fit (it fills the gap without
+ * passing it), else the lightest whose weight is < @limit; ties to the
+ * higher tid going down, the lower going up. Same checks as lb_snap_pick.
+ * The split point comes from the level table in O(1) of the thread
+ * count; each entry walked past is a thread that cannot move now.
+ */
+bool lb_snap_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
+			 unsigned long fit, unsigned long limit,
+			 const unsigned *skip, unsigned nskip,
+			 struct lb_cand *out)
+{
+	index_ready(s, LB_KEY_WEIGHT);
+	if (from >= FUL_LOAD_CPUS || to >= 32)
+		return false;
+	unsigned lo = s->first[from], hi = s->first[from + 1];
+	unsigned split = weight_split(s, from, fit);
+	for (unsigned i = split; i-- > lo;)
+		if (cand_ok(s, i, from, to, skip, nskip, out))
+			return true;
+	for (unsigned i = split; i < hi && key_mid(s->key[i]) < limit; i++)
+		if (cand_ok(s, i, from, to, skip, nskip, out))
+			return true;
 	return false;
 }
