@@ -42,15 +42,20 @@
 #define LB_NEED_NRUN 1u
 #define LB_NEED_ALL 2u
 #define LB_NEED_MAX 4u /* set by lb_rebalance: s->max is wanted */
-#define LB_NEED_WEIGHT 8u /* load, nrunnable and weight as one consistent
-			   * triple (seqcount): cheaper than LB_NEED_ALL */
+#define LB_NEED_WEIGHT 8u /* load, nrunnable and weight, each one atomic
+			   * word (no seqcount), and the weights' total,
+			   * least and most weighted core: cheaper than
+			   * LB_NEED_ALL (alb) */
+#define LB_NEED_COUNT 16u /* the same with the runnable counts' total,
+			   * least and largest instead (count) */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {
 	unsigned long load[FUL_LOAD_CPUS]; /* sum of slice_ms of the runnable */
 	unsigned nrun[FUL_LOAD_CPUS];      /* runnable threads (if has_nrun) */
 	bool has_nrun;                     /* LB_NEED_NRUN or LB_NEED_ALL */
-	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL */
+	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL;
+					    * meaningful only if has_nrun */
 	unsigned long weight[FUL_LOAD_CPUS]; /* sum of the runnable's weights
 					      * (if has_weight) */
 };
@@ -123,6 +128,12 @@ struct lb_snap {
 	 * table (wlvl[c][FUL_NICE_LEVELS] = first[c + 1]): "the heaviest
 	 * thread not above w" is found in O(1) of the thread count. */
 	unsigned char index_key; /* enum lb_index_key of the built index */
+	/* Monitoring of the figure a policy balances over the eligible
+	 * cores: weight (LB_NEED_WEIGHT) or runnable count (LB_NEED_COUNT);
+	 * s->min and s->max are then LB_NO_CPU: */
+	unsigned long msum;    /* its total */
+	unsigned mmin, mmax;   /* least (ties: fewer runnable, lowest id) and
+				* largest (ties: lowest id) */
 	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
 };
 
@@ -213,12 +224,13 @@ struct lb_decision {
 	unsigned char kind, trigger, gate, reason;
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
+	unsigned char metric; /* enum lb_metric: what from_after / to_after
+			       * and msum are in (next to has_reject: reset
+			       * with it, in one store) */
 	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
-	unsigned char metric; /* enum lb_metric: what from_after / to_after
-			       * and msum are in */
 	unsigned long msum;   /* alb: weight, count: runnable threads of the
 			       * eligible cores (average = msum / neligible) */
 };
@@ -319,32 +331,6 @@ unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
 unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 			struct lb_decision *d, bool tie_nrun);
-
-/* A rebalance round of a policy that balances a metric other than the
- * load (alb: weight, count: runnable threads), with the figures predicted
- * after each move (lb_policy.c). */
-struct lb_mround {
-	struct lb_snap *s;
-	unsigned mask, n;              /* eligible cores, how many */
-	unsigned long sum;             /* of m over them (it never changes) */
-	unsigned long m[FUL_LOAD_CPUS];
-	unsigned nrun[FUL_LOAD_CPUS];
-	unsigned moved[LB_MAX_MOVES];  /* tids moved this round */
-	unsigned nmoved;
-};
-
-void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
-		    struct lb_decision *d, unsigned metric);
-unsigned lb_mround_gate(const struct lb_mround *r, unsigned threshold_pct);
-unsigned lb_mround_least(const struct lb_mround *r, unsigned mask);
-unsigned lb_mround_most(const struct lb_mround *r, unsigned mask);
-void lb_mround_apply(struct lb_mround *r, const struct lb_dmove *m,
-		     unsigned long delta, struct ful_move *moves,
-		     struct lb_decision *d);
-unsigned lb_place_cores(const struct lb_snap *s,
-			const struct lb_new_thread *t, struct lb_decision *d);
-void lb_place_log(struct lb_decision *d, const struct lb_new_thread *t,
-		  unsigned to, unsigned long to_after, unsigned why);
 
 /**
  * Record the inputs of a decision in @d (each core's load and runnable

@@ -167,7 +167,7 @@ static void jput_metric(struct jbuf *j, const struct lb_decision *d,
 	jput(j, ",\"metric\":\"weight\",\"weight\":[");
 	for (unsigned c = 0; c < n; c++)
 		jput(j, "%s%lu", c ? "," : "",
-		     d->v.has_weight ? d->v.weight[c] : 0UL);
+		     d->v.has_nrun && d->v.has_weight ? d->v.weight[c] : 0UL);
 	jput(j, "]");
 	jput_fixed2(j, "wavg", avg100);
 }

@@ -23,12 +23,8 @@
  * starts, so the heaviest thread not above a given weight is found
  * with a six-step search of that table, whatever the thread count.
  */
-#include "lb.h"
+#include "lb_index.h"
 
-#define KEY_CPU_SHIFT 56
-#define KEY_SLICE_SHIFT 32
-#define KEY_SLICE_MASK 0xffffffUL
-#define KEY_TID_MASK 0xffffffffUL
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu)
@@ -121,26 +117,65 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 	}
 }
 
-/** Each core's load, nrunnable and weight, a consistent triple
- *  (LB_NEED_WEIGHT: what alb reads, without LB_NEED_ALL's whole records). */
-static void snap_read_triples(struct lb_snap *s, unsigned n, struct acc *a,
-			      struct lb_loads *v)
+/**
+ * Each core's load, nrunnable and (LB_NEED_WEIGHT) weight: what alb and
+ * count read, without LB_NEED_ALL's whole records. Like the load alone,
+ * each is one single-copy-atomic word read without the seqcount: a
+ * decision uses one of them (weight, or runnable count with
+ * LB_NEED_COUNT), each exact at some instant; the others are there for
+ * the log and for ties. Over the eligible cores: the total load
+ * (s->sum), and the balanced figure's (weight, or runnable count if
+ * @by_nrun) total, least (ties: fewer runnable, then lowest id) and
+ * largest core (ties: lowest id) into s->msum, s->mmin, s->mmax.
+ * Unrolled, as the load reading is.
+ */
+static inline __attribute__((always_inline)) void
+snap_read_fast(struct lb_snap *s, unsigned n, struct lb_loads *v,
+	       bool by_nrun)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
-	for (unsigned c = 0; c < n; c++, r++) {
-		unsigned seq, nrun;
-		unsigned long load, weight;
-		do {
-			seq = ful_load_seq_begin(&r->seq);
-			nrun = FUL_LOAD_RLX(&r->nrunnable);
-			load = FUL_LOAD_RLX(&r->load);
-			weight = FUL_LOAD_RLX(&r->weight);
-		} while (__builtin_expect(!ful_load_seq_ok(&r->seq, seq), 0));
+	unsigned mask = s->conf.mask, mmin = LB_NO_CPU, mmax = LB_NO_CPU;
+	unsigned long sum = 0, msum = 0, lo = ~0UL;
+	long hi = -1;
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
+		unsigned nrun = FUL_LOAD_RLX(&r[c].nrunnable);
+		unsigned long load = FUL_LOAD_RLX(&r[c].load), m = nrun;
 		v->load[c] = load;
 		v->nrun[c] = nrun;
-		v->weight[c] = weight;
-		acc_add(a, c, load);
+		if (!by_nrun)
+			v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
+		if (!((mask >> c) & 1))
+			continue;
+		sum += load;
+		msum += m;
+		/* the figure, then the runnable count, as one key: weights
+		 * stay far below 2^40 and counts below 2^24 */
+		unsigned long key = by_nrun ? m : m << 24 | (nrun & 0xffffffu);
+		mmin = key < lo ? c : mmin;
+		lo = key < lo ? key : lo;
+		mmax = (long)m > hi ? c : mmax;
+		hi = (long)m > hi ? (long)m : hi;
 	}
+	v->has_nrun = true;
+	v->has_weight = !by_nrun;
+	s->sum = sum;
+	s->min = s->max = LB_NO_CPU; /* by load: not looked for */
+	s->msum = msum;
+	s->mmin = mmin;
+	s->mmax = mmax;
+}
+
+static inline __attribute__((always_inline)) void
+snap_read_weights(struct lb_snap *s, unsigned n, struct lb_loads *v)
+{
+	snap_read_fast(s, n, v, false);
+}
+
+static __attribute__((noinline)) void
+snap_read_counts(struct lb_snap *s, unsigned n, struct lb_loads *v)
+{
+	snap_read_fast(s, n, v, true);
 }
 
 /** Each core's load and nrunnable, a consistent pair (seqcount). */
@@ -179,29 +214,35 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	unsigned key = tunables | n << 16;
 	if (__builtin_expect(key != s->conf_key, 0))
 		snap_configure(s, n, key);
+	s->now = now;
+	s->cur = into;
+	if (needs & (LB_NEED_WEIGHT | LB_NEED_COUNT)) {
+		if (needs & LB_NEED_WEIGHT)
+			snap_read_weights(s, n, into);
+		else
+			snap_read_counts(s, n, into);
+		return;
+	}
 	struct acc a = {.mask = s->conf.mask, .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
-	s->now = now;
-	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL |
-				   LB_NEED_WEIGHT)) != 0;
-	into->has_weight = (needs & (LB_NEED_WEIGHT | LB_NEED_ALL)) != 0;
-	if (needs & LB_NEED_WEIGHT)
-		snap_read_triples(s, n, &a, into);
-	else if (into->has_nrun)
+	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
+	if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
 	else if (needs & LB_NEED_MAX)
 		snap_read_loads(s, n, &a, into);
 	else
 		snap_read_loads_min(s, n, &a, into);
-	s->cur = into;
 	s->sum = a.sum;
 	s->min = a.min;
 	s->max = a.max;
+	/* has_weight is read only where has_nrun is set (the JSON line of
+	 * a policy that reads weights); the load-only path leaves it. */
+	if (into->has_nrun)
+		into->has_weight = (needs & LB_NEED_ALL) != 0;
 	if (needs & LB_NEED_ALL)
 		for (unsigned c = 0; c < n; c++) {
 			snap_read_ext(s, c);
-			if (!(needs & LB_NEED_WEIGHT))
-				into->weight[c] = s->ext[c].weight;
+			into->weight[c] = s->ext[c].weight;
 		}
 }
 
@@ -251,33 +292,6 @@ static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
 	    t->cpu >= ncpus)
 		return false;
 	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
-}
-
-/** The weight field of index key @k. */
-static inline unsigned long key_mid(unsigned long k)
-{
-	return (k >> KEY_SLICE_SHIFT) & KEY_SLICE_MASK;
-}
-
-/** The l-th smallest weight of the nice table (l = 0: nice 19). */
-static inline unsigned long level_weight(unsigned l)
-{
-	return ful_nice_weight[FUL_NICE_LEVELS - 1 - l];
-}
-
-/** How many weights of the nice table are <= @w: a binary search over
- *  the 40 entries, six steps whatever the thread count. */
-static unsigned level_of(unsigned long w)
-{
-	unsigned lo = 0, hi = FUL_NICE_LEVELS;
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		if (level_weight(mid) <= w)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /** Fill s->wlvl from the sorted keys: one merge pass per core. */
@@ -330,76 +344,6 @@ void lb_snap_index(struct lb_snap *s)
 	s->builds++;
 }
 
-static bool tid_in(unsigned tid, const unsigned *list, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (list[i] == tid)
-			return true;
-	return false;
-}
-
-/* What lb_snap_pick needs of a thread record. */
-struct cand_rec {
-	unsigned tid, slice, weight, affinity;
-	unsigned char cpu, state, flags;
-};
-
-/** Copy those fields of thread slot @slot consistently. */
-static void read_cand(const struct ful_load_page *a, unsigned slot,
-		      struct cand_rec *o)
-{
-	const struct ful_load_thread *t = &a->thread[slot];
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&t->seq);
-		o->tid = FUL_LOAD_RLX(&t->tid);
-		o->cpu = FUL_LOAD_RLX(&t->cpu);
-		o->state = FUL_LOAD_RLX(&t->state);
-		o->flags = FUL_LOAD_RLX(&t->flags);
-		o->slice = FUL_LOAD_RLX(&t->slice_ms);
-		o->weight = FUL_LOAD_RLX(&t->weight);
-		o->affinity = FUL_LOAD_RLX(&t->affinity);
-	} while (!ful_load_seq_ok(&t->seq, seq));
-}
-
-/** The index ordered by @key and current (rebuilt if hdr.tgen moved or
- *  it was ordered by the other key). */
-static void index_ready(struct lb_snap *s, unsigned key)
-{
-	if (!s->index_ok || s->index_key != key ||
-	    ful_load_tgen(s->area) != s->tgen) {
-		s->index_key = (unsigned char)key;
-		lb_snap_index(s);
-	}
-}
-
-/**
- * Whether index entry @i (of core @from) is a thread a policy may move
- * to @to now: its live record says it is still on @from, READY or
- * RUNNING, not a kernel thread, @to in its affinity, and it is not in
- * @skip. Fills *@out if so.
- */
-static bool cand_ok(struct lb_snap *s, unsigned i, unsigned from,
-		    unsigned to, const unsigned *skip, unsigned nskip,
-		    struct lb_cand *out)
-{
-	unsigned tid = (unsigned)(s->key[i] & KEY_TID_MASK);
-	struct cand_rec t;
-	s->probes++;
-	if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS ||
-	    (nskip && tid_in(tid, skip, nskip)))
-		return false;
-	read_cand(s->area, FUL_TID_SLOT(tid), &t);
-	if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
-	    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
-		return false;
-	if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
-		return false;
-	*out = (struct lb_cand){.tid = tid, .slice = t.slice,
-				.weight = t.weight};
-	return true;
-}
-
 /**
  * The runnable thread of core @from with the smallest (slice_ms, tid)
  * that may move to core @to: not a kernel thread, @to in its affinity,
@@ -418,43 +362,11 @@ bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 	return false;
 }
 
-/** The first index entry of core @c whose weight is above @w. */
-static unsigned weight_split(const struct lb_snap *s, unsigned c,
-			     unsigned long w)
-{
-	unsigned lo = s->first[c], hi = s->first[c + 1];
-	unsigned i = s->wlvl[c][level_of(w)];
-	/* Only weights outside the table (none from the kernel) move it. */
-	while (i > lo && key_mid(s->key[i - 1]) > w)
-		i--;
-	while (i < hi && key_mid(s->key[i]) <= w)
-		i++;
-	return i;
-}
-
-/**
- * alb's candidate on core @from for core @to: the heaviest movable
- * runnable thread whose weight is <= @fit (it fills the gap without
- * passing it), else the lightest whose weight is < @limit; ties to the
- * higher tid going down, the lower going up. Same checks as lb_snap_pick.
- * The split point comes from the level table in O(1) of the thread
- * count; each entry walked past is a thread that cannot move now.
- */
+/** lb_index_pick_weight() (lb_index.h), for callers outside alb. */
 bool lb_snap_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
 			 unsigned long fit, unsigned long limit,
 			 const unsigned *skip, unsigned nskip,
 			 struct lb_cand *out)
 {
-	index_ready(s, LB_KEY_WEIGHT);
-	if (from >= FUL_LOAD_CPUS || to >= 32)
-		return false;
-	unsigned lo = s->first[from], hi = s->first[from + 1];
-	unsigned split = weight_split(s, from, fit);
-	for (unsigned i = split; i-- > lo;)
-		if (cand_ok(s, i, from, to, skip, nskip, out))
-			return true;
-	for (unsigned i = split; i < hi && key_mid(s->key[i]) < limit; i++)
-		if (cand_ok(s, i, from, to, skip, nskip, out))
-			return true;
-	return false;
+	return lb_index_pick_weight(s, from, to, fit, limit, skip, nskip, out);
 }
