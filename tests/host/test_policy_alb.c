@@ -447,6 +447,44 @@ HTEST(weight_index_is_o1_and_follows_the_key)
 	CHECK_EQ(snap.probes, 6); /* five blocked, then the one */
 }
 
+/* The level table against a linear scan: for many bounds, the heaviest
+ * runnable thread not above the bound, else the lightest under a limit. */
+HTEST(weight_pick_matches_a_scan)
+{
+	uint64_t rng = 7;
+	setup(4, "alb");
+	for (unsigned t = 1; t <= 120; t++) {
+		addn(t, 1, (int)(htest_rand(&rng) % 40) - 20);
+		if (htest_rand(&rng) % 5 == 0)
+			lb_fake_set_state(&area, t, FUL_TS_BLOCKED);
+	}
+	for (unsigned k = 0; k < 2000; k++) {
+		unsigned long fit = htest_rand(&rng) % 100000;
+		unsigned long limit = htest_rand(&rng) % 100000;
+		if (k < 200)
+			fit = ful_nice_weight[k % 40] - (k / 40) % 2;
+		unsigned long best = 0, up = ~0UL;
+		for (unsigned t = 1; t <= 120; t++) {
+			const struct ful_load_thread *r = lb_fake_thread(&area, t);
+			if (r->state != FUL_TS_READY)
+				continue;
+			if (r->weight <= fit && r->weight > best)
+				best = r->weight;
+			if (r->weight > fit && r->weight < limit && r->weight < up)
+				up = r->weight;
+		}
+		struct lb_cand c;
+		bool got = lb_snap_pick_weight(&snap, 1, 2, fit, limit, NULL, 0,
+					       &c);
+		if (best)
+			CHECK(got && c.weight == best);
+		else if (up != ~0UL)
+			CHECK(got && c.weight == up);
+		else
+			CHECK(!got);
+	}
+}
+
 /* ---- decision log ---------------------------------------------------- */
 
 HTEST(json_alb_and_count_lines)

@@ -5,7 +5,8 @@
  *
  *   snapshot   per-core figures copied from the load area at each
  *              decision, plus a per-core index of threads ordered by
- *              (slice_ms, tid), rebuilt only when hdr.tgen changes
+ *              (slice_ms, tid), or (weight, tid) for alb, rebuilt only
+ *              when hdr.tgen or the order asked for changes
  *   policy     a name, tunables, place() (new thread -> core) and
  *              rebalance() (snapshot -> at most `max` moves); both fill
  *              a decision record
@@ -192,9 +193,10 @@ enum lb_reason {
 enum lb_why {
 	LB_W_NONE,           /* mginkgo, fulcrum: the decision's reason says */
 	LB_W_FILL,           /* alb: fits below the average on both sides */
-	LB_W_OVERSHOOT,      /* alb: the destination ends above the average,
-			      * by less than the task's weight, and below
-			      * the source's weight before the move */
+	LB_W_OVERSHOOT,      /* alb: it passes the average on one side (the
+			      * destination ends above it, by less than the
+			      * task's weight, or the source below it); the
+			      * destination ends lighter than the source was */
 	LB_W_COUNT_DIFF,     /* count: the source has >= 2 more runnable */
 	LB_W_FEWEST,         /* count placement: the fewest runnable */
 	LB_W_COUNT

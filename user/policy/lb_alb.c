@@ -20,9 +20,10 @@
  *   - the heaviest movable runnable thread with w <= min(avg - W(dst),
  *     W(src) - avg): it fills the gap without passing the average on
  *     either side ("fill");
- *   - else the lightest with W(dst) + w < W(src) ("overshoot"): dst was
- *     below the average, so it ends above it by less than w (never by
- *     more than the moved thread's weight), and below what src had, so
+ *   - else the lightest with W(dst) + w < W(src) ("overshoot": it
+ *     passes the average on one side): dst was below the average, so if
+ *     it ends above it, it is by less than w (never by more than the
+ *     moved thread's weight), and it ends below what src had, so
  *     the sum of squared weights drops by at least 2w and rounds never
  *     undo each other.
  * A core at or above the average is never a destination. Up to
