@@ -119,8 +119,10 @@ FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
 PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # NAME:CPUS:ARGS:EXPECT: the boot must print a line containing each
 # comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
-# demo4 is `make demo`: each part of the demo ends with a DEMO-OK line.
-EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i
+# demo4 is `make demo`: each part of the demo ends with a DEMO-OK line;
+# alb4 also runs the system balancer with boot argument lb_policy=alb.
+EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i \
+	alb4:4:demo,lb_policy=alb:balancer-table-i,lb-policy-alb
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

@@ -17,6 +17,8 @@
  * thread reaches the slot's next occupant as a spurious wake-up, which
  * every blocking loop tolerates (they re-check their condition).
  */
+#include <fulcrum/weight.h>
+
 #include "thread.h"
 #include "kernel.h"
 #include "kport.h"
@@ -30,14 +32,11 @@ struct thread threads[MAX_THREADS];
 static struct thread idle_threads[MAX_CPUS];
 static _Atomic uint32_t alloc_hint;
 
+/** The weight of @nice: Linux CFS's sched_prio_to_weight table
+ *  (<fulcrum/weight.h>, shared with the user-level policies). */
 uint32_t nice_to_weight(int nice)
 {
-	uint64_t w = 1024ull << 20; /* 1024 / 1.25^nice in 20-bit fixed point */
-	for (int i = 0; i < nice; i++)
-		w = w * 4 / 5;
-	for (int i = 0; i > nice; i--)
-		w = w * 5 / 4;
-	return (uint32_t)((w + (1u << 19)) >> 20);
+	return ful_weight_of_nice(nice);
 }
 
 void thread_init(void)

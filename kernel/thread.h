@@ -51,7 +51,7 @@ struct thread {
 	bool kill_pending;       /* [O] KILL arrived while MIGRATING here */
 	bool yielding;           /* [O] go to the tail on the next switch */
 	int16_t pending_dest;    /* [O] TASK_OUT arrived while MIGRATING */
-	uint32_t weight;         /* [O] 1024 / 1.25^nice */
+	uint32_t weight;         /* [O] CFS table of nice (fulcrum/weight.h) */
 	uint32_t slice_ms;       /* [O] time slice size */
 	uint32_t slice_ticks;    /* [O] slice in scheduler ticks */
 	uint32_t slice_left;     /* [O] ticks left in the current slice */

@@ -29,7 +29,9 @@
  *             while blocked counts on its new core from its next block
  *             on: the record keeps a single writer, its core
  *   load      sum of slice_ms over the core's runnable threads
- *   weight    sum of the nice weights (1024 / 1.25^nice) of the same
+ *   weight    sum of the nice weights of the same: Linux CFS's
+ *             sched_prio_to_weight (<fulcrum/weight.h>: nice 0 = 1024,
+ *             -20 = 88761, 19 = 15); a thread record's `weight` is its own
  *   busy/idle counter ticks the core spent running a thread / idling,
  *             up to `stamp`; with `switches` and `awake`, published at
  *             each tick and each switch to or from idle. An idle core

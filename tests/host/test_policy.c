@@ -611,7 +611,7 @@ HTEST(json_truncation_and_worst_case)
 	d.conf.neligible = 1;
 	d.sum = ~0UL / 200; /* the largest A the formula takes */
 	for (unsigned i = 0; i < LB_MAX_MOVES; i++)
-		d.move[i] = (struct lb_dmove){~0u, ~0u, 7, 7, ~0UL, ~0UL};
+		d.move[i] = (struct lb_dmove){~0u, ~0u, 7, 7, ~0UL, ~0UL, 0, 0};
 	d.reject = d.move[0];
 	int n = lb_decision_json(&d, big, sizeof(big));
 	CHECK(n > 0 && n < LB_JSON_MAX);

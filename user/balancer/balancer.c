@@ -67,10 +67,12 @@ int bal_tune(const char *name, long value)
 	return err;
 }
 
-/** Placement with the lock held. */
-static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity)
+/** Placement with the lock held (@nice: the weight policies use it). */
+static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity,
+				 int nice)
 {
-	struct lb_new_thread nt = {.slice_ms = slice_ms, .affinity = affinity};
+	struct lb_new_thread nt = {.slice_ms = slice_ms, .affinity = affinity,
+				   .nice = nice};
 	struct lb_decision *d = lb_log_next(&bal.log);
 	return lb_place(&bal.pol, &bal.snap, bal_now_us(), &nt, d);
 }
@@ -78,7 +80,7 @@ static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity)
 unsigned bal_place(unsigned slice_ms, unsigned affinity)
 {
 	bal_lock();
-	unsigned cpu = bal_place_locked(slice_ms, affinity);
+	unsigned cpu = bal_place_locked(slice_ms, affinity, 0);
 	bal_unlock();
 	return cpu;
 }
@@ -103,7 +105,7 @@ int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 	struct ful_thread_args pa = *a;
 	bal_lock();
 	unsigned long seq = bal.log.next;
-	pa.cpu = bal_place_locked(a->slice_ms ? a->slice_ms : 10, 0);
+	pa.cpu = bal_place_locked(a->slice_ms ? a->slice_ms : 10, 0, a->nice);
 	int err = ful_thread_spawn(&pa, out);
 	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
 	if (!err && d && d->nmoves) /* the record names the new thread */

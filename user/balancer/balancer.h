@@ -21,11 +21,13 @@
 
 #include "../policy/lb.h"
 
-/** Set up with policy @name (default tunables). 0 or LB_E_NAME. */
+/** Set up with policy @name (default tunables): mginkgo, fulcrum, alb
+ *  or count. 0 or LB_E_NAME. */
 int bal_init(const char *name);
 /** Set a tunable of the current policy. 0, LB_E_NAME or LB_E_RANGE. */
 int bal_tune(const char *name, long value);
-/** The core for a new thread of @slice_ms (affinity 0: any); logged. */
+/** The core for a new thread of @slice_ms (affinity 0: any, nice 0);
+ *  logged. bal_thread_spawn places with the thread's own nice value. */
 unsigned bal_place(unsigned slice_ms, unsigned affinity);
 /** Place, then ful_thread_spawn @a there (a->cpu is ignored); waits
  *  until the kernel counts the new thread. 0 or -FUL_E*. */

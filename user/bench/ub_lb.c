@@ -18,6 +18,14 @@
  *                             change (the cost the two above skip)
  *   fulcrum_rebalance         the refinement, 4 cores, 64 threads (it
  *                             makes several moves in one round)
+ *   lb_place_<p>, lb_rebalance_<p>   alb and count (paper 001), 4 cores,
+ *                             64 threads, nice values -5..5 mixed in:
+ *                             a placement, and a rebalance of one move
+ *                             (max_moves 1: the cost per move, as
+ *                             get_transfer_task's); also _c4_t<T> for
+ *                             T = 8, 64, 256
+ *   lb_round_<p>              a whole round of up to 8 moves (max_moves
+ *                             8, the default), 4 cores, 64 threads
  *   balancer_round            a whole timer-triggered round of the live
  *   balancer_share            balancer, and its share of a core (below)
  *
@@ -155,6 +163,44 @@ static unsigned bench_pair(const char *place, const char *rebal,
 	return 2;
 }
 
+/** Nice values -5..5 on the fabricated threads (alb weighs them). */
+static void mix_nice(unsigned nthreads)
+{
+	for (unsigned i = 0; i < nthreads; i++)
+		lb_fake_set_nice(&fake_area, i + 1, (int)((7 * i) % 11) - 5);
+}
+
+/** Placement and one-move rebalance of @policy (alb, count) on 4 cores
+ *  and @nthreads threads, named with @sfx; with @round, also a whole
+ *  round of up to 8 moves. Returns the BENCH lines. */
+static unsigned bench_metric(const char *policy, unsigned nthreads,
+			     const char *sfx, bool round)
+{
+	char p[48], r[48];
+	fabricate(4, nthreads);
+	mix_nice(nthreads);
+	policy_for(policy, 4);
+	lb_tunable_set(&pol, "max_moves", 1);
+	snprintf(p, sizeof(p), "lb_place_%s%s", policy, sfx);
+	snprintf(r, sizeof(r), "lb_rebalance_%s%s", policy, sfx);
+	bench_place(p);
+	if (round)
+		show_last();
+	if (bench_rebalance(r) != 1)
+		printf("ub_lb: %s made no move (%s)\n", r,
+		       lb_reason_name(dlog.rec[(dlog.next - 1) % LB_LOG_SIZE]
+					      .reason));
+	if (!round)
+		return 2;
+	show_last();
+	lb_tunable_set(&pol, "max_moves", 8);
+	snprintf(r, sizeof(r), "lb_round_%s", policy);
+	printf("ub_lb: %s makes %u moves per round here\n", policy,
+	       bench_rebalance(r));
+	show_last();
+	return 3;
+}
+
 /** One placement on the kernel's live area, printed (not timed): the
  *  readers and the ABI layout against the real thing. */
 static void show_live(void)
@@ -199,8 +245,17 @@ unsigned ub_lb_run(void)
 	printf("ub_lb: fulcrum makes %u moves per round here\n",
 	       bench_rebalance("fulcrum_rebalance"));
 	show_last();
+	lines++;
+	static const char *const metric[] = {"alb", "count"};
+	for (unsigned k = 0; k < 2; k++) {
+		lines += bench_metric(metric[k], 64, "", true);
+		for (unsigned j = 0; j < 3; j++) {
+			snprintf(p, sizeof(p), "_c4_t%u", threads[j]);
+			lines += bench_metric(metric[k], threads[j], p, false);
+		}
+	}
 	show_live();
-	return lines + 1 + bench_round();
+	return lines + bench_round();
 }
 
 /* (bench_round below) */

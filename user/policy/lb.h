@@ -5,7 +5,8 @@
  *
  *   snapshot   per-core figures copied from the load area at each
  *              decision, plus a per-core index of threads ordered by
- *              (slice_ms, tid), rebuilt only when hdr.tgen changes
+ *              (slice_ms, tid), or (weight, tid) for alb, rebuilt only
+ *              when hdr.tgen or the order asked for changes
  *   policy     a name, tunables, place() (new thread -> core) and
  *              rebalance() (snapshot -> at most `max` moves); both fill
  *              a decision record
@@ -14,7 +15,9 @@
  *              docs/design.md, "The policy interface")
  *
  * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
- * refinement: idle trigger, several moves per round, no new overload).
+ * refinement: idle trigger, several moves per round, no new overload);
+ * "alb" (paper 001: average weight of tasks) and "count" (its baseline:
+ * the number of runnable tasks).
  */
 #ifndef LB_H
 #define LB_H
@@ -23,6 +26,7 @@
 #include <stddef.h>
 
 #include <ful/load.h>
+#include <fulcrum/weight.h>
 
 #define LB_NO_CPU 0xffu        /* "no core" in cores and in decision records */
 #define LB_MAX_MOVES 16        /* moves one rebalance may make (and log) */
@@ -39,12 +43,22 @@
 #define LB_NEED_NRUN 1u
 #define LB_NEED_ALL 2u
 #define LB_NEED_MAX 4u /* set by lb_rebalance: s->max is wanted */
+#define LB_NEED_WEIGHT 8u /* load, nrunnable and weight, each one atomic
+			   * word (no seqcount), and the weights' total,
+			   * least and most weighted core: cheaper than
+			   * LB_NEED_ALL (alb) */
+#define LB_NEED_COUNT 16u /* the same with the runnable counts' total,
+			   * least and largest instead (count) */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {
 	unsigned long load[FUL_LOAD_CPUS]; /* sum of slice_ms of the runnable */
 	unsigned nrun[FUL_LOAD_CPUS];      /* runnable threads (if has_nrun) */
 	bool has_nrun;                     /* LB_NEED_NRUN or LB_NEED_ALL */
+	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL;
+					    * meaningful only if has_nrun */
+	unsigned long weight[FUL_LOAD_CPUS]; /* sum of the runnable's weights
+					      * (if has_weight) */
 };
 
 /* The rest of a core record (only with LB_NEED_ALL). */
@@ -85,7 +99,11 @@ union lb_conf {
 struct lb_cand {
 	unsigned tid;
 	unsigned slice;
+	unsigned weight;
 };
+
+/* What the thread index is ordered by (after the core, before the tid). */
+enum lb_index_key { LB_KEY_SLICE, LB_KEY_WEIGHT };
 
 struct lb_snap {
 	const struct ful_load_page *area;
@@ -101,6 +119,14 @@ struct lb_snap {
 	unsigned long sum;     /* their total load */
 	unsigned min, max;     /* least / most loaded of them, ties to the
 				* lowest id; LB_NO_CPU if there is none */
+	/* Monitoring of the figure a policy balances over the eligible
+	 * cores: weight (LB_NEED_WEIGHT) or runnable count (LB_NEED_COUNT);
+	 * s->min and s->max are then LB_NO_CPU (next to them: placement
+	 * reads these): */
+	unsigned long msum;    /* its total */
+	unsigned mmin, mmax;   /* least (ties: fewer runnable, lowest id) and
+				* largest (ties: lowest id) */
+	unsigned char index_key; /* enum lb_index_key of the built index */
 	struct lb_cpu_ext ext[FUL_LOAD_CPUS];
 	/* Thread index: core c's movable threads are key[first[c] ..
 	 * first[c + 1]), each (c << 56 | slice_ms << 32 | tid), ascending.
@@ -119,6 +145,13 @@ struct lb_snap {
 	struct lb_util util[FUL_LOAD_CPUS];
 	struct ful_win_par upar;
 	unsigned util_avg_short, util_avg_long;
+	/* Index by weight (lb_snap_pick_weight): the key's middle field is
+	 * the weight instead of the slice, and wlvl[c][l] is the first entry
+	 * of core c whose weight is >= the l-th smallest weight of the nice
+	 * table (wlvl[c][FUL_NICE_LEVELS] = first[c + 1]): "the heaviest
+	 * thread not above w" is found in O(1) of the thread count; the key
+	 * is index_key, above. */
+	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
 };
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
@@ -135,6 +168,10 @@ bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
  *  windows in a row with last near s->upar.win. */
 bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
 			 unsigned long *cur, unsigned long *last);
+bool lb_snap_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
+			 unsigned long fit, unsigned long limit,
+			 const unsigned *skip, unsigned nskip,
+			 struct lb_cand *out);
 
 /* ---- decision records ------------------------------------------------ */
 
@@ -170,15 +207,37 @@ enum lb_reason {
 	LB_R_MAX_MOVES,      /* the bound on moves was reached */
 	LB_R_NO_ELIGIBLE,    /* placement: affinity excludes every eligible
 			      * core; the lowest allowed core was taken */
+	LB_R_NO_GAIN,        /* alb: every candidate would leave the
+			      * destination at least as heavy as its source */
 	LB_R_COUNT
 };
+
+/* Why a move of alb or count was made (struct lb_dmove why). */
+enum lb_why {
+	LB_W_NONE,           /* mginkgo, fulcrum: the decision's reason says */
+	LB_W_FILL,           /* alb: fits below the average on both sides */
+	LB_W_OVERSHOOT,      /* alb: it passes the average on one side (the
+			      * destination ends above it, by less than the
+			      * task's weight, or the source below it); the
+			      * destination ends lighter than the source was */
+	LB_W_COUNT_DIFF,     /* count: the source has >= 2 more runnable */
+	LB_W_FEWEST,         /* count placement: the fewest runnable */
+	LB_W_COUNT
+};
+
+/* What the policy balances (struct lb_decision metric): the log prints
+ * the per-core figures and the average of the metric besides the loads. */
+enum lb_metric { LB_METRIC_LOAD, LB_METRIC_WEIGHT, LB_METRIC_NRUN };
 
 struct lb_dmove {
 	unsigned tid;        /* 0 for a placement (the thread has no tid yet) */
 	unsigned slice;
 	unsigned char from;  /* LB_NO_CPU for a placement */
 	unsigned char to;
-	unsigned long from_after, to_after; /* predicted loads after it */
+	unsigned long from_after, to_after; /* predicted loads after it (in
+					     * the decision's metric) */
+	unsigned weight;     /* the thread's weight (alb, count) */
+	unsigned char why;   /* enum lb_why */
 };
 
 struct lb_decision {
@@ -190,10 +249,15 @@ struct lb_decision {
 	unsigned char kind, trigger, gate, reason;
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
+	unsigned char metric; /* enum lb_metric: what from_after / to_after
+			       * and msum are in (next to has_reject: reset
+			       * with it, in one store) */
 	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
+	unsigned long msum;   /* alb: weight, count: runnable threads of the
+			       * eligible cores (average = msum / neligible) */
 };
 
 /* Derived figures (computed when needed, not stored: they cost the
@@ -272,6 +336,8 @@ enum {
 
 void lb_mginkgo_init(struct lb_policy *p);
 void lb_fulcrum_init(struct lb_policy *p);
+void lb_alb_init(struct lb_policy *p);
+void lb_count_init(struct lb_policy *p);
 int lb_policy_init(struct lb_policy *p, const char *name);
 int lb_tunable_set(struct lb_policy *p, const char *name, long value);
 int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);
@@ -327,5 +393,6 @@ const struct lb_decision *lb_log_get(const struct lb_log *l,
 int lb_decision_json(const struct lb_decision *d, char *buf, size_t n);
 const char *lb_reason_name(unsigned reason);
 const char *lb_state_name(unsigned state);
+const char *lb_why_name(unsigned why);
 
 #endif

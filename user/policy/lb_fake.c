@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <fulcrum/errno.h>
+#include <fulcrum/weight.h>
 
 #include "lb_fake.h"
 
@@ -136,6 +137,19 @@ void lb_fake_set_affinity(struct ful_load_page *a, unsigned tid,
 		? t->flags & ~FUL_LT_PINNED : t->flags | FUL_LT_PINNED));
 	seq_end(&t->seq);
 	tgen_bump(a);
+}
+
+void lb_fake_set_nice(struct ful_load_page *a, unsigned tid, int nice)
+{
+	struct ful_load_thread *t = rec(a, tid);
+	if (!t)
+		return;
+	seq_begin(&t->seq);
+	W_RLX(&t->nice, (signed char)nice);
+	W_RLX(&t->weight, ful_weight_of_nice(nice));
+	seq_end(&t->seq);
+	tgen_bump(a);
+	fake_sync(a);
 }
 
 void lb_fake_set_flags(struct ful_load_page *a, unsigned tid, unsigned flags)

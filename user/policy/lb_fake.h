@@ -1,7 +1,7 @@
 /*
  * A fabricated load area, written the way the kernel writes the real one
  * (seq odd while a record changes, hdr.tgen bumped on thread creation,
- * exit, move, slice and affinity changes, per-core figures derived from
+ * exit, move, slice, nice and affinity changes, per-core figures derived from
  * the thread records). For the host tests and the rootserver's decision
  * benchmarks, which need a deterministic area with no other core active.
  * Thread slot = FUL_TID_SLOT(tid).
@@ -19,6 +19,8 @@ bool lb_fake_add(struct ful_load_page *a, unsigned tid, unsigned cpu,
 void lb_fake_set_state(struct ful_load_page *a, unsigned tid, unsigned state);
 void lb_fake_set_affinity(struct ful_load_page *a, unsigned tid,
 			  unsigned mask);
+/** Set @tid's nice value and its weight (the kernel's table). */
+void lb_fake_set_nice(struct ful_load_page *a, unsigned tid, int nice);
 void lb_fake_set_flags(struct ful_load_page *a, unsigned tid, unsigned flags);
 void lb_fake_move(struct ful_load_page *a, unsigned tid, unsigned cpu);
 void lb_fake_kill(struct ful_load_page *a, unsigned tid);

@@ -22,8 +22,23 @@
  *   reject        the first candidate turned down (same keys) or null
  *   reason        "placed" | "moved" | "balanced" | "no_light" |
  *                 "no_candidate" | "new_overload" | "too_few_cores" |
- *                 "max_moves" | "no_eligible": the outcome, or why the
- *                 round stopped (fulcrum: after its last move)
+ *                 "max_moves" | "no_eligible" | "no_gain": the outcome,
+ *                 or why the round stopped (fulcrum, alb, count: after
+ *                 its last move)
+ *
+ * Policies that balance another metric than the load (alb: weight,
+ * count: runnable threads) add, after "state" (the keys above keep their
+ * meaning, so mginkgo's and fulcrum's lines are unchanged):
+ *   metric        "weight" | "nrun"
+ *   weight, wavg  alb: per core weight (sum of the runnable threads'
+ *                 weights) before the decision, and the average over
+ *                 the eligible cores, 2 decimals
+ *   navg          count: the average runnable count, 2 decimals
+ * and, in each move (and reject), after "to_after" (which, with
+ * "from_after", is then in the metric: weight or runnable count):
+ *   weight        the thread's weight
+ *   why           "fill" | "overshoot" | "count_diff" | "fewest": why it
+ *                 moved or went there (docs/design.md, "alb", "count")
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +64,7 @@ static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_TOO_FEW_CORES] = "too_few_cores",
 	[LB_R_MAX_MOVES] = "max_moves",
 	[LB_R_NO_ELIGIBLE] = "no_eligible",
+	[LB_R_NO_GAIN] = "no_gain",
 };
 
 const char *lb_reason_name(unsigned reason)
@@ -61,6 +77,15 @@ const char *lb_state_name(unsigned state)
 	static const char *const names[] = {"excluded", "light", "normal",
 					    "heavy"};
 	return state < 4 ? names[state] : "?";
+}
+
+const char *lb_why_name(unsigned why)
+{
+	static const char *const names[LB_W_COUNT] = {
+		[LB_W_NONE] = "none", [LB_W_FILL] = "fill",
+		[LB_W_OVERSHOOT] = "overshoot",
+		[LB_W_COUNT_DIFF] = "count_diff", [LB_W_FEWEST] = "fewest"};
+	return why < LB_W_COUNT ? names[why] : "?";
 }
 
 static const char *trigger_name(unsigned t)
@@ -107,7 +132,8 @@ static void jput_core(struct jbuf *j, const char *key, unsigned c)
 		jput(j, "\"%s\":%u", key, c);
 }
 
-static void jput_move(struct jbuf *j, const struct lb_dmove *m)
+static void jput_move(struct jbuf *j, const struct lb_dmove *m,
+		      unsigned metric)
 {
 	if (m->tid)
 		jput(j, "{\"tid\":%u", m->tid);
@@ -120,7 +146,30 @@ static void jput_move(struct jbuf *j, const struct lb_dmove *m)
 		jput(j, "\"from_after\":null");
 	else
 		jput(j, "\"from_after\":%lu", m->from_after);
-	jput(j, ",\"to_after\":%lu}", m->to_after);
+	jput(j, ",\"to_after\":%lu", m->to_after);
+	if (metric != LB_METRIC_LOAD)
+		jput(j, ",\"weight\":%u,\"why\":\"%s\"", m->weight,
+		     lb_why_name(m->why));
+	jput(j, "}");
+}
+
+/** The keys of the metric policies (alb, count), after "state". */
+static void jput_metric(struct jbuf *j, const struct lb_decision *d,
+			unsigned n)
+{
+	unsigned ne = d->conf.neligible;
+	unsigned long avg100 = ne ? d->msum * 100 / ne : 0;
+	if (d->metric == LB_METRIC_NRUN) {
+		jput(j, ",\"metric\":\"nrun\"");
+		jput_fixed2(j, "navg", avg100);
+		return;
+	}
+	jput(j, ",\"metric\":\"weight\",\"weight\":[");
+	for (unsigned c = 0; c < n; c++)
+		jput(j, "%s%lu", c ? "," : "",
+		     d->v.has_nrun && d->v.has_weight ? d->v.weight[c] : 0UL);
+	jput(j, "]");
+	jput_fixed2(j, "wavg", avg100);
 }
 
 /** The per-core arrays: load, nrun, state. */
@@ -146,6 +195,8 @@ static void jput_cores(struct jbuf *j, const struct lb_decision *d)
 	for (unsigned c = 0; c < n; c++)
 		jput(j, "%s\"%s\"", c ? "," : "", lb_state_name(lb_state(d, c)));
 	jput(j, "]");
+	if (d->metric != LB_METRIC_LOAD)
+		jput_metric(j, d, n);
 }
 
 /**
@@ -170,11 +221,11 @@ int lb_decision_json(const struct lb_decision *d, char *buf, size_t n)
 	jput(&j, ",\"moves\":[");
 	for (unsigned i = 0; i < d->nmoves && i < LB_MAX_MOVES; i++) {
 		jput(&j, "%s", i ? "," : "");
-		jput_move(&j, &d->move[i]);
+		jput_move(&j, &d->move[i], d->metric);
 	}
 	jput(&j, "],\"reject\":");
 	if (d->has_reject)
-		jput_move(&j, &d->reject);
+		jput_move(&j, &d->reject, d->metric);
 	else
 		jput(&j, "null");
 	jput(&j, ",\"reason\":\"%s\"}", lb_reason_name(d->reason));

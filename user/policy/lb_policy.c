@@ -14,6 +14,10 @@ int lb_policy_init(struct lb_policy *p, const char *name)
 		lb_mginkgo_init(p);
 	else if (!strcmp(name, "fulcrum"))
 		lb_fulcrum_init(p);
+	else if (!strcmp(name, "alb"))
+		lb_alb_init(p);
+	else if (!strcmp(name, "count"))
+		lb_count_init(p);
 	else
 		return LB_E_NAME;
 	return 0;
@@ -62,6 +66,7 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->gate = LB_GATE_NONE;
 	d->nmoves = 0;
 	d->has_reject = false;
+	d->metric = LB_METRIC_LOAD;
 }
 
 /** The tunables of @p the snapshot derives its configuration from. */

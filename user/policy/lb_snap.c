@@ -14,13 +14,17 @@
  * allows the destination. Usually that is the first entry (O(1)); the
  * worst case is O(T_c), T_c = indexed threads of that core, when every
  * thread with a smaller slice is blocked or excluded by affinity.
+ *
+ * A policy that balances weights (alb) asks for the index ordered by
+ * (weight, tid) instead (lb_snap_pick_weight); the snapshot keeps one
+ * index, in the order its last user asked for (one policy at a time, so
+ * it is rebuilt only when the policy changes or tgen moves). With it, a
+ * per-core table of where each of the 40 weights of the nice table
+ * starts, so the heaviest thread not above a given weight is found
+ * with a six-step search of that table, whatever the thread count.
  */
-#include "lb.h"
+#include "lb_index.h"
 
-#define KEY_CPU_SHIFT 56
-#define KEY_SLICE_SHIFT 32
-#define KEY_SLICE_MASK 0xffffffUL
-#define KEY_TID_MASK 0xffffffffUL
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu)
@@ -43,15 +47,16 @@ static void snap_read_ext(struct lb_snap *s, unsigned c)
 		     &s->util[c].long_pm);
 }
 
-/** Every online core's record and utilization, and their average. Out
- *  of line: placement's path stays as it was. */
-static __attribute__((noinline)) void snap_read_all(struct lb_snap *s,
-						    unsigned n)
+/** Every online core's record, weight (into @into) and utilization,
+ *  and their average. Out of line: placement's path stays as it was. */
+static __attribute__((noinline)) void
+snap_read_all(struct lb_snap *s, unsigned n, struct lb_loads *into)
 {
 	unsigned us[FUL_LOAD_CPUS], ul[FUL_LOAD_CPUS];
 	ful_load_util_par(s->area, &s->upar);
 	for (unsigned c = 0; c < n; c++) {
 		snap_read_ext(s, c);
+		into->weight[c] = s->ext[c].weight;
 		us[c] = s->util[c].short_pm;
 		ul[c] = s->util[c].long_pm;
 	}
@@ -146,6 +151,67 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 	}
 }
 
+/**
+ * Each core's load, nrunnable and (LB_NEED_WEIGHT) weight: what alb and
+ * count read, without LB_NEED_ALL's whole records. Like the load alone,
+ * each is one single-copy-atomic word read without the seqcount: a
+ * decision uses one of them (weight, or runnable count with
+ * LB_NEED_COUNT), each exact at some instant; the others are there for
+ * the log and for ties. Over the eligible cores: the total load
+ * (s->sum), and the balanced figure's (weight, or runnable count if
+ * @by_nrun) total, least (ties: fewer runnable, then lowest id) and
+ * largest core (ties: lowest id) into s->msum, s->mmin, s->mmax.
+ * Unrolled, as the load reading is.
+ */
+static inline __attribute__((always_inline)) void
+snap_read_fast(struct lb_snap *s, unsigned n, struct lb_loads *v,
+	       bool by_nrun)
+{
+	const struct ful_load_cpu *r = s->area->cpu;
+	unsigned mask = s->conf.mask, mmin = LB_NO_CPU, mmax = LB_NO_CPU;
+	unsigned long sum = 0, msum = 0, lo = ~0UL;
+	long hi = -1;
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
+		unsigned nrun = FUL_LOAD_RLX(&r[c].nrunnable);
+		unsigned long load = FUL_LOAD_RLX(&r[c].load), m = nrun;
+		v->load[c] = load;
+		v->nrun[c] = nrun;
+		if (!by_nrun)
+			v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
+		if (!((mask >> c) & 1))
+			continue;
+		sum += load;
+		msum += m;
+		/* the figure, then the runnable count, as one key: weights
+		 * stay far below 2^40 and counts below 2^24 */
+		unsigned long key = by_nrun ? m : m << 24 | (nrun & 0xffffffu);
+		mmin = key < lo ? c : mmin;
+		lo = key < lo ? key : lo;
+		mmax = (long)m > hi ? c : mmax;
+		hi = (long)m > hi ? (long)m : hi;
+	}
+	v->has_nrun = true;
+	v->has_weight = !by_nrun;
+	s->sum = sum;
+	s->min = s->max = LB_NO_CPU; /* by load: not looked for */
+	s->msum = msum;
+	s->mmin = mmin;
+	s->mmax = mmax;
+}
+
+static inline __attribute__((always_inline)) void
+snap_read_weights(struct lb_snap *s, unsigned n, struct lb_loads *v)
+{
+	snap_read_fast(s, n, v, false);
+}
+
+static __attribute__((noinline)) void
+snap_read_counts(struct lb_snap *s, unsigned n, struct lb_loads *v)
+{
+	snap_read_fast(s, n, v, true);
+}
+
 /** Each core's load and nrunnable, a consistent pair (seqcount). */
 static void snap_read_pairs(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
@@ -182,9 +248,17 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 	unsigned key = tunables | n << 16;
 	if (__builtin_expect(key != s->conf_key, 0))
 		snap_configure(s, n, key);
+	s->now = now;
+	s->cur = into;
+	if (__builtin_expect(needs & (LB_NEED_WEIGHT | LB_NEED_COUNT), 0)) {
+		if (needs & LB_NEED_WEIGHT)
+			snap_read_weights(s, n, into);
+		else
+			snap_read_counts(s, n, into);
+		return;
+	}
 	struct acc a = {.mask = s->conf.mask, .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
-	s->now = now;
 	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
 	if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
@@ -192,12 +266,16 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 		snap_read_loads(s, n, &a, into);
 	else
 		snap_read_loads_min(s, n, &a, into);
-	s->cur = into;
 	s->sum = a.sum;
 	s->min = a.min;
 	s->max = a.max;
-	if (needs & LB_NEED_ALL)
-		snap_read_all(s, n);
+	/* has_weight is read only where has_nrun is set (the JSON line of
+	 * a policy that reads weights); the load-only path leaves it. */
+	if (into->has_nrun) {
+		into->has_weight = (needs & LB_NEED_ALL) != 0;
+		if (needs & LB_NEED_ALL)
+			snap_read_all(s, n, into);
+	}
 }
 
 /** Move key[i] down the max-heap key[0..n). */
@@ -249,7 +327,7 @@ static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
 }
 
 /** Copy what the index needs of thread slot @slot (tid, core, state,
- *  flags, slice, affinity) consistently: not the whole record, which
+ *  flags, slice, weight, affinity) consistently: not the whole record, which
  *  grew with the window figures (version 3) the index does not use. */
 static void read_index_rec(const struct ful_load_page *a, unsigned slot,
 			   struct ful_load_thread *o)
@@ -263,8 +341,23 @@ static void read_index_rec(const struct ful_load_page *a, unsigned slot,
 		o->state = FUL_LOAD_RLX(&t->state);
 		o->flags = FUL_LOAD_RLX(&t->flags);
 		o->slice_ms = FUL_LOAD_RLX(&t->slice_ms);
+		o->weight = FUL_LOAD_RLX(&t->weight);
 		o->affinity = FUL_LOAD_RLX(&t->affinity);
 	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
+/** Fill s->wlvl from the sorted keys: one merge pass per core. */
+static void index_levels(struct lb_snap *s)
+{
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		unsigned i = s->first[c], end = s->first[c + 1];
+		for (unsigned l = 0; l < FUL_NICE_LEVELS; l++) {
+			while (i < end && key_mid(s->key[i]) < level_weight(l))
+				i++;
+			s->wlvl[c][l] = (unsigned short)i;
+		}
+		s->wlvl[c][FUL_NICE_LEVELS] = (unsigned short)end;
+	}
 }
 
 /**
@@ -282,9 +375,10 @@ void lb_snap_index(struct lb_snap *s)
 		read_index_rec(s->area, slot, &t);
 		if (!thread_indexable(&t, ncpus))
 			continue;
+		unsigned long mid = s->index_key == LB_KEY_WEIGHT ? t.weight
+								  : t.slice_ms;
 		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |
-			      ((unsigned long)t.slice_ms & KEY_SLICE_MASK)
-				      << KEY_SLICE_SHIFT |
+			      (mid & KEY_SLICE_MASK) << KEY_SLICE_SHIFT |
 			      t.tid;
 	}
 	keys_sort(s->key, k);
@@ -295,40 +389,11 @@ void lb_snap_index(struct lb_snap *s)
 		s->first[c] = (unsigned short)i;
 	}
 	s->first[FUL_LOAD_CPUS] = (unsigned short)k;
+	if (s->index_key == LB_KEY_WEIGHT)
+		index_levels(s);
 	s->tgen = gen;
 	s->index_ok = true;
 	s->builds++;
-}
-
-static bool tid_in(unsigned tid, const unsigned *list, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (list[i] == tid)
-			return true;
-	return false;
-}
-
-/* What lb_snap_pick needs of a thread record. */
-struct cand_rec {
-	unsigned tid, slice, affinity;
-	unsigned char cpu, state, flags;
-};
-
-/** Copy those fields of thread slot @slot consistently. */
-static void read_cand(const struct ful_load_page *a, unsigned slot,
-		      struct cand_rec *o)
-{
-	const struct ful_load_thread *t = &a->thread[slot];
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&t->seq);
-		o->tid = FUL_LOAD_RLX(&t->tid);
-		o->cpu = FUL_LOAD_RLX(&t->cpu);
-		o->state = FUL_LOAD_RLX(&t->state);
-		o->flags = FUL_LOAD_RLX(&t->flags);
-		o->slice = FUL_LOAD_RLX(&t->slice_ms);
-		o->affinity = FUL_LOAD_RLX(&t->affinity);
-	} while (!ful_load_seq_ok(&t->seq, seq));
 }
 
 /**
@@ -340,26 +405,20 @@ static void read_cand(const struct ful_load_page *a, unsigned slot,
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out)
 {
-	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
-		lb_snap_index(s);
+	index_ready(s, LB_KEY_SLICE);
 	if (from >= FUL_LOAD_CPUS || to >= 32)
 		return false;
-	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++) {
-		unsigned tid = (unsigned)(s->key[i] & KEY_TID_MASK);
-		struct cand_rec t;
-		s->probes++;
-		if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS ||
-		    (nskip && tid_in(tid, skip, nskip)))
-			continue;
-		read_cand(s->area, FUL_TID_SLOT(tid), &t);
-		if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
-		    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
-			continue;
-		if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
-			continue;
-		out->tid = tid;
-		out->slice = t.slice;
-		return true;
-	}
+	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++)
+		if (cand_ok(s, i, from, to, skip, nskip, out))
+			return true;
 	return false;
+}
+
+/** lb_index_pick_weight() (lb_index.h), for callers outside alb. */
+bool lb_snap_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
+			 unsigned long fit, unsigned long limit,
+			 const unsigned *skip, unsigned nskip,
+			 struct lb_cand *out)
+{
+	return lb_index_pick_weight(s, from, to, fit, limit, skip, nskip, out);
 }

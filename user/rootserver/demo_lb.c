@@ -139,3 +139,24 @@ int root_demo_balancer(void)
 	printf("rootserver: balancer demo %s\n", bad ? "FAILED" : "done");
 	return bad;
 }
+
+/** The system balancer with policy @name, from boot argument lb_policy=
+ *  (after the demo, whose own rounds used mginkgo): its thread runs the
+ *  timer rounds from now on. */
+void root_balancer_start(const char *name)
+{
+	int err = bal_init(name);
+	if (err) {
+		printf("DEMO-FAIL lb-policy-%s :: no such policy (mginkgo, "
+		       "fulcrum, alb, count)\n", name);
+		return;
+	}
+	err = bal_start();
+	if (err) {
+		printf("DEMO-FAIL lb-policy-%s :: balancer thread: %d\n", name,
+		       err);
+		return;
+	}
+	printf("DEMO-OK lb-policy-%s: the balancer runs %s (placement on "
+	       "create, timer rounds)\n", name, name);
+}

@@ -7,6 +7,9 @@
  *   fuzz=<seed>     start the fuzzer (user/fuzz), then power off
  *   (otherwise)     the demo: hello on every core, then the balancer
  *                   demo; with "demo", power off after it
+ *   lb_policy=<p>   after the demo, run the system's balancer (placement
+ *                   and the period_ms timer) with policy p: mginkgo,
+ *                   fulcrum, alb or count (root_balancer_start)
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
@@ -57,6 +60,8 @@ int main(void)
 		ful_shutdown(FUL_SLOT_SCHED);
 	}
 	root_demo();
+	if (root_bootarg("lb_policy", v, sizeof(v)))
+		root_balancer_start(v);
 	if (root_bootarg("demo", v, sizeof(v)))
 		ful_shutdown(FUL_SLOT_SCHED);
 	idle();

@@ -267,7 +267,7 @@ UTEST(load_thread_set, 2)
 	UT_CHECK(la()->hdr.tgen > gen);
 	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_NICE, -5), 0);
 	UT_CHECK_EQ(lthread(tid).nice, -5);
-	UT_CHECK(lthread(tid).weight > 1024);
+	UT_CHECK_EQ(lthread(tid).weight, 3121); /* CFS: nice -5 */
 	ful_ntfn_signal((unsigned)w.ntfn, 1);
 	WAIT_CPU(x, c.load == bx.load + 25);
 	UT_CHECK_EQ(ful_thread_set(FUL_SLOT_SCHED, tid, FUL_TA_SLICE, 40), 0);

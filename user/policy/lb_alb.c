@@ -1,0 +1,490 @@
+/*
+ * "alb": paper 001's Average Load Balancer (Sharma and Agrawal), on the
+ * weights of the nice values (Linux CFS's table, <fulcrum/weight.h>).
+ *
+ *   W   = weight of a core: the sum of its runnable threads' weights
+ *   avg = sum of W over the eligible cores / their number (the paper's
+ *         "Average Weight"; the rootserver's core is left out unless
+ *         include_root, as for the other policies)
+ *
+ * Placement ("assign the tasks to each core until the sum of weight ...
+ * is less than the average weight", taking the new thread's weight w
+ * into the average): the first eligible core, in id order, that the
+ * thread fills without passing the average (W + w <= avg'); if it fits
+ * nowhere, the least weighted core (ties: fewer runnable, lowest id),
+ * which is below avg' and so ends above it by less than w.
+ *
+ * Rebalance: while some core is below the average, the least weighted
+ * one (dst) takes a thread from the heaviest core above the average that
+ * has one to give (src; sources tried from the heaviest down):
+ *   - the heaviest movable runnable thread with w <= min(avg - W(dst),
+ *     W(src) - avg): it fills the gap without passing the average on
+ *     either side ("fill");
+ *   - else the lightest with W(dst) + w < W(src) ("overshoot": it
+ *     passes the average on one side): dst was below the average, so if
+ *     it ends above it, it is by less than w (never by more than the
+ *     moved thread's weight), and it ends below what src had, so
+ *     the sum of squared weights drops by at least 2w and rounds never
+ *     undo each other.
+ * A core at or above the average is never a destination. Up to
+ * max_moves moves per round, the figures updated after each, a thread
+ * moved at most once per round. threshold_pct (default 0, the paper has
+ * none): a round runs only if some core's weight lies outside
+ * avg * (1 +- T). Interpretation choices: docs/design.md, "alb".
+ *
+ * "count", its baseline, is here too (below): both share the round of
+ * moves on a metric (weight or runnable count) and the placement
+ * helpers, kept static so that they inline.
+ */
+#include <string.h>
+
+#include "lb.h"
+#include "lb_index.h"
+
+/* A rebalance round of a policy that balances a metric other than the
+ * load (alb: weight, count: runnable threads), with the figures predicted
+ * after each move (below). */
+struct lb_mround {
+	struct lb_snap *s;
+	unsigned mask, n;              /* eligible cores, how many */
+	unsigned long sum;             /* of m over them (it never changes) */
+	unsigned least, most;          /* lb_mround_least / _most of the
+					* eligible cores, as of the last scan */
+	/* The figures: alb reads the decision's own weights and runnable
+	 * counts until its first move is applied with more to come, then
+	 * predicted copies (lb_mround_apply): a one-move round copies
+	 * nothing. count always works on copies (mbuf). */
+	unsigned long *m;
+	unsigned *nrun;
+	unsigned long mbuf[FUL_LOAD_CPUS];
+	unsigned nbuf[FUL_LOAD_CPUS];
+	unsigned moved[LB_MAX_MOVES];  /* tids moved this round */
+	unsigned nmoved;
+};
+
+static void lb_mround_scan(struct lb_mround *r);
+
+/**
+ * Start round @r on the figures of @d in @metric (LB_METRIC_WEIGHT:
+ * each core's weight, whose total, least and most weighted core the
+ * snapshot found while reading; LB_METRIC_NRUN: its runnable count),
+ * with their sum over the eligible cores, which @d keeps as msum.
+ */
+static void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
+		    struct lb_decision *d, unsigned metric)
+{
+	r->s = s;
+	r->mask = lb_record(s, d);
+	r->n = s->conf.neligible;
+	r->nmoved = 0;
+	d->metric = (unsigned char)metric;
+	r->nrun = d->v.nrun;
+	r->sum = d->msum = s->msum;
+	r->least = s->mmin;
+	r->most = s->mmax;
+	if (metric == LB_METRIC_WEIGHT) {
+		r->m = d->v.weight;
+		return;
+	}
+	r->m = r->mbuf; /* runnable counts as unsigned long */
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+		r->mbuf[c] = d->v.nrun[c];
+}
+
+/** One pass over the eligible cores: r->sum, r->least, r->most. */
+static void lb_mround_scan(struct lb_mround *r)
+{
+	unsigned least = LB_NO_CPU, most = LB_NO_CPU;
+	unsigned long sum = 0;
+	for (unsigned c = 0, mask = r->mask; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		unsigned long v = r->m[c];
+		sum += v;
+		if (least == LB_NO_CPU || v < r->m[least] ||
+		    (v == r->m[least] && r->nrun[c] < r->nrun[least]))
+			least = c;
+		if (most == LB_NO_CPU || v > r->m[most])
+			most = c;
+	}
+	r->sum = sum;
+	r->least = least;
+	r->most = most;
+}
+
+/** Whether the eligible cores lie outside average * (1 +- T), as a
+ *  gate: LB_GATE_HEAVY_LIGHT (some above and some below), LB_GATE_HEAVY,
+ *  LB_GATE_LIGHT, or LB_GATE_NONE; looks at the least and the most only.
+ *  With T = 0: whether they are not all equal. Exact, in integers. */
+static inline unsigned lb_mround_gate(const struct lb_mround *r,
+				      unsigned threshold_pct)
+{
+	if (r->least == LB_NO_CPU)
+		return LB_GATE_NONE;
+	/* T = 0 (the default): above and below iff not all equal, which
+	 * the least core alone tells. */
+	if (!threshold_pct)
+		return r->m[r->least] * r->n < r->sum ? LB_GATE_HEAVY_LIGHT
+						      : LB_GATE_NONE;
+	unsigned long n100 = r->n * 100UL;
+	bool heavy = r->m[r->most] * n100 > r->sum * (100 + threshold_pct);
+	bool light = r->m[r->least] * n100 < r->sum * (100 - threshold_pct);
+	if (heavy)
+		return light ? LB_GATE_HEAVY_LIGHT : LB_GATE_HEAVY;
+	return light ? LB_GATE_LIGHT : LB_GATE_NONE;
+}
+
+/** The core of @mask with the least m; ties to fewer runnable threads,
+ *  then to the lowest id. LB_NO_CPU if @mask is empty. */
+static unsigned lb_mround_least(const struct lb_mround *r, unsigned mask)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (best == LB_NO_CPU || r->m[c] < r->m[best] ||
+		    (r->m[c] == r->m[best] && r->nrun[c] < r->nrun[best]))
+			best = c;
+	}
+	return best;
+}
+
+/** The core of @mask with the most m, ties to the lowest id. */
+static unsigned lb_mround_most(const struct lb_mround *r, unsigned mask)
+{
+	return lb_most_loaded(r->m, mask);
+}
+
+/** Commit the move the policy wrote in d->move[r->nmoved] (its thread
+ *  counts @delta in the metric) to the moves for FUL_SYS_MIGRATE and,
+ *  unless it is the @last of the round, to the predicted figures (copied
+ *  from the decision's on the first change). */
+static void lb_mround_apply(struct lb_mround *r, unsigned long delta,
+			    struct ful_move *moves, struct lb_decision *d,
+			    bool last)
+{
+	const struct lb_dmove *m = &d->move[r->nmoved];
+	moves[r->nmoved] = (struct ful_move){.tid = m->tid, .cpu = m->to};
+	r->moved[r->nmoved++] = m->tid;
+	d->nmoves = (unsigned char)r->nmoved;
+	if (last)
+		return;
+	if (r->nrun != r->nbuf) {
+		if (r->m != r->mbuf)
+			memcpy(r->mbuf, r->m, sizeof(r->mbuf));
+		memcpy(r->nbuf, r->nrun, sizeof(r->nbuf));
+		r->m = r->mbuf;
+		r->nrun = r->nbuf;
+	}
+	r->m[m->from] -= delta;
+	r->m[m->to] += delta;
+	r->nrun[m->from] -= r->nrun[m->from] > 0;
+	r->nrun[m->to]++;
+}
+
+/**
+ * The cores a placement may choose from: the eligible cores @t's affinity
+ * allows (d->reason LB_R_PLACED); if there is none, every online core
+ * it allows (LB_R_NO_ELIGIBLE, or LB_R_TOO_FEW_CORES with no eligible
+ * core at all). Never empty.
+ */
+static unsigned lb_place_cores(const struct lb_snap *s,
+			const struct lb_new_thread *t, struct lb_decision *d)
+{
+	unsigned mask = lb_record(s, d);
+	unsigned online = (1u << s->conf.ncpus) - 1;
+	unsigned allowed = t->affinity ? t->affinity & online : online;
+	d->reason = LB_R_PLACED;
+	if (mask & allowed)
+		return mask & allowed;
+	d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
+	return allowed ? allowed : online;
+}
+
+/** Log a placement on @to as move[0] (no tid yet), @to_after in the
+ *  decision's metric. Field by field: the padding is never read. */
+static void lb_place_log(struct lb_decision *d, const struct lb_new_thread *t,
+		  unsigned to, unsigned long to_after, unsigned why)
+{
+	struct lb_dmove *m = &d->move[0];
+	m->tid = 0;
+	m->slice = t->slice_ms;
+	m->from = LB_NO_CPU;
+	m->to = (unsigned char)to;
+	m->from_after = 0;
+	m->to_after = to_after;
+	m->weight = ful_weight_of_nice(t->nice);
+	m->why = (unsigned char)why;
+	d->nmoves = 1;
+}
+
+/* ---- alb ---------------------------------------------------------------- */
+
+enum { ALB_T_MAX_MOVES = LB_T_COMMON, ALB_T_COUNT };
+
+static const struct lb_tunable alb_tunables[ALB_T_COUNT] = {
+	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
+	[LB_T_THRESHOLD] = {"threshold_pct", 0, 0, 100},
+	[LB_T_INCLUDE_ROOT] = {"include_root", 0, 0, 1},
+	[ALB_T_MAX_MOVES] = {"max_moves", 8, 0, LB_MAX_MOVES},
+};
+
+/** The first core of @cores (id order) that a thread of weight @w fills
+ *  without passing the average; LB_NO_CPU if none. @sum and @n: the
+ *  eligible cores' total weight and number, before the thread. */
+static unsigned alb_first_fit(const unsigned long *wt, unsigned cores,
+			      unsigned long w, unsigned long sum, unsigned n)
+{
+	for (unsigned c = 0; cores; c++, cores >>= 1)
+		if ((cores & 1) && (wt[c] + w) * n <= sum + w)
+			return c;
+	return LB_NO_CPU;
+}
+
+/** Placement: fill cores up to the average weight (see the top). */
+static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
+			  const struct lb_new_thread *t, struct lb_decision *d)
+{
+	(void)p; /* the interface passes it; no tunable needed */
+	unsigned cores = lb_place_cores(s, t, d);
+	unsigned long w = ful_weight_of_nice(t->nice), sum = s->msum;
+	d->metric = LB_METRIC_WEIGHT;
+	d->msum = sum;
+	unsigned n = s->conf.neligible ? s->conf.neligible : 1;
+	unsigned to = alb_first_fit(d->v.weight, cores, w, sum, n);
+	unsigned why = LB_W_FILL;
+	if (to == LB_NO_CPU && cores == s->conf.mask) {
+		to = s->mmin; /* the snapshot's least weighted */
+		why = LB_W_OVERSHOOT;
+	} else if (to == LB_NO_CPU) {
+		struct lb_mround r = {.mask = cores, .m = d->v.weight,
+				      .nrun = d->v.nrun};
+		to = lb_mround_least(&r, cores);
+		why = LB_W_OVERSHOOT;
+	}
+	lb_place_log(d, t, to, d->v.weight[to] + w, why);
+	return to;
+}
+
+/**
+ * One move to @dst (below the average) from the heaviest source above
+ * it that has a candidate. LB_R_MOVED with d->move[r->nmoved] filled,
+ * or why not
+ * (LB_R_NO_GAIN if a source had only threads too heavy to gain, the
+ * first of them in d->reject; LB_R_NO_CANDIDATE if none had any).
+ */
+static unsigned alb_step(struct lb_mround *r, unsigned dst,
+			 struct lb_decision *d)
+{
+	unsigned tried = 1u << dst, why = LB_R_NO_CANDIDATE;
+	unsigned long need = r->sum - r->m[dst] * r->n; /* > 0, times n */
+	for (unsigned src = r->most;;
+	     src = lb_mround_most(r, r->mask & ~tried)) {
+		if (src == LB_NO_CPU || r->m[src] * r->n <= r->sum)
+			return why;
+		tried |= 1u << src;
+		unsigned long excess = r->m[src] * r->n - r->sum;
+		unsigned long fit = (need < excess ? need : excess) / r->n;
+		unsigned long gain = r->m[src] - r->m[dst]; /* w < gain */
+		struct lb_cand c;
+		if (lb_index_pick_weight(r->s, src, dst, fit, gain, r->moved,
+					r->nmoved, &c)) {
+			d->move[r->nmoved] = (struct lb_dmove){
+				.tid = c.tid, .slice = c.slice,
+				.from = (unsigned char)src,
+				.to = (unsigned char)dst,
+				.from_after = r->m[src] - c.weight,
+				.to_after = r->m[dst] + c.weight,
+				.weight = c.weight,
+				.why = c.weight <= fit ? LB_W_FILL
+						       : LB_W_OVERSHOOT};
+			return LB_R_MOVED;
+		}
+		/* Only on the way out: was it weight, or nothing movable? */
+		if (!lb_snap_pick_weight(r->s, src, dst, 0, ~0UL, r->moved,
+					r->nmoved, &c))
+			continue;
+		why = LB_R_NO_GAIN;
+		if (!d->has_reject) {
+			d->reject = (struct lb_dmove){
+				.tid = c.tid, .slice = c.slice,
+				.from = (unsigned char)src,
+				.to = (unsigned char)dst,
+				.from_after = r->m[src] - c.weight,
+				.to_after = r->m[dst] + c.weight,
+				.weight = c.weight, .why = LB_W_OVERSHOOT};
+			d->has_reject = true;
+		}
+	}
+}
+
+/** Up to max_moves moves from cores above the average weight to cores
+ *  below it (see the top). */
+static unsigned alb_rebalance(struct lb_policy *p, struct lb_snap *s,
+			      struct ful_move *moves, unsigned max,
+			      struct lb_decision *d)
+{
+	struct lb_mround r;
+	lb_mround_init(&r, s, d, LB_METRIC_WEIGHT);
+	if (!(r.mask & (r.mask - 1))) {
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
+	}
+	d->gate = (unsigned char)lb_mround_gate(
+		&r, (unsigned)p->tun[LB_T_THRESHOLD].value);
+	if (d->gate == LB_GATE_NONE) {
+		d->reason = LB_R_BALANCED;
+		return 0;
+	}
+	unsigned limit = (unsigned)p->tun[ALB_T_MAX_MOVES].value;
+	limit = limit < max ? limit : max;
+	unsigned why = LB_R_MAX_MOVES;
+	while (r.nmoved < limit) {
+		if (r.nmoved)
+			lb_mround_scan(&r);
+		unsigned dst = r.least;
+		if (r.m[dst] * r.n >= r.sum) {
+			why = LB_R_BALANCED; /* no core below the average */
+			break;
+		}
+		why = alb_step(&r, dst, d);
+		if (why != LB_R_MOVED)
+			break;
+		lb_mround_apply(&r, d->move[r.nmoved].weight, moves, d,
+				r.nmoved + 1 >= limit);
+		why = LB_R_MAX_MOVES;
+	}
+	d->reason = (unsigned char)why;
+	return r.nmoved;
+}
+
+void lb_alb_init(struct lb_policy *p)
+{
+	*p = (struct lb_policy){.name = "alb", .needs = LB_NEED_WEIGHT,
+				.ntunables = ALB_T_COUNT,
+				.place = alb_place,
+				.rebalance = alb_rebalance};
+	for (unsigned i = 0; i < ALB_T_COUNT; i++)
+		p->tun[i] = alb_tunables[i];
+}
+
+/* ---- count ------------------------------------------------------------
+ *
+ * "count": the baseline paper 001 compares against: balance the number
+ * of runnable threads, whatever their weights or slices (Linux's classic
+ * behaviour, and the "average number of tasks" method 001 cites).
+ *
+ * Placement: the eligible core with the fewest runnable threads that the
+ * thread's affinity allows, ties to the lowest id.
+ * Rebalance: while the core with the most runnable threads has at least
+ * two more than the core with the fewest, move one runnable movable
+ * thread (the one with the smallest slice: which one does not matter to
+ * this policy) from the first to the second; sources tried from the
+ * most runnable down if one has nothing it may give; up to max_moves
+ * per round, counts updated after each. threshold_pct (default 0): a
+ * round runs only if some core's count lies outside avg * (1 +- T).
+ */
+
+enum { CNT_T_MAX_MOVES = LB_T_COMMON, CNT_T_COUNT };
+
+static const struct lb_tunable count_tunables[CNT_T_COUNT] = {
+	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
+	[LB_T_THRESHOLD] = {"threshold_pct", 0, 0, 100},
+	[LB_T_INCLUDE_ROOT] = {"include_root", 0, 0, 1},
+	[CNT_T_MAX_MOVES] = {"max_moves", 8, 0, LB_MAX_MOVES},
+};
+
+/** Placement: the fewest runnable threads. */
+static unsigned count_place(struct lb_policy *p, const struct lb_snap *s,
+			    const struct lb_new_thread *t,
+			    struct lb_decision *d)
+{
+	(void)p; /* the interface passes it; no tunable needed */
+	unsigned cores = lb_place_cores(s, t, d), best = s->mmin;
+	if (cores != s->conf.mask) { /* an affinity, or no eligible core */
+		best = LB_NO_CPU;
+		for (unsigned c = 0; c < s->conf.ncpus; c++)
+			if (((cores >> c) & 1) &&
+			    (best == LB_NO_CPU ||
+			     d->v.nrun[c] < d->v.nrun[best]))
+				best = c;
+	}
+	d->metric = LB_METRIC_NRUN;
+	d->msum = s->msum;
+	lb_place_log(d, t, best, d->v.nrun[best] + 1u, LB_W_FEWEST);
+	return best;
+}
+
+/** One move to @dst from the core with the most runnable threads, at
+ *  least two more than @dst, that has a candidate. LB_R_MOVED with
+ *  d->move[r->nmoved] filled; LB_R_BALANCED if no core has two more; LB_R_NO_CANDIDATE. */
+static unsigned count_step(struct lb_mround *r, unsigned dst,
+			   struct lb_decision *d)
+{
+	unsigned tried = 1u << dst, why = LB_R_BALANCED;
+	for (unsigned src = r->most;;
+	     src = lb_mround_most(r, r->mask & ~tried)) {
+		if (src == LB_NO_CPU || r->m[src] < r->m[dst] + 2)
+			return why;
+		tried |= 1u << src;
+		struct lb_cand c;
+		if (!lb_snap_pick(r->s, src, dst, r->moved, r->nmoved, &c)) {
+			why = LB_R_NO_CANDIDATE;
+			continue;
+		}
+		d->move[r->nmoved] = (struct lb_dmove){
+			.tid = c.tid, .slice = c.slice,
+			.from = (unsigned char)src, .to = (unsigned char)dst,
+			.from_after = r->m[src] - 1, .to_after = r->m[dst] + 1,
+			.weight = c.weight, .why = LB_W_COUNT_DIFF};
+		return LB_R_MOVED;
+	}
+}
+
+/** Up to max_moves moves, each from a core with at least two more
+ *  runnable threads to the core with the fewest. */
+static unsigned count_rebalance(struct lb_policy *p, struct lb_snap *s,
+				struct ful_move *moves, unsigned max,
+				struct lb_decision *d)
+{
+	struct lb_mround r;
+	lb_mround_init(&r, s, d, LB_METRIC_NRUN);
+	if (!(r.mask & (r.mask - 1))) {
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
+	}
+	d->gate = (unsigned char)lb_mround_gate(
+		&r, (unsigned)p->tun[LB_T_THRESHOLD].value);
+	if (d->gate == LB_GATE_NONE) {
+		d->reason = LB_R_BALANCED;
+		return 0;
+	}
+	unsigned limit = (unsigned)p->tun[CNT_T_MAX_MOVES].value;
+	limit = limit < max ? limit : max;
+	unsigned why = LB_R_MAX_MOVES;
+	while (r.nmoved < limit) {
+		if (r.nmoved)
+			lb_mround_scan(&r);
+		why = count_step(&r, r.least, d);
+		if (why != LB_R_MOVED)
+			break;
+		lb_mround_apply(&r, 1, moves, d, r.nmoved + 1 >= limit);
+		why = LB_R_MAX_MOVES;
+	}
+	d->reason = (unsigned char)why;
+	return r.nmoved;
+}
+
+void lb_count_init(struct lb_policy *p)
+{
+	/* LB_NEED_COUNT: the runnable counts as single words, unrolled,
+	 * with their least and largest core; cheaper than LB_NEED_NRUN's
+	 * seqcount pairs. */
+	*p = (struct lb_policy){.name = "count", .needs = LB_NEED_COUNT,
+				.ntunables = CNT_T_COUNT,
+				.place = count_place,
+				.rebalance = count_rebalance};
+	for (unsigned i = 0; i < CNT_T_COUNT; i++)
+		p->tun[i] = count_tunables[i];
+}
