@@ -5,6 +5,8 @@ Boots the kernel under QEMU with deterministic instruction counting
 (`-icount shift=0,sleep=off`, single-threaded TCG) and parses lines
 
     BENCH <name> <unit> <n> <v1> ... <vn>
+    BENCH-STAT <name> <key> <value>   (optional: a field of <name>'s
+                                       result beyond min/median/max)
     BENCH-DONE <count>
 
 into build/bench/results.json and a readable report (results.txt, also
@@ -31,6 +33,11 @@ TABLE_RUNS = (10, 20, 30, 40, 50)
 TAIL_LINES = 30
 RE_BENCH = re.compile(r"^BENCH\s+(\S+)\s+(\S+)\s+(\d+)((?:\s+-?\d+)*)\s*$")
 RE_DONE = re.compile(r"^BENCH-DONE\s+(\d+)\s*$")
+# BENCH-STAT <name> <key> <value>: a figure of a benchmark that its
+# samples do not give (the mean and p99 of a distribution the guest
+# summarized as percentiles); it goes into the result object as key.
+RE_STAT = re.compile(r"^BENCH-STAT\s+(\S+)\s+([a-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
+STATS = {}  # name -> {key: value}, from the first boot
 
 
 class BenchError(Exception):
@@ -56,6 +63,10 @@ def parse_log(lines):
             raise BenchError(f"kernel panic: {line}", lines)
         if m := RE_DONE.match(line):
             done = int(m.group(1))
+        elif m := RE_STAT.match(line):
+            value = float(m.group(3))
+            STATS.setdefault(m.group(1), {}).setdefault(
+                m.group(2), int(value) if value.is_integer() else value)
         elif line.startswith("BENCH "):
             name, unit, samples = parse_bench_line(line, lines)
             if name in benches:
@@ -134,6 +145,7 @@ def build_result(name, unit, samples, meta):
     result["table"] = paper_table(samples)
     result["paper"] = entry.get("paper")
     result["bound"] = entry.get("bound")
+    result.update(STATS.get(name, {}))
     return result
 
 

@@ -15,6 +15,8 @@
  *                 map_1024_pages: seL4's published rows (ub_sys.c)
  *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
  *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
+ *   ubench=wake   wake-up latency of a pinned top-priority thread under
+ *                 stress, per policy: paper 004's Figure 7 (ub_wake.c)
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
  * endpoint meanwhile, and so does the rootserver for it, so their core is
  * idle while windows are measured. At the end it says "done" on
@@ -35,6 +37,7 @@ unsigned ub_migrate_run(void); /* ub_migrate.c */
 unsigned ub_matmul_run(void); /* ub_matmul.c */
 unsigned ub_frame_run(void); /* ub_frame.c */
 unsigned ub_sys_run(void); /* ub_sys.c */
+unsigned ub_wake_run(void); /* ub_wake.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -156,6 +159,8 @@ static void ubench_run(const char *which)
 		n = ubench_mttcg();
 	} else if (!strcmp(which, "matmul")) {
 		n = ub_matmul_run();
+	} else if (!strcmp(which, "wake")) {
+		n = ub_wake_run();
 	} else {
 		n = ubench_ipc(which);
 	}

@@ -1,0 +1,294 @@
+/*
+ * ubench=wake: wake-up latency under stress, paper 004's Figure 7
+ * (cyclictest under hackbench-like load), once per balancing policy.
+ *
+ * The measured thread runs at the highest user priority, pinned to core
+ * 1. It waits on a notification nobody signals with a 1 ms timeout
+ * (62,500 counter ticks at 62.5 MHz: exact, no rounding) and takes
+ * latency = wake-up time - (time before the call + 1 ms), in counter
+ * ticks, wk_samples times (default 10,000; boot argument wake_samples=).
+ * The figure includes the system-call entry, as cyclictest's includes
+ * clock_nanosleep's. Under -icount shift=0 one nanosecond is one
+ * instruction, so ticks * 16 are instructions (resolution 16).
+ *
+ * Stress on every core meanwhile, all threads of this program:
+ *   hogs      ncpus + 2 CPU-bound threads, nice -5..5 in turn
+ *   ping-pong one call/reply pair per core, client on core c, server
+ *             on core c + 1
+ *   churn     one thread that keeps creating a short thread (a spin of
+ *             about 20,000 iterations) and reaping it
+ * With a balancer (every policy but "off") the stress threads are
+ * placed by the policy (bal_thread_spawn) and rebalanced on its timer;
+ * mginkgo and fulcrum run at a 10 ms period, the "always balance" side.
+ * Policies this kernel does not have are skipped (a line says so).
+ *
+ * Boot arguments: wake_policy=NAME runs one policy only; wake_nostress
+ * measures an idle system (the floor); wake_stress=MASK keeps only some
+ * stress (1 hogs, 2 ping-pong, 4 churn).
+ * Output per policy: BENCH wake_latency_<policy> insn 101 p0 .. p100
+ * (so min, median and max are exact), BENCH-STAT lines for mean and
+ * p99, a WAKE-HIST line (log2 buckets of instructions), and BENCH
+ * migrations_wake_<policy> (threads that changed core during the run,
+ * from the load area's mig_in).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ful/ful.h>
+#include <ful/load.h>
+
+#include "../balancer/balancer.h"
+#include "../tests/utest.h"
+
+#define WK_MAX_SAMPLES 10000
+#define WK_TIMEOUT_US 1000
+#define WK_PRIO 250
+#define WK_STRESS_PRIO 100
+#define WK_MAX_THREADS 48
+#define WK_NS_PER_TICK 16 /* at 62.5 MHz */
+
+static const char *const wk_policies[] = {"off",   "mginkgo", "fulcrum",
+					  "count", "alb",     "opzone"};
+
+static struct wk {
+	unsigned ncpus, nsamples;
+	_Atomic unsigned stop, measured_done;
+	long ntfn, eps[FUL_LOAD_CPUS];
+	bool balanced, no_stress;
+	unsigned mask; /* wake_stress=: 1 hogs, 2 ping-pong, 4 churn */
+	struct ful_thread th[WK_MAX_THREADS];
+	unsigned nth;
+	unsigned long lat[WK_MAX_SAMPLES];
+} wk;
+
+static void wk_hog(void *arg)
+{
+	(void)arg;
+	volatile unsigned long x = 0;
+	while (!atomic_load_explicit(&wk.stop, memory_order_relaxed))
+		x++;
+}
+
+static void wk_server(void *arg)
+{
+	unsigned ep = (unsigned)(unsigned long)arg;
+	struct ful_msg m = {0};
+	long r = ful_recv(ep, &m, 10000);
+	while (!atomic_load(&wk.stop)) {
+		m.info = FUL_MSG(1, 0);
+		r = r ? ful_recv(ep, &m, 10000) : ful_reply_recv(ep, &m, 10000);
+	}
+}
+
+static void wk_client(void *arg)
+{
+	unsigned ep = (unsigned)(unsigned long)arg;
+	while (!atomic_load(&wk.stop)) {
+		struct ful_msg m = {.info = FUL_MSG(2, 0), .mr = {1}};
+		ful_call(ep, &m, 10000);
+	}
+}
+
+static void wk_short(void *arg)
+{
+	(void)arg;
+	volatile unsigned long x = 0;
+	for (unsigned i = 0; i < 20000; i++)
+		x++;
+}
+
+/** Spawn @fn(@arg) on @cpu (or where the policy places it). */
+static int wk_spawn(void (*fn)(void *), void *arg, unsigned cpu, int nice,
+		    struct ful_thread *out)
+{
+	struct ful_thread_args a = {.fn = fn, .arg = arg,
+				    .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS,
+				    .prio = WK_STRESS_PRIO, .cpu = cpu,
+				    .slice_ms = 5, .nice = nice,
+				    .stack_size = 8192, .name = "wk-stress"};
+	return wk.balanced ? bal_thread_spawn(&a, out)
+			   : ful_thread_spawn(&a, out);
+}
+
+static void wk_churn(void *arg)
+{
+	(void)arg;
+	unsigned k = 0;
+	while (!atomic_load(&wk.stop)) {
+		struct ful_thread t;
+		if (wk_spawn(wk_short, NULL, k++ % wk.ncpus, 0, &t) == 0)
+			ful_thread_reap(&t, 2000000);
+		else
+			ful_yield();
+	}
+}
+
+/** Start the stress threads; 0 or -FUL_E*. */
+static int wk_stress_start(void)
+{
+	int err = 0;
+	unsigned n = wk.ncpus;
+	for (unsigned i = 0; i < n + 2 && !err && (wk.mask & 1); i++)
+		err = wk_spawn(wk_hog, NULL, i % n, (int)(i % 11) - 5,
+			       &wk.th[wk.nth++]);
+	for (unsigned c = 0; c < n && !err && (wk.mask & 2); c++) {
+		void *ep = (void *)(unsigned long)wk.eps[c];
+		err = wk_spawn(wk_server, ep, (c + 1) % n, 0, &wk.th[wk.nth++]);
+		if (!err)
+			err = wk_spawn(wk_client, ep, c, 0, &wk.th[wk.nth++]);
+	}
+	if (!err && (wk.mask & 4))
+		err = wk_spawn(wk_churn, NULL, 0, 0, &wk.th[wk.nth++]);
+	return err;
+}
+
+static void wk_stress_stop(void)
+{
+	atomic_store(&wk.stop, 1);
+	for (unsigned i = 0; i < wk.nth; i++)
+		if (!ful_thread_reap(&wk.th[i], 10000000))
+			printf("wake: a stress thread did not end\n");
+	wk.nth = 0;
+}
+
+/** The measured thread: pinned to core 1 by its spawn and affinity. */
+static void wk_measured(void *arg)
+{
+	(void)arg;
+	unsigned long step = ful_us_to_ticks(WK_TIMEOUT_US);
+	for (unsigned i = 0; i < wk.nsamples; i++) {
+		unsigned long t0 = ful_counter();
+		ful_ntfn_wait((unsigned)wk.ntfn, NULL, WK_TIMEOUT_US);
+		unsigned long t1 = ful_counter();
+		wk.lat[i] = t1 > t0 + step ? (t1 - t0 - step) * WK_NS_PER_TICK
+					   : 0;
+	}
+	atomic_store(&wk.measured_done, 1);
+}
+
+static int wk_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a,
+		      y = *(const unsigned long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/** Print the distribution of policy @p: 2 BENCH lines. */
+static unsigned wk_report(const char *p, unsigned long migrations)
+{
+	unsigned n = wk.nsamples;
+	unsigned long pct[101], sum = 0, hist[24] = {0};
+	qsort(wk.lat, n, sizeof(wk.lat[0]), wk_cmp);
+	for (unsigned i = 0; i < n; i++) {
+		sum += wk.lat[i];
+		unsigned b = 0;
+		while (b < 23 && (1UL << (b + 1)) <= wk.lat[i])
+			b++;
+		hist[b]++;
+	}
+	for (unsigned k = 0; k <= 100; k++)
+		pct[k] = wk.lat[(unsigned long)k * (n - 1) / 100];
+	char name[64];
+	snprintf(name, sizeof name, "wake_latency_%s", p);
+	ful_bench_print(name, "insn", pct, 101);
+	printf("BENCH-STAT %s mean %lu\nBENCH-STAT %s p99 %lu\n"
+	       "BENCH-STAT %s samples_taken %u\n", name, sum / n, name,
+	       pct[99], name, n);
+	printf("WAKE-HIST %s", p);
+	for (unsigned b = 0; b < 24; b++)
+		if (hist[b])
+			printf(" <%lu:%lu", 1UL << (b + 1), hist[b]);
+	printf("\n");
+	snprintf(name, sizeof name, "migrations_wake_%s", p);
+	ful_bench_print(name, "threads", &migrations, 1);
+	return 2;
+}
+
+/** Threads that arrived at some core so far (the load area). */
+static unsigned long wk_mig_in(void)
+{
+	unsigned long sum = 0;
+	for (unsigned c = 0; c < wk.ncpus; c++) {
+		struct ful_load_cpu r;
+		ful_load_read_cpu(ful_load_area(), c, &r);
+		sum += r.mig_in;
+	}
+	return sum;
+}
+
+/** Set the balancer up with policy @p; false if this kernel lacks it. */
+static bool wk_balancer(const char *p)
+{
+	wk.balanced = strcmp(p, "off") != 0;
+	if (!wk.balanced)
+		return true;
+	if (bal_init(p))
+		return false;
+	if (!strcmp(p, "mginkgo") || !strcmp(p, "fulcrum"))
+		bal_tune("period_ms", 10);
+	return bal_start() == 0;
+}
+
+/** One policy's run; BENCH lines printed. */
+static unsigned wk_run(const char *p)
+{
+	if (!wk_balancer(p)) {
+		printf("wake: no policy %s in this kernel, skipped\n", p);
+		return 0;
+	}
+	atomic_store(&wk.stop, 0);
+	atomic_store(&wk.measured_done, 0);
+	unsigned long m0 = wk_mig_in();
+	struct ful_thread meas;
+	struct ful_thread_args a = {.fn = wk_measured, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = WK_PRIO,
+				    .cpu = 1, .slice_ms = 10,
+				    .name = "wk-measured"};
+	int err = wk.no_stress ? 0 : wk_stress_start();
+	if (!err)
+		err = ful_thread_spawn(&a, &meas);
+	if (!err)
+		err = (int)ful_thread_set(FUL_SLOT_SCHED, (unsigned)meas.tid,
+					  FUL_TA_AFFINITY, 1u << 1);
+	while (!err && !atomic_load(&wk.measured_done))
+		ful_ntfn_wait((unsigned)wk.ntfn, NULL, 100000);
+	unsigned long moved = wk_mig_in() - m0;
+	wk_stress_stop();
+	if (wk.balanced)
+		bal_stop();
+	if (err) {
+		printf("wake: %s: set-up failed: %d\n", p, err);
+		return 0;
+	}
+	ful_thread_reap(&meas, 10000000);
+	return wk_report(p, moved);
+}
+
+unsigned ub_wake_run(void)
+{
+	char v[16];
+	wk.ncpus = ut_ncpus();
+	wk.nsamples = WK_MAX_SAMPLES;
+	if (ut_bootarg("wake_samples", v, sizeof v)) {
+		unsigned long n = strtoul(v, NULL, 10);
+		wk.nsamples = n >= 100 && n <= WK_MAX_SAMPLES ? (unsigned)n
+							      : wk.nsamples;
+	}
+	wk.ntfn = ut_ntfn_new();
+	for (unsigned c = 0; c < wk.ncpus; c++)
+		wk.eps[c] = ut_ep_new();
+	wk.no_stress = ut_bootarg("wake_nostress", v, sizeof v);
+	wk.mask = ut_bootarg("wake_stress", v, sizeof v)
+			  ? (unsigned)strtoul(v, NULL, 0) & 7
+			  : 7;
+	char only[16] = "";
+	ut_bootarg("wake_policy", only, sizeof only);
+	unsigned n = 0;
+	for (unsigned i = 0; i < sizeof wk_policies / sizeof *wk_policies; i++)
+		if (!only[0] || !strcmp(only, wk_policies[i]))
+			n += wk_run(wk_policies[i]);
+	return n;
+}
