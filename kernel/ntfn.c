@@ -117,3 +117,16 @@ uint64_t ntfn_poll(struct ntfn *n)
 	spin_unlock_irqrestore(&n->lock, flags);
 	return bits;
 }
+
+bool ntfn_dead(struct ntfn *n)
+{
+	uint64_t flags = spin_lock_irqsave(&n->lock);
+	bool dead = n->dead;
+	spin_unlock_irqrestore(&n->lock, flags);
+	return dead;
+}
+
+struct kobj *ntfn_kobj(struct ntfn *n)
+{
+	return &n->obj;
+}
