@@ -6,7 +6,9 @@
  *   ubench=<which>  start the benchmark program (user/bench), then power off
  *   fuzz=<seed>     start the fuzzer (user/fuzz), then power off
  *   (otherwise)     the demo: hello on every core, then the balancer
- *                   demo; with "demo", power off after it
+ *                   demo; with "demo", power off after it; else start
+ *                   the shell (user/shell) and serve its requests
+ *                   (with "kdebug" the kernel's debug monitor instead)
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
@@ -59,5 +61,7 @@ int main(void)
 	root_demo();
 	if (root_bootarg("demo", v, sizeof(v)))
 		ful_shutdown(FUL_SLOT_SCHED);
+	if (!root_bootarg("kdebug", v, sizeof(v)))
+		root_shell_serve(); /* returns only if the shell cannot start */
 	idle();
 }

@@ -21,4 +21,12 @@ int root_demo_balancer(void);
  *  0 if it said done, else -FUL_E*. */
 long root_sysprog_run(const char *name);
 
+struct ful_task;
+/** Start system program @name with @ep (WRITE) in its
+ *  FUL_SYSPROG_SLOT_DONE, without waiting: 0 or -FUL_E*. */
+long root_sysprog_start(const char *name, unsigned ep, struct ful_task *t);
+/** Start the shell (user/shell) and serve its requests
+ *  (<fulcrum/rootsrv.h>) for ever. Returns only if it cannot start. */
+void root_shell_serve(void);
+
 #endif

@@ -1,0 +1,11 @@
+/* shell internals: main.c (input, line editing), cmds.c (commands). */
+#ifndef SHELL_SHELL_H
+#define SHELL_SHELL_H
+
+/** Run one command line (possibly empty). */
+void sh_command(const char *line);
+/** Call the rootserver's service endpoint with request @label
+ *  (<fulcrum/rootsrv.h>): its answer, or the call's -FUL_E*. */
+long sh_root_call(unsigned long label);
+
+#endif
