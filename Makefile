@@ -121,6 +121,9 @@ PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
 # demo4 is `make demo`: each part of the demo ends with a DEMO-OK line.
 EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i
+# NAME:CPUS:ARGS:FILE: boot, type the script's lines into the console
+# (the user-level shell), find its expected texts in order, power off.
+DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
@@ -251,6 +254,7 @@ test: kernel host-tests
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
+		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 test-long: kernel
