@@ -236,9 +236,11 @@ $(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin tools/qemu.py | $
 		--append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
 		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 
+# make run RUN_ARGS=kdebug: the kernel's debug monitor instead of the shell.
+RUN_ARGS ?=
 run: kernel
 	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."
-	$(QEMU) $(QEMU_FLAGS) --append ""
+	$(QEMU) $(QEMU_FLAGS) --append "$(RUN_ARGS)"
 
 demo: kernel
 	$(QEMU) $(QEMU_FLAGS) --append "demo"
