@@ -123,7 +123,8 @@ PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i
 # NAME:CPUS:ARGS:FILE: boot, type the script's lines into the console
 # (the user-level shell), find its expected texts in order, power off.
-DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt
+DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
+	kdebug2:2:kdebug:tests/dialog/kdebug.txt
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
