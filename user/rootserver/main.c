@@ -16,6 +16,7 @@
 
 #include <ful/ful.h>
 
+#include "../balancer/balancer.h"
 #include "args.h"
 #include "root.h"
 
@@ -46,6 +47,10 @@ int main(void)
 		return 1;
 	}
 	ful_slot_init(bi->first_free_slot);
+	/* The service endpoint, and the system's balancer (the demo and
+	 * holders of the balancer capability use it; <fulcrum/balctl.h>). */
+	if (root_serve_init() || bal_init("mginkgo"))
+		printf("rootserver: no service endpoint or balancer\n");
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");
 		ful_shutdown(FUL_SLOT_SCHED);
@@ -61,6 +66,9 @@ int main(void)
 	root_demo();
 	if (root_bootarg("demo", v, sizeof(v)))
 		ful_shutdown(FUL_SLOT_SCHED);
+	/* From now on the balancer thread runs rounds on the timer. */
+	if (bal_start())
+		printf("rootserver: the balancer thread did not start\n");
 	if (!root_bootarg("kdebug", v, sizeof(v)))
 		root_shell_serve(); /* returns only if the shell cannot start */
 	idle();
