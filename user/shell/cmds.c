@@ -118,7 +118,7 @@ static void cmd_migrate(const char *args)
 static void cmd_help(void)
 {
 	printf("commands: help | cpus | threads | migrate TID CPU | kill TID |\n"
-	       "          demo | off\n"
+	       "          policy [NAME] | set NAME VALUE | get | demo | off\n"
 	       "(the kernel's debug monitor: boot with kdebug; QEMU: Ctrl-A then x quits)\n");
 }
 
@@ -147,6 +147,12 @@ void sh_command(const char *line)
 	else if (!strncmp(line, "kill", 4) && (!line[4] || line[4] == ' '))
 		printf("kill: the shell holds no capability that kills a "
 		       "thread by tid; use the debug monitor (boot with kdebug)\n");
+	else if (!strncmp(line, "policy", 6) && (!line[6] || line[6] == ' '))
+		sh_policy(line + 6);
+	else if (!strncmp(line, "set", 3) && (!line[3] || line[3] == ' '))
+		sh_set(line + 3);
+	else if (!strcmp(line, "get"))
+		sh_get();
 	else if (!strcmp(line, "demo"))
 		cmd_root("demo", FUL_ROOT_REQ_DEMO);
 	else if (!strcmp(line, "off"))
