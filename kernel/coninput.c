@@ -8,14 +8,17 @@
  * capability from boot and hands a copy to whoever it chooses.
  *
  * One reader at a time: the binding is the notification. A second bind
- * with another notification fails (ESTATE) until the bound one is dead
- * (its last capability deleted, e.g. its task ended); reads name the
- * notification and must name the bound one. With the boot argument
+ * with another notification fails (ESTATE) until the bound one is dead:
+ * when its last capability goes (e.g. its task ended), ntfn_orphan
+ * calls coninput_forget, which unbinds it and drops the kernel's
+ * reference. Reads name the notification and must name the bound one. With the boot argument
  * kdebug the kernel's debug monitor (console.c) owns the UART and both
  * calls answer ESTATE.
  *
  * Locks: cin.lock, then a notification's lock (ntfn_dead); the signal is
- * sent after cin.lock is dropped. The interrupt comes to core 0 only.
+ * sent after cin.lock is dropped, and coninput_forget runs after the
+ * orphaned notification's lock is dropped. The interrupt comes to core 0
+ * only.
  */
 #include "coninput.h"
 #include "ipc.h"
@@ -90,7 +93,11 @@ int coninput_bind(struct ntfn *n, uint64_t bits)
 {
 	uint64_t flags = spin_lock_irqsave(&cin.lock);
 	struct ntfn *old = cin.ntfn;
-	if (cin.monitor || (old && old != n && !ntfn_dead(old))) {
+	/* @n itself may have just lost its last capability (another
+	 * thread's delete): then its coninput_forget has run or waits for
+	 * cin.lock, and binding it would outlive it. */
+	if (cin.monitor || (old && old != n && !ntfn_dead(old)) ||
+	    ntfn_dead(n)) {
 		spin_unlock_irqrestore(&cin.lock, flags);
 		return -FUL_ESTATE;
 	}
@@ -109,6 +116,17 @@ int coninput_bind(struct ntfn *n, uint64_t bits)
 	arch_console_enable_rx_irq();
 	cin_signal(s, sbits); /* bytes that came before the bind */
 	return 0;
+}
+
+void coninput_forget(struct ntfn *n)
+{
+	uint64_t flags = spin_lock_irqsave(&cin.lock);
+	bool bound = cin.ntfn == n;
+	if (bound)
+		cin.ntfn = NULL;
+	spin_unlock_irqrestore(&cin.lock, flags);
+	if (bound) /* the caller's capability still holds one: not the last */
+		obj_put(ntfn_kobj(n));
 }
 
 int coninput_read(struct ntfn *n, char *out, unsigned len)

@@ -20,6 +20,9 @@ void coninput_monitor(void);
  * notification that still has capabilities is bound. IRQs masked.
  */
 int coninput_bind(struct ntfn *n, uint64_t bits);
+/** @n lost its last capability (ntfn_orphan): if it is bound, unbind it
+ *  and drop the kernel's reference. Any context. */
+void coninput_forget(struct ntfn *n);
 /** Copy up to @len buffered bytes to @out; returns how many (0: none).
  *  -FUL_ESTATE unless @n is the bound notification. IRQs masked. */
 int coninput_read(struct ntfn *n, char *out, unsigned len);

@@ -3,6 +3,7 @@
  * ORs bits in, or hands them straight to the first waiter; wait and poll
  * take every pending bit at once. Signalling never blocks.
  */
+#include "coninput.h"
 #include "ipc.h"
 #include "kernel.h"
 #include "obj.h"
@@ -74,6 +75,7 @@ void ntfn_orphan(struct kobj *o)
 	}
 	spin_unlock_irqrestore(&n->lock, flags);
 	icc_flush();
+	coninput_forget(n); /* a console binding ends with its holder */
 }
 
 int ntfn_signal(struct ntfn *n, uint64_t bits)

@@ -7,13 +7,23 @@
  *              without ADMIN); a read by the bound one returns what is
  *              buffered (nothing: the harness types nothing in utest
  *              runs), never blocks; the binding ends when the bound
- *              notification loses its last capability.
+ *              notification loses its last capability, and the kernel
+ *              lets go of it (the pool is credited).
  */
 #include "utest.h"
+
+/** Bytes charged to the pool now. */
+static unsigned long cons_used(void)
+{
+	struct ful_pool_info pi = {0, 0};
+	ful_pool_info(FUL_SLOT_POOL, &pi);
+	return pi.used;
+}
 
 UTEST(cons_bind, 1)
 {
 	char buf[16];
+	unsigned long used0 = cons_used();
 	long a = ut_ntfn_new(), b = ut_ntfn_new(), ro = ful_slot_alloc();
 	UT_CHECK(a > 0 && b > 0 && ro > 0);
 	UT_CHECK_EQ(ful_cap_copy(FUL_SLOT_CONSOLE, FUL_SLOT_SELF_VS,
@@ -41,4 +51,7 @@ UTEST(cons_bind, 1)
 	UT_CHECK_EQ(ful_cons_read(FUL_SLOT_CONSOLE, (unsigned)b, buf, 16), 0);
 	ful_slot_drop((unsigned)b);
 	ful_slot_drop((unsigned)ro);
+	/* The kernel let go of the last binding with b's last capability:
+	 * both notifications are freed and credited. */
+	UT_WAIT(cons_used() == used0);
 }
