@@ -66,7 +66,7 @@ static void cmd_cpus(void)
 		unsigned long now = ful_counter();
 		ful_load_cpu_times(&c, now, &busy, &idle);
 		ful_util_cpu(&c, &par, now, &us, &ul);
-		printf("  cpu%u %-6s %7x %8u %11lu %11lu %5u.%u %5u.%u\n", i,
+		printf("  cpu%u %-6s %#7x %8u %11lu %11lu %5u.%u %5u.%u\n", i,
 		       "yes", c.running, c.nrunnable, ful_ticks_to_us(busy),
 		       ful_ticks_to_us(idle), us / 10, us % 10, ul / 10,
 		       ul % 10);
@@ -88,7 +88,7 @@ static void cmd_threads(void)
 			continue;
 		unsigned long cur, last;
 		ful_util_thread(&t, &par, ful_counter(), &cur, &last);
-		printf("  %-7x %3u %-9s %5u %4d %-6s %12lu %12lu\n", t.tid,
+		printf("  %#-7x %3u %-9s %5u %4d %-6s %12lu %12lu\n", t.tid,
 		       t.cpu, t.state < 6 ? sh_states[t.state] : "?",
 		       t.slice_ms, t.nice,
 		       t.flags & FUL_LT_KERNEL ? "yes" : "no",
@@ -101,7 +101,7 @@ static void cmd_migrate(const char *args)
 {
 	unsigned long tid, cpu;
 	if (!sh_num(&args, &tid) || !sh_num(&args, &cpu)) {
-		printf("usage: migrate TID CPU (TID in hex as 'threads' shows it: 0x..)\n");
+		printf("usage: migrate TID CPU (TID as threads shows it: 0x...)\n");
 		return;
 	}
 	struct ful_move mv = {.tid = (unsigned)tid, .cpu = (unsigned)cpu};
@@ -109,10 +109,10 @@ static void cmd_migrate(const char *args)
 	if (n < 0)
 		printf("migrate: error %ld\n", n);
 	else if (mv.result == FUL_MOVE_DONE || mv.result == FUL_MOVE_ALREADY)
-		printf("migrate: thread %x is on cpu %lu%s\n", mv.tid, cpu,
+		printf("migrate: thread %#x is on cpu %lu%s\n", mv.tid, cpu,
 		       mv.result == FUL_MOVE_ALREADY ? " already" : "");
 	else
-		printf("migrate: thread %x: error %d\n", mv.tid, mv.result);
+		printf("migrate: thread %#x: error %d\n", mv.tid, mv.result);
 }
 
 static void cmd_help(void)
