@@ -123,6 +123,10 @@ PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # alb4 also runs the system balancer with boot argument lb_policy=alb.
 EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i \
 	alb4:4:demo,lb_policy=alb:balancer-table-i,lb-policy-alb
+# NAME:CPUS:ARGS:FILE: boot, type the script's lines into the console
+# (the user-level shell), find its expected texts in order, power off.
+DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
+	kdebug2:2:kdebug:tests/dialog/kdebug.txt
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
@@ -235,9 +239,11 @@ $(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin tools/qemu.py | $
 		--append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
 		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 
+# make run RUN_ARGS=kdebug: the kernel's debug monitor instead of the shell.
+RUN_ARGS ?=
 run: kernel
 	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."
-	$(QEMU) $(QEMU_FLAGS) --append ""
+	$(QEMU) $(QEMU_FLAGS) --append "$(RUN_ARGS)"
 
 demo: kernel
 	$(QEMU) $(QEMU_FLAGS) --append "demo"
@@ -253,6 +259,7 @@ test: kernel host-tests
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
+		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 test-long: kernel

@@ -1,6 +1,9 @@
-/* The interactive kernel console: a line editor on the PL011 and a few
- * commands to look at and poke the scheduler and the ICC layer. */
+/* The kernel debug monitor: a line editor on the PL011 and a few
+ * commands to look at and poke the scheduler and the ICC layer. It runs
+ * only with the boot argument kdebug; otherwise console input goes to
+ * user space (coninput.c) and the user-level shell (user/shell). */
 #include "console.h"
+#include "coninput.h"
 #include "kernel.h"
 #include "load.h"
 #include "sched.h"
@@ -12,6 +15,8 @@ void console_rx_interrupt(void)
 {
 	if (console_thread)
 		thread_wake(console_thread);
+	else
+		coninput_rx();
 }
 
 static int console_getc(void)
@@ -183,6 +188,7 @@ static void console_command(const char *line)
 
 void console_run(void)
 {
+	coninput_monitor();
 	console_thread = thread_current();
 	arch_console_enable_rx_irq();
 	kprintf("Fulcrum console. 'help' lists commands; 'off' or Ctrl-A x quits.\n");

@@ -115,6 +115,10 @@ int ntfn_signal(struct ntfn *n, uint64_t bits);
 int ntfn_wait(struct ntfn *n, struct thread *t, uint64_t deadline,
 	      uint64_t *bits);
 uint64_t ntfn_poll(struct ntfn *n);
+/** Has @n lost its last capability (orphaned: nobody can wait on it)? */
+bool ntfn_dead(struct ntfn *n);
+/** The reference-counted object of @n (obj_get / obj_put). */
+struct kobj *ntfn_kobj(struct ntfn *n);
 /** A user thread ends: cancel its wait, answer its pending caller. */
 void ipc_thread_exit(struct thread *t);
 

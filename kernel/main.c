@@ -4,6 +4,7 @@
  * init thread (tests, benchmarks, demo or console) and becomes idle.
  */
 #include "args.h"
+#include "coninput.h"
 #include "console.h"
 #include "fdt.h"
 #include "kernel.h"
@@ -131,9 +132,15 @@ static void init_main(void *arg)
 		root_task_start();
 		return;
 	}
+	/* Without kdebug, input goes to the user-level shell (coninput.c);
+	 * with demo the rootserver powers off after the demo. */
+	bool kdebug = bootarg("kdebug", v, sizeof(v)) &&
+		      !bootarg("demo", v, sizeof(v));
+	if (kdebug)
+		coninput_monitor(); /* before the rootserver could bind */
 	demo_run();
 	root_task_start();
-	if (!bootarg("demo", v, sizeof(v))) /* else the rootserver ends it */
+	if (kdebug)
 		console_run();
 }
 

@@ -3,6 +3,7 @@
  * ORs bits in, or hands them straight to the first waiter; wait and poll
  * take every pending bit at once. Signalling never blocks.
  */
+#include "coninput.h"
 #include "ipc.h"
 #include "kernel.h"
 #include "obj.h"
@@ -74,6 +75,7 @@ void ntfn_orphan(struct kobj *o)
 	}
 	spin_unlock_irqrestore(&n->lock, flags);
 	icc_flush();
+	coninput_forget(n); /* a console binding ends with its holder */
 }
 
 int ntfn_signal(struct ntfn *n, uint64_t bits)
@@ -116,4 +118,17 @@ uint64_t ntfn_poll(struct ntfn *n)
 	n->word = 0;
 	spin_unlock_irqrestore(&n->lock, flags);
 	return bits;
+}
+
+bool ntfn_dead(struct ntfn *n)
+{
+	uint64_t flags = spin_lock_irqsave(&n->lock);
+	bool dead = n->dead;
+	spin_unlock_irqrestore(&n->lock, flags);
+	return dead;
+}
+
+struct kobj *ntfn_kobj(struct ntfn *n)
+{
+	return &n->obj;
 }

@@ -1,8 +1,8 @@
 /*
  * Starting user space: build the rootserver's task from its boot module
  * (ELF), give it every capability (its task, its thread, the scheduling
- * controls, the memory pool, the bootinfo page, one read-only frame per
- * boot module) and start it on core 0. Everything else in user space is
+ * controls, the memory pool, the bootinfo page, console input, one
+ * read-only frame per boot module) and start it on core 0. Everything else in user space is
  * started by the rootserver.
  */
 #include "elf.h"
@@ -124,6 +124,8 @@ void root_task_start(void)
 	c = (struct cap){.type = FUL_CAP_POOL, .rights = FUL_R_ALL,
 			 .obj = &root_pool};
 	cap_insert(vs, FUL_SLOT_POOL, &c);
+	c = (struct cap){.type = FUL_CAP_CONSOLE, .rights = FUL_R_ALL};
+	cap_insert(vs, FUL_SLOT_CONSOLE, &c);
 
 	struct ful_thread_attr a = {.entry = entry, .sp = FUL_ROOT_STACK_TOP,
 				    .ipcbuf = FUL_ROOT_IPCBUF_VADDR,

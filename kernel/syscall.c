@@ -6,6 +6,7 @@
  * reschedule if asked, then the batched IPIs.
  */
 #include "syscall.h"
+#include "coninput.h"
 #include "console.h"
 #include "ipc.h"
 #include "kernel.h"
@@ -247,6 +248,46 @@ static int64_t sys_shutdown(struct thread *t, struct arch_uregs *u)
 	arch_poweroff();
 }
 
+/** CONS_BIND(console, ntfn, bits): console ADMIN, ntfn WRITE, bits != 0
+ *  (EINVAL), another live binding or the debug monitor (ESTATE). */
+static int64_t sys_cons_bind(struct thread *t, struct arch_uregs *u)
+{
+	struct cap k, n;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_CONSOLE, FUL_R_ADMIN, &k);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_NTFN, FUL_R_WRITE, &n)))
+		return err;
+	uint64_t bits = ARG(2) | n.data;
+	err = bits ? coninput_bind(n.obj, bits) : -FUL_EINVAL;
+	cap_release(&n);
+	return err;
+}
+
+/** CONS_READ(console, ntfn, buf*, len): console READ, ntfn READ, len
+ *  1..FUL_CONS_READ_MAX (ERANGE), buf writable (EFAULT), ntfn not the
+ *  bound one (ESTATE). Returns the bytes copied, 0 if none. */
+static int64_t sys_cons_read(struct thread *t, struct arch_uregs *u)
+{
+	struct cap k, n;
+	char buf[FUL_CONS_READ_MAX];
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_CONSOLE, FUL_R_READ, &k);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_NTFN, FUL_R_READ, &n)))
+		return err;
+	uint64_t len = ARG(3);
+	if (len == 0 || len > FUL_CONS_READ_MAX)
+		err = -FUL_ERANGE;
+	else if (!(err = vspace_check(t->vs, ARG(2), len, FUL_R_WRITE)))
+		err = coninput_read(n.obj, buf, (unsigned)len);
+	cap_release(&n);
+	/* A racing unmap by another thread of the task loses these bytes. */
+	if (err > 0 && vspace_copy_out(t->vs, ARG(2), buf, (size_t)err))
+		return -FUL_EFAULT;
+	return err;
+}
+
 static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_DEBUG_WRITE] = sys_debug_write,
 	[FUL_SYS_YIELD] = sys_yield,
@@ -282,6 +323,8 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_POOL_CREATE] = sys_pool_create,
 	[FUL_SYS_POOL_INFO] = sys_pool_info,
 	[FUL_SYS_UTIL_SET] = sys_util_set,
+	[FUL_SYS_CONS_BIND] = sys_cons_bind,
+	[FUL_SYS_CONS_READ] = sys_cons_read,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -183,6 +183,7 @@ class _Sink:
     def __init__(self, log, result):
         self.log, self.result = log, result
         self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
         self.panic_at = None
 
     def add(self, line, is_stderr):
@@ -195,9 +196,25 @@ class _Sink:
                 self.result.stderr.append(line)
                 return
             self.result.lines.append(line)
+            self.cond.notify_all()
             if self.result.panic is None and line.startswith(PANIC_PREFIX):
                 self.result.panic = line
                 self.panic_at = time.monotonic()
+
+    def wait_for(self, pred, start, deadline):
+        """Wait until a stdout line at index >= `start` satisfies `pred`;
+        return the index after it, or None at `deadline`."""
+        with self.lock:
+            while True:
+                lines = self.result.lines
+                for i in range(start, len(lines)):
+                    if pred(lines[i]):
+                        return i + 1
+                start = len(lines)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(min(left, POLL_S))
 
     def note(self, text):
         """Write a harness remark into the log."""
@@ -236,11 +253,33 @@ def _reap_stragglers(proc):
         pass
 
 
+def _type(proc, sink, dialog, deadline):
+    """Dialog thread: wait for a line containing dialog[0] (the program
+    is ready for input), then type each of dialog[1:] followed by a
+    carriage return, the next one only once the console has echoed the
+    previous one (a line ending with it). Waits on output, never on a
+    clock; gives up at `deadline` (the run's own timeout then ends it)."""
+    ready, *commands = dialog
+    at = sink.wait_for(lambda line: ready in line, 0, deadline)
+    for cmd in commands:
+        if at is None:
+            return
+        sink.note(f"typing {cmd!r}")
+        try:
+            proc.stdin.write(cmd.encode() + b"\r")
+            proc.stdin.flush()
+        except OSError:
+            return
+        at = sink.wait_for(lambda line, c=cmd: line.endswith(c), at,
+                           deadline)
+
+
 def run(cmd, timeout, log_path, stop_on_panic=True,
-        first_output=FIRST_OUTPUT_S):
+        first_output=FIRST_OUTPUT_S, dialog=None):
     """Run `cmd`, stream its output to `log_path`, return a RunResult.
 
-    stdin is /dev/null. The run ends as soon as the child exits, or it
+    stdin is /dev/null, or with `dialog` (a ready text, then lines to
+    type) a pipe that _type writes the lines into. The run ends as soon as the child exits, or it
     is killed: at `timeout` (result.timed_out), after `first_output`
     seconds without a stdout line, or PANIC_GRACE_S after a PANIC line.
     result.error is one line when the program did not run: it could not
@@ -254,9 +293,13 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
         log.write("# " + shlex.join(cmd) + "\n")
         log.flush()
         sink = _Sink(log, result)
-        proc = _start(cmd, sink, result)
+        proc = _start(cmd, sink, result, dialog is not None)
         if proc is not None:
             limits = (start + timeout, start + first_output)
+            if dialog:
+                threading.Thread(target=_type, daemon=True,
+                                 args=(proc, sink, dialog,
+                                       start + timeout)).start()
             ended = _supervise(proc, sink, limits, stop_on_panic)
             if ended is None:
                 result.returncode = proc.returncode
@@ -265,10 +308,11 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
     return result
 
 
-def _start(cmd, sink, result):
+def _start(cmd, sink, result, stdin_pipe=False):
     """Start `cmd` in its own session; on failure set result.error."""
     try:
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin_pipe
+                                else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE,
                                 start_new_session=True)

@@ -17,7 +17,10 @@
 #define FUL_SLOT_BOOTINFO 5    /* the bootinfo frame, READ */
 #define FUL_SLOT_IPCBUF 6      /* its IPC buffer frame, READ|WRITE */
 #define FUL_SLOT_LOAD 7        /* the load area (<fulcrum/load.h>), READ */
-#define FUL_SLOT_MODULE0 8     /* module i is at FUL_SLOT_MODULE0 + i, READ */
+#define FUL_SLOT_CONSOLE 8     /* console input (FUL_CAP_CONSOLE), ALL */
+#define FUL_SLOT_BALANCER 9    /* empty at boot: the rootserver's service
+				* endpoint (<fulcrum/rootsrv.h>) */
+#define FUL_SLOT_MODULE0 10    /* module i is at FUL_SLOT_MODULE0 + i, READ */
 
 /* Rootserver memory layout. */
 #define FUL_BOOTINFO_VADDR 0x7fe00000UL

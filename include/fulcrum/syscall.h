@@ -68,7 +68,9 @@
 #define FUL_SYS_POOL_CREATE 31 /* pool     dst     budget (bytes, charged to pool) */
 #define FUL_SYS_POOL_INFO 32   /* pool     info*  (struct ful_pool_info)          */
 #define FUL_SYS_UTIL_SET 33    /* sched    win_ms (utilization window, FUL_UTIL_WIN_MS_MIN..MAX, <fulcrum/load.h>) */
-#define FUL_SYS_COUNT 34
+#define FUL_SYS_CONS_BIND 34   /* console ntfn   bits   (console input -> ntfn, one at a time) */
+#define FUL_SYS_CONS_READ 35   /* console ntfn   buf*   len   -> bytes (0: none; never blocks) */
+#define FUL_SYS_COUNT 36
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender
@@ -94,6 +96,7 @@
 #define FUL_CAP_SCHED 6    /* scheduling and migration controls */
 #define FUL_CAP_POOL 7     /* memory budget that object creation draws on */
 #define FUL_CAP_REPLY 8    /* the right to reply once to one blocked caller */
+#define FUL_CAP_CONSOLE 9  /* console input: ADMIN binds a notification, READ reads */
 
 /* Rights (CAP_INFO bits 8..11). */
 #define FUL_R_READ 1u   /* endpoint: receive; ntfn: wait/poll; frame: map readable */
@@ -152,6 +155,21 @@ struct ful_sysinfo {
 };
 
 #define FUL_DEBUG_WRITE_MAX 1024 /* bytes per DEBUG_WRITE */
+
+/*
+ * Console input (FUL_CAP_CONSOLE; the rootserver's FUL_SLOT_CONSOLE).
+ * The UART's receive interrupt buffers bytes in the kernel (256) and
+ * signals the one bound notification; its holder reads them without
+ * blocking. CONS_BIND(console, ntfn, bits): console ADMIN; ntfn WRITE;
+ * bits and the ntfn's badge both 0 (EINVAL); another notification bound
+ * that still has a capability, or the kernel debug monitor (boot
+ * argument kdebug) owns the UART (ESTATE). Bytes already buffered
+ * signal at once. CONS_READ(console, ntfn, buf, len): console READ;
+ * ntfn READ; len 0 or > FUL_CONS_READ_MAX (ERANGE); buf writable
+ * (EFAULT); ntfn not the bound one, or the monitor (ESTATE). Returns the
+ * number of bytes copied, 0 if none are buffered.
+ */
+#define FUL_CONS_READ_MAX 256
 
 /* Memory pools: budgets and charges in bytes (POOL_CREATE, POOL_INFO). */
 #define FUL_POOL_BUDGET_MAX (1UL << 48)

@@ -20,7 +20,9 @@ naming the command and its stderr.
 Two other kinds of QEMU suite count as one test each: a panic suite
 (`<suite>/panic`: the kernel must panic as expected and power off) and
 an expect suite (`<suite>/expect`: the boot must print the expected
-lines, no PANIC or DEMO-FAIL line, and power off).
+lines, no PANIC or DEMO-FAIL line, and power off), and a dialog suite
+(`<suite>/dialog`: lines of a script are typed into the console, its
+expected texts must follow in order, and the machine must power off).
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -57,6 +59,8 @@ class Suite:
                               # PANIC line must all contain
     expect_lines: str = None  # expect suites: comma-separated texts that
                               # must each appear in some output line
+    dialog: list = None       # dialog suites: ready text, lines to type
+    expect_seq: list = None   # dialog suites: texts to find, in order
 
 
 @dataclass
@@ -204,12 +208,43 @@ def expect_problems(suite, result, timeout):
     return problems
 
 
+def dialog_problems(suite, result, timeout):
+    """Why a dialog suite failed (empty list if it passed): each text of
+    its script's `expect` lines must appear in a line after the line
+    that matched the one before, with no PANIC, and the machine must
+    power off by itself."""
+    if result.error:
+        return [result.error]
+    problems = []
+    if result.timed_out:
+        problems.append(f"timeout after {timeout}s: the machine did not "
+                        "power off")
+    if result.panic:
+        problems.append(result.panic)
+    at = 0
+    for want in suite.expect_seq:
+        found = next((i for i in range(at, len(result.lines))
+                      if want in result.lines[i]), None)
+        if found is None:
+            problems.append(f"no line after line {at} contains {want!r}")
+            break
+        at = found + 1
+    if result.returncode not in (None, 0):
+        problems.append(f"QEMU exit code {result.returncode}")
+    return problems
+
+
 def run_one(suite, opts, log_path, totals):
     """Run one suite of any kind and report it; return its failures."""
     def go(stop_on_panic=True):
         return qemu.run(suite.cmd, opts.timeout, log_path, stop_on_panic,
-                        first_output=opts.first_output)
-    if suite.expect_panic is not None:
+                        first_output=opts.first_output, dialog=suite.dialog)
+    if suite.dialog is not None:
+        result = go()
+        failures = report_single(
+            suite, "dialog", dialog_problems(suite, result, opts.timeout),
+            result, totals)
+    elif suite.expect_panic is not None:
         result = go(stop_on_panic=False)
         failures = report_single(
             suite, "panic", panic_problems(suite, result, opts.timeout),
@@ -285,6 +320,43 @@ def parse_expect_spec(spec, kernel):
     return suite
 
 
+def parse_dialog_spec(spec, kernel):
+    """NAME:CPUS:ARGS:FILE -> a Suite that types the script FILE into the
+    console. FILE lines: `ready TEXT` (first: wait for a line containing
+    TEXT), `type LINE` (type LINE and Enter, after the echo of the line
+    before), `expect TEXT` (a later line must contain TEXT, in order);
+    blank lines and `#` comments are skipped."""
+    head, sep, path = spec.rpartition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"bad --dialog-suite {spec!r}, "
+                                         "want NAME:CPUS:ARGS:FILE")
+    suite = parse_suite_spec(head, kernel)
+    ready, typed, expect = None, [], []
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"--dialog-suite: {exc}")
+    for n, line in enumerate(lines, 1):
+        word, _, rest = line.strip().partition(" ")
+        if not word or word.startswith("#"):
+            continue
+        if word == "ready" and ready is None and rest:
+            ready = rest
+        elif word == "type" and rest:
+            typed.append(rest)
+        elif word == "expect" and rest:
+            expect.append(rest)
+        else:
+            raise argparse.ArgumentTypeError(f"{path}:{n}: bad line "
+                                             f"{line!r}")
+    if ready is None or not typed:
+        raise argparse.ArgumentTypeError(f"{path}: needs a ready line "
+                                         "and a type line")
+    suite.dialog, suite.expect_seq = [ready] + typed, expect
+    return suite
+
+
 def host_suite(path):
     """A host test program (a binary or an executable script), named
     after its file without the extension."""
@@ -298,8 +370,10 @@ def build_suites(opts):
     specs = [(s, parse_suite_spec) for s in opts.suite]
     specs += [(s, parse_panic_spec) for s in opts.panic_suite]
     specs += [(s, parse_expect_spec) for s in opts.expect_suite]
+    specs += [(s, parse_dialog_spec) for s in opts.dialog_suite]
     if specs and not opts.kernel:
-        sys.exit("run_tests: --suite/--panic-suite/--expect-suite need "
+        sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
+                 "--dialog-suite need "
                  "--kernel")
     for spec, parse in specs:
         try:
@@ -326,6 +400,10 @@ def parse_args(argv):
                     help="NAME:CPUS:ARGS:EXPECT: the boot must print a line "
                     "containing each comma-separated part of EXPECT, no "
                     "PANIC or DEMO-FAIL line, then power off")
+    ap.add_argument("--dialog-suite", action="append", default=[],
+                    help="NAME:CPUS:ARGS:FILE: type the lines of script "
+                    "FILE into the console and find its expected texts "
+                    "in order, no PANIC line, then power off")
     ap.add_argument("--timeout", type=float, default=120,
                     help="per-program timeout in seconds (default 120)")
     ap.add_argument("--first-output", type=float,

@@ -7,7 +7,8 @@ timeout, never a bare "missing TEST-DONE". The runs below use fake
 programs (`false`, `sh -c ...`, `sleep`) through tools/qemu.py's run(),
 then real QEMU through tests/harness/run_tests.py (a kernel file that
 does not exist; a kernel of zeros that prints nothing), then the rules
-of the expect suites.
+of the expect suites, and the dialog suites: typing into a fake console,
+their rules and their scripts.
 
     test_harness.py [substring]    run only tests whose name contains it
 """
@@ -215,6 +216,91 @@ def test_echo_lines():
     return None if got == "TORTURE cpus=2 requests=5\n" else f"printed {got!r}"
 
 
+# A fake console for the dialog tests: says it is ready, then echoes
+# each carriage-return-terminated line it reads as "$ LINE"; "quit" ends
+# it with exit 0. It reads nothing before it has printed "ready".
+FAKE_CONSOLE = r"""
+import sys
+print("boot\nready >", flush=True)
+line = b""
+while True:
+    c = sys.stdin.buffer.read(1)
+    if not c:
+        sys.exit(3)
+    if c != b"\r":
+        line += c
+        continue
+    print("$ " + line.decode(), flush=True)
+    if line == b"quit":
+        sys.exit(0)
+    line = b""
+"""
+
+
+def test_dialog_typing():
+    """qemu.run(dialog=...): after the ready line each line is typed,
+    the next one once the previous one's echo is out; the program gets
+    them in order and exits by itself."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        result = qemu.run([sys.executable, "-c", FAKE_CONSOLE], TIMEOUT,
+                          os.path.join(tmp, "x.log"),
+                          dialog=["ready >", "a", "b c", "quit"])
+    want = ["boot", "ready >", "$ a", "$ b c", "$ quit"]
+    if result.lines != want or result.returncode != 0:
+        return f"lines {result.lines}, exit {result.returncode}"
+    return None
+
+
+def dialog_case(lines, rc=0, **state):
+    """dialog_problems() of a suite expecting 'one', then 'two', on a
+    fabricated run printing `lines` and exiting `rc`."""
+    suite = run_tests.Suite(name="d", cmd=[], dialog=["r", "x"],
+                            expect_seq=["one", "two"])
+    result = qemu.RunResult(lines=list(lines), returncode=rc, **state)
+    return run_tests.dialog_problems(suite, result, TIMEOUT)
+
+
+def test_dialog_suite_rules():
+    """Dialog suites: the expected texts in order, no PANIC, exit 0 by
+    itself; otherwise a reason."""
+    good = ["r", "$ x", "one", "two"]
+    cases = {
+        "pass": (dialog_case(good), False),
+        "same line twice": (dialog_case(["one two"]), True),
+        "out of order": (dialog_case(["two", "one"]), True),
+        "missing": (dialog_case(good[:3]), True),
+        "PANIC": (dialog_case(good, rc=None, panic="PANIC cpu0: x"), True),
+        "exit 1": (dialog_case(good, rc=1), True),
+        "timeout": (dialog_case(good, rc=None, timed_out=True), True),
+    }
+    wrong = {name: problems for name, (problems, fail) in cases.items()
+             if bool(problems) != fail}
+    return f"wrong verdicts: {wrong}" if wrong else None
+
+
+def test_dialog_spec_parse():
+    """--dialog-suite NAME:CPUS:ARGS:FILE and the script's lines."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        def spec(text):
+            path = os.path.join(tmp, "s.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return run_tests.parse_dialog_spec(f"d:2:a=b:{path}", "k")
+        suite = spec("# c\nready R  x\n\ntype set t 25\nexpect t   25\n")
+        got = (suite.name, suite.cpus, suite.args, suite.dialog,
+               suite.expect_seq)
+        if got != ("d", 2, "a=b", ["R  x", "set t 25"], ["t   25"]):
+            return f"parsed {got}"
+        for bad in ("type x\n", "ready r\n", "ready r\ntype x\nsay y\n",
+                    "ready r\ntype\n"):
+            try:
+                spec(bad)
+                return f"accepted {bad!r}"
+            except run_tests.argparse.ArgumentTypeError:
+                pass
+    return None
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
     ("run_exits_at_start", test_run_exits_at_start),
@@ -227,6 +313,9 @@ TESTS = [
     ("expect_suite_rules", test_expect_suite_rules),
     ("expect_spec_parse", test_expect_spec_parse),
     ("echo_lines", test_echo_lines),
+    ("dialog_typing", test_dialog_typing),
+    ("dialog_suite_rules", test_dialog_suite_rules),
+    ("dialog_spec_parse", test_dialog_spec_parse),
 ]
 
 if __name__ == "__main__":

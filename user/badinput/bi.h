@@ -33,11 +33,12 @@ enum {
 	H_REPORT,             /* report endpoint, WRITE */
 	H_POOL,               /* pool, ALL */
 	H_SCHED,              /* scheduling control, ALL */
+	H_CONS,               /* console input, READ (never ADMIN: no bind) */
 	F_EP, F_EP_R, F_EP_W, F_EP_NONE, F_EP_BADGED,
 	F_NTFN, F_NTFN_R, F_NTFN_W, F_NTFN_BADGED,
 	F_FRAME, F_FRAME_R, F_FRAME_W, F_FRAME2,
 	F_SPARE, F_SPARE_R,   /* a second, empty task (vspace) */
-	F_POOL_R, F_POOL_NONE, F_SCHED_R, F_THREAD_R,
+	F_POOL_R, F_POOL_NONE, F_SCHED_R, F_THREAD_R, F_CONS_NONE,
 	F_INACT,              /* a thread created and never started */
 	F_INACT_NONE,         /* ... copied without rights */
 	F_DEAD,               /* a thread that has exited */
@@ -68,7 +69,7 @@ enum bi_kind {
 	V_INFO, V_LEN, V_LEN0, V_NPAGES, V_RIGHTS, V_BADGE0, V_BADGE,
 	V_MAP_RIGHTS, V_MAP_RW, V_VADDR, V_CPU, V_BITS, V_ATTR,
 	V_PTR_W, V_PTR_R, V_MOVES_N, V_TID, V_TA, V_TA_VAL,
-	V_BUDGET, V_UTIL_MS,
+	V_BUDGET, V_UTIL_MS, V_CONS_LEN, V_CONS_R,
 	V_EP, V_NTFN, V_FRAME, V_VS, V_SPARE, V_POOL, V_POOL_R, V_SCHED,
 	V_THREAD_R, V_THREAD_INACT, V_FREE, V_ANYCAP, V_UNBADGEABLE,
 	B_GARBAGE, /* unused arguments full of garbage: must be ignored */
@@ -86,6 +87,7 @@ enum bi_kind {
 	B_VADDR_UNMAPPED, B_VADDR_MALFORMED, B_CPU, B_CPU_HIGH, B_BITS0,
 	B_MOVES_N, B_TID, B_TA, B_SLICE, B_NICE, B_AFFINITY,
 	B_BUDGET, B_BUDGET0, B_BUDGET_BIG, B_UTIL_MS,
+	B_NOT_CONS, B_CONS_NO_R, B_CONS_NO_ADMIN, B_CONS_LEN,
 	K_TA_SLICE, K_TA_NICE, K_TA_AFFINITY, /* valid attrs with bad values */
 	B_NR,
 	BI_NKINDS

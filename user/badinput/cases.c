@@ -222,6 +222,19 @@ const struct bi_case bi_cases[] = {
 	CAP4_0(UTIL_SET, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_UTIL_MS, A, A, A, A, A),
 	C(UTIL_SET, EINVAL, "window length out of range", V_SCHED, B_UTIL_MS, A, A, A, A, A),
 	C(UTIL_SET, ERIGHTS, "order: sched before length", B_SCHED_NO_ADMIN, B_UTIL_MS, A, A, A, A, A),
+	/* 34 CONS_BIND(console, ntfn, bits): badinput's console capability
+	 * has READ at most, so no row can bind (t_cons.c binds) */
+	CAP4_0(CONS_BIND, "console", B_NOT_CONS, B_CONS_NO_ADMIN, V_NTFN, V_BITS, A, A, A, A),
+	C(CONS_BIND, ERIGHTS, "order: console before ntfn", B_CONS_NO_ADMIN, B_NOT_NTFN, B_BITS0, A, A, A, A),
+	/* 35 CONS_READ(console, ntfn, buf*, len): nobody binds F_NTFN */
+	CAP4_0(CONS_READ, "console", B_NOT_CONS, B_CONS_NO_R, V_NTFN, V_PTR_W, V_CONS_LEN, A, A, A),
+	CAP4_1(CONS_READ, "ntfn", B_NOT_NTFN, B_NTFN_NO_R, V_CONS_R, V_PTR_W, V_CONS_LEN, A, A, A),
+	C(CONS_READ, ERANGE, "len 0 or > max", V_CONS_R, V_NTFN, V_PTR_W, B_CONS_LEN, A, A, A),
+	C(CONS_READ, EFAULT, "unmapped buf", V_CONS_R, V_NTFN, B_PTR, V_CONS_LEN, A, A, A),
+	C(CONS_READ, EFAULT, "read-only buf", V_CONS_R, V_NTFN, B_PTR_RO, V_CONS_LEN, A, A, A),
+	C(CONS_READ, ESTATE, "ntfn not the bound one", V_CONS_R, V_NTFN, V_PTR_W, V_CONS_LEN, A, A, A),
+	C(CONS_READ, ERANGE, "order: len before buf", V_CONS_R, V_NTFN, B_PTR, B_CONS_LEN, A, A, A),
+	C(CONS_READ, ETYPE, "order: ntfn before len", V_CONS_R, B_NOT_NTFN, V_PTR_W, B_CONS_LEN, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

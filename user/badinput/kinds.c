@@ -98,6 +98,8 @@ static void init_numbers(void)
 	/* UTIL_SET window lengths: a valid one (only where the capability
 	 * fails: a valid call would change the windows), and bad ones */
 	PUT(V_UTIL_MS, FUL_UTIL_WIN_MS_DEFAULT);
+	PUT(V_CONS_LEN, 1, 16);
+	PUT(B_CONS_LEN, 0, FUL_CONS_READ_MAX + 1, 1UL << 32 | 16, ~0UL);
 	PUT(B_UTIL_MS, 0, FUL_UTIL_WIN_MS_MIN - 1, FUL_UTIL_WIN_MS_MAX + 1,
 	    1UL << 32 | FUL_UTIL_WIN_MS_DEFAULT, ~0UL);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
@@ -144,6 +146,9 @@ static void init_caps(void)
 	PUT(V_POOL, H_POOL);
 	PUT(V_POOL_R, F_POOL_R, H_POOL);
 	PUT(V_SCHED, H_SCHED);
+	PUT(V_CONS_R, H_CONS);
+	PUT(B_CONS_NO_R, F_CONS_NONE);
+	PUT(B_CONS_NO_ADMIN, H_CONS, F_CONS_NONE);
 	PUT(V_THREAD_R, F_THREAD_R, H_THREAD, F_INACT);
 	PUT(V_THREAD_INACT, F_INACT);
 	PUT(V_FREE, F_FREE);
@@ -183,13 +188,14 @@ static void init_wrong_types(void)
 		{FUL_CAP_THREAD, F_THREAD_R}, {FUL_CAP_VSPACE, F_SPARE_R},
 		{FUL_CAP_FRAME, F_FRAME_R},   {FUL_CAP_ENDPOINT, F_EP_R},
 		{FUL_CAP_NTFN, F_NTFN_R},     {FUL_CAP_SCHED, F_SCHED_R},
-		{FUL_CAP_POOL, F_POOL_R},
+		{FUL_CAP_POOL, F_POOL_R},     {FUL_CAP_CONSOLE, F_CONS_NONE},
 	};
 	static const struct { unsigned kind, type; } nots[] = {
 		{B_NOT_EP, FUL_CAP_ENDPOINT}, {B_NOT_NTFN, FUL_CAP_NTFN},
 		{B_NOT_FRAME, FUL_CAP_FRAME}, {B_NOT_VS, FUL_CAP_VSPACE},
 		{B_NOT_POOL, FUL_CAP_POOL},   {B_NOT_THREAD, FUL_CAP_THREAD},
 		{B_NOT_SCHED, FUL_CAP_SCHED}, {B_NOT_REPLY, FUL_CAP_REPLY},
+		{B_NOT_CONS, FUL_CAP_CONSOLE},
 	};
 	for (unsigned i = 0; i < sizeof nots / sizeof nots[0]; i++)
 		for (unsigned j = 0; j < sizeof reps / sizeof reps[0]; j++)

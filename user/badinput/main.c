@@ -88,7 +88,7 @@ bool bi_wait_dead(unsigned slot)
 		}                                                      \
 	} while (0)
 
-/** Move the granted caps (slots 1..5) to the hidden slots. */
+/** Move the granted caps (slots 1..6) to the hidden slots. */
 static void move_granted(void)
 {
 	SETUP(ful_cap_copy(1, 1, H_VS, FUL_R_ALL, 0));
@@ -96,7 +96,8 @@ static void move_granted(void)
 	SETUP(ful_cap_copy(3, H_VS, H_REPORT, FUL_R_ALL, 0));
 	SETUP(ful_cap_copy(4, H_VS, H_POOL, FUL_R_ALL, 0));
 	SETUP(ful_cap_copy(5, H_VS, H_SCHED, FUL_R_ALL, 0));
-	for (unsigned s = 1; s <= 5; s++)
+	SETUP(ful_cap_copy(6, H_VS, H_CONS, FUL_R_ALL, 0));
+	for (unsigned s = 1; s <= 6; s++)
 		SETUP(ful_cap_delete(s));
 }
 
@@ -131,6 +132,7 @@ static void make_objects(void)
 	SETUP(copy(H_POOL, F_POOL_NONE, 0, 0));
 	SETUP(copy(H_SCHED, F_SCHED_R, FUL_R_READ, 0));
 	SETUP(copy(H_THREAD, F_THREAD_R, FUL_R_READ, 0));
+	SETUP(copy(H_CONS, F_CONS_NONE, 0, 0));
 }
 
 /** The thread fixtures: one never started, one that has exited (the

@@ -67,6 +67,30 @@ int bal_tune(const char *name, long value)
 	return err;
 }
 
+int bal_switch(const char *name)
+{
+	struct lb_policy p;
+	bal_lock();
+	int err = bal.ready ? lb_policy_init(&p, name) : LB_E_NAME;
+	if (!err)
+		bal.pol = p;
+	bal_unlock();
+	return err;
+}
+
+unsigned bal_tunables(char *name, unsigned n, struct lb_tunable *out,
+		      unsigned max)
+{
+	bal_lock();
+	unsigned k = bal.ready ? bal.pol.ntunables : 0;
+	if (n)
+		snprintf(name, n, "%s", bal.ready ? bal.pol.name : "");
+	for (unsigned i = 0; i < k && i < max; i++)
+		out[i] = bal.pol.tun[i];
+	bal_unlock();
+	return k;
+}
+
 /** Placement with the lock held (@nice: the weight policies use it). */
 static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity,
 				 int nice)
@@ -151,9 +175,15 @@ unsigned bal_rebalance(enum lb_trigger trigger)
 static void bal_main(void *arg)
 {
 	(void)arg;
+	long period = 100;
 	while (atomic_load(&bal.running)) {
-		long period = 100;
-		lb_tunable_get(&bal.pol, "period_ms", &period);
+		/* The policy may be switched or tuned (bal_switch): read it
+		 * under the lock, which this thread never waits for. */
+		if (!atomic_flag_test_and_set_explicit(&bal.lock,
+						       memory_order_acquire)) {
+			lb_tunable_get(&bal.pol, "period_ms", &period);
+			bal_unlock();
+		}
 		unsigned long bits = 0;
 		long r = ful_ntfn_wait((unsigned)bal.ntfn, &bits,
 				       (unsigned long)period * 1000);

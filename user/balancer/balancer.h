@@ -24,8 +24,19 @@
 /** Set up with policy @name (default tunables): mginkgo, fulcrum, alb
  *  or count. 0 or LB_E_NAME. */
 int bal_init(const char *name);
-/** Set a tunable of the current policy. 0, LB_E_NAME or LB_E_RANGE. */
+/** Set a tunable of the current policy. 0, LB_E_NAME or LB_E_RANGE.
+ *  Like bal_switch, under the lock every round and placement holds: it
+ *  takes effect at the next decision, never in the middle of one. */
 int bal_tune(const char *name, long value);
+/** Switch to policy @name with its default tunables (the snapshot and
+ *  the log stay). 0, or LB_E_NAME with nothing changed; LB_E_NAME also
+ *  before bal_init. */
+int bal_switch(const char *name);
+/** A copy of the current policy's name (@n bytes, NUL-terminated) and
+ *  of up to @max tunables into @out; returns how many tunables it has
+ *  (0 before bal_init). */
+unsigned bal_tunables(char *name, unsigned n, struct lb_tunable *out,
+		      unsigned max);
 /** The core for a new thread of @slice_ms (affinity 0: any, nice 0);
  *  logged. bal_thread_spawn places with the thread's own nice value. */
 unsigned bal_place(unsigned slice_ms, unsigned affinity);

@@ -28,7 +28,8 @@ static const char *const fz_names[FZ_NCALLS] = {
     "thread_create", "thread_start",  "thread_kill", "thread_migrate",
     "thread_info",   "reply_save",    "reply_to",    "sysinfo",
     "shutdown",	     "migrate",	      "thread_set",  "pool_create",
-    "pool_info",     "util_set",      "(invalid)",
+    "pool_info",     "util_set",      "cons_bind",   "cons_read",
+    "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)

@@ -46,6 +46,8 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_POOL_CREATE] = CAPS | MSG | E(NOMEM),
 	[FUL_SYS_POOL_INFO] = CAPS | E(FAULT),
 	[FUL_SYS_UTIL_SET] = CAPS | E(INVAL),
+	[FUL_SYS_CONS_BIND] = CAPS | E(INVAL) | E(STATE),
+	[FUL_SYS_CONS_READ] = CAPS | E(RANGE) | E(FAULT) | E(STATE),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

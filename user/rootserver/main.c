@@ -6,10 +6,12 @@
  *   ubench=<which>  start the benchmark program (user/bench), then power off
  *   fuzz=<seed>     start the fuzzer (user/fuzz), then power off
  *   (otherwise)     the demo: hello on every core, then the balancer
- *                   demo; with "demo", power off after it
- *   lb_policy=<p>   after the demo, run the system's balancer (placement
- *                   and the period_ms timer) with policy p: mginkgo,
- *                   fulcrum, alb or count (root_balancer_start)
+ *                   demo; with "demo", power off after it; else start
+ *                   the shell (user/shell) and serve its requests
+ *                   (with "kdebug" the kernel's debug monitor instead)
+ *   lb_policy=<p>   after the demo, run the system's balancer with policy
+ *                   p: mginkgo (the default), fulcrum, alb or count
+ *                   (root_balancer_start)
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include <ful/ful.h>
 
+#include "../balancer/balancer.h"
 #include "args.h"
 #include "root.h"
 
@@ -47,6 +50,10 @@ int main(void)
 		return 1;
 	}
 	ful_slot_init(bi->first_free_slot);
+	/* The service endpoint, and the system's balancer (the demo and
+	 * holders of the balancer capability use it; <fulcrum/balctl.h>). */
+	if (root_serve_init() || bal_init("mginkgo"))
+		printf("rootserver: no service endpoint or balancer\n");
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");
 		ful_shutdown(FUL_SLOT_SCHED);
@@ -60,9 +67,15 @@ int main(void)
 		ful_shutdown(FUL_SLOT_SCHED);
 	}
 	root_demo();
-	if (root_bootarg("lb_policy", v, sizeof(v)))
+	bool chosen = root_bootarg("lb_policy", v, sizeof(v));
+	if (chosen) /* started here, with that policy */
 		root_balancer_start(v);
 	if (root_bootarg("demo", v, sizeof(v)))
 		ful_shutdown(FUL_SLOT_SCHED);
+	/* From now on the balancer thread runs rounds on the timer. */
+	if (!chosen && bal_start())
+		printf("rootserver: the balancer thread did not start\n");
+	if (!root_bootarg("kdebug", v, sizeof(v)))
+		root_shell_serve(); /* returns only if the shell cannot start */
 	idle();
 }

@@ -24,4 +24,23 @@ void root_balancer_start(const char *name);
  *  0 if it said done, else -FUL_E*. */
 long root_sysprog_run(const char *name);
 
+struct ful_task;
+struct ful_msg;
+/** Start system program @name with a badged copy of the service
+ *  endpoint in its FUL_SYSPROG_SLOT_DONE, without waiting: 0 or
+ *  -FUL_E*. */
+long root_sysprog_start(const char *name, struct ful_task *t);
+/** Create the service endpoint (<fulcrum/rootsrv.h>) in
+ *  FUL_SLOT_BALANCER: 0 or -FUL_E*. */
+long root_serve_init(void);
+/** Answer requests on the service endpoint; with @until_done, return 0
+ *  at a system program's "done". Else returns only on an error. */
+long root_serve(bool until_done);
+/** Start the shell (user/shell) and serve requests for ever. Returns
+ *  only if it cannot start or the endpoint fails. */
+void root_shell_serve(void);
+/** Answer the balancer-control request @m (<fulcrum/balctl.h>, from a
+ *  holder of the balancer capability) into @r (serve.c). */
+void root_balctl(const struct ful_msg *m, struct ful_msg *r);
+
 #endif

@@ -1,6 +1,6 @@
 /*
- * System programs: the user-level test suites (user/tests) and the
- * benchmarks (user/bench), each a task of its own, started the way
+ * System programs: the user-level test suites (user/tests), the
+ * benchmarks (user/bench), the fuzzer and the shell, each a task of its own, started the way
  * sel4test's driver starts its test processes: with exactly the part of
  * the rootserver's authority it needs (<ful/ful.h>, "system program").
  * Both create threads and tasks (pool, own vspace), move threads and
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <fulcrum/rootsrv.h>
 #include <ful/load.h>
 #include <ful/spawn.h>
 
@@ -23,12 +24,17 @@
 struct sysprog {
 	const char *name;
 	const char *peers[SP_MAX_PEERS]; /* boot modules it may start */
+	unsigned console; /* rights on console input (FUL_SLOT_CONSOLE) */
+	bool balancer;    /* gets the balancer capability (<fulcrum/balctl.h>) */
+	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
 static const struct sysprog sysprogs[] = {
-	{"tests", {"badinput", "faulter", "ipctest"}},
-	{"bench", {"ipcpeer"}},
-	{"fuzz", {NULL}},
+	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true,
+	 FUL_ROOT_BADGE_PROG},
+	{"bench", {"ipcpeer"}, 0, false, FUL_ROOT_BADGE_PROG},
+	{"fuzz", {NULL}, 0, false, FUL_ROOT_BADGE_PROG},
+	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, FUL_ROOT_BADGE_SHELL},
 };
 
 /** Add a grant of the module frame @name (READ, at its own slot). */
@@ -59,6 +65,15 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 	for (unsigned i = 0; i < SP_MAX_PEERS && sp->peers[i]; i++)
 		if (!sp_grant_module(sp->peers[i], &g[n++]))
 			return 0;
+	if (sp->console)
+		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_CONSOLE,
+						.dst = FUL_SLOT_CONSOLE,
+						.rights = sp->console};
+	if (sp->balancer)
+		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
+						.dst = FUL_SLOT_BALANCER,
+						.rights = FUL_R_WRITE,
+						.badge = FUL_ROOT_BADGE_BAL};
 	return n;
 }
 
@@ -69,8 +84,9 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
  * it) is named by the kernel's FAULT line, which ends the harness's run.
  */
 
-/** Start @sp with its report endpoint @ep and wait for it. */
-static long sp_run(const struct sysprog *sp, unsigned ep)
+/** Start @sp with the service endpoint (WRITE, its badge, in its
+ *  FUL_SYSPROG_SLOT_DONE) into @t; 0 or -FUL_E*. */
+static long sp_start(const struct sysprog *sp, struct ful_task *t)
 {
 	static const struct ful_map_grant maps[] = {
 		{.frame = FUL_SLOT_BOOTINFO, .rights = FUL_R_READ,
@@ -78,38 +94,49 @@ static long sp_run(const struct sysprog *sp, unsigned ep)
 		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 		 .va = FUL_LOAD_VADDR},
 	};
-	struct ful_cap_grant g[4 + SP_MAX_PEERS];
+	struct ful_cap_grant g[6 + SP_MAX_PEERS];
 	int mod = ful_module_find(sp->name);
 	unsigned ng = sp_grants(sp, g);
 	if (mod < 0 || !ng)
 		return -FUL_EINVAL;
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = 0, .prio = SP_PRIO,
-		.vs_rights = FUL_R_ALL, .report_ep = ep,
-		.report_slot = FUL_SYSPROG_SLOT_DONE, .caps = g, .ncaps = ng,
+		.vs_rights = FUL_R_ALL, .report_ep = FUL_SLOT_BALANCER,
+		.report_badge = sp->badge, .report_slot = FUL_SYSPROG_SLOT_DONE, .caps = g, .ncaps = ng,
 		.maps = maps, .nmaps = sizeof(maps) / sizeof(maps[0])};
+	return ful_spawn(&a, t);
+}
+
+/** Start @sp and serve the endpoint until it says done. */
+static long sp_run(const struct sysprog *sp)
+{
 	struct ful_task t;
-	long err = ful_spawn(&a, &t);
-	struct ful_msg m;
+	long err = sp_start(sp, &t);
 	if (!err)
-		err = ful_recv(ep, &m, FUL_FOREVER);
+		err = root_serve(true);
 	ful_task_destroy(&t);
 	return err;
 }
 
-long root_sysprog_run(const char *name)
+/** The entry of @name in the table, or NULL. */
+static const struct sysprog *sp_find(const char *name)
 {
-	const struct sysprog *sp = NULL;
 	for (unsigned i = 0; i < sizeof(sysprogs) / sizeof(sysprogs[0]); i++)
 		if (!strcmp(sysprogs[i].name, name))
-			sp = &sysprogs[i];
-	long ep = ful_slot_alloc();
-	if (!sp || ep < 0)
-		return -FUL_EINVAL;
-	long err = ful_ep_create(FUL_SLOT_POOL, (unsigned)ep);
-	if (!err)
-		err = sp_run(sp, (unsigned)ep);
-	ful_slot_drop((unsigned)ep);
+			return &sysprogs[i];
+	return NULL;
+}
+
+long root_sysprog_start(const char *name, struct ful_task *t)
+{
+	const struct sysprog *sp = sp_find(name);
+	return sp ? sp_start(sp, t) : -FUL_EINVAL;
+}
+
+long root_sysprog_run(const char *name)
+{
+	const struct sysprog *sp = sp_find(name);
+	long err = sp ? sp_run(sp) : -FUL_EINVAL;
 	if (err)
 		printf("rootserver: system program %s: error %ld\n", name, err);
 	return err;

@@ -61,13 +61,15 @@ static int bi_start(struct bi_child *c, unsigned cpu, unsigned mode,
 	const struct ful_cap_grant caps[] = {
 		{FUL_SLOT_POOL, FUL_CHILD_SLOT_ARG0, FUL_R_ALL, 0},
 		{FUL_SLOT_SCHED, FUL_CHILD_SLOT_ARG0 + 1, FUL_R_ALL, 0},
+		/* READ only: it can never bind console input */
+		{FUL_SLOT_CONSOLE, FUL_CHILD_SLOT_ARG0 + 2, FUL_R_READ, 0},
 	};
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = cpu, .prio = 100,
 		.arg0 = BI_ARG0(mode, seed), .arg1 = BI_ARG1(n1, n2),
 		.vs_rights = FUL_R_ALL, .thread_rights = FUL_R_ALL,
 		.report_ep = (unsigned)c->ep, .report_badge = BI_BADGE,
-		.caps = caps, .ncaps = 2};
+		.caps = caps, .ncaps = 3};
 	int err = ful_spawn(&a, &c->task);
 	if (err < 0)
 		ful_slot_drop((unsigned)c->ep);

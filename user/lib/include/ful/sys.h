@@ -262,6 +262,22 @@ static inline long ful_util_set(unsigned sched, unsigned long win_ms)
 	return FUL__SC(FUL_SYS_UTIL_SET, sched, win_ms, 0, 0, 0, 0, 0).x0;
 }
 
+/** Bind console input to @ntfn (signalled with @bits when bytes arrive;
+ *  one binding at a time, <fulcrum/syscall.h>). */
+static inline long ful_cons_bind(unsigned console, unsigned ntfn,
+				 unsigned long bits)
+{
+	return FUL__SC(FUL_SYS_CONS_BIND, console, ntfn, bits, 0, 0, 0, 0).x0;
+}
+
+/** Up to @len (1..FUL_CONS_READ_MAX) buffered console bytes into @buf;
+ *  the number read, 0 if none (never blocks), or -FUL_E*. */
+static inline long ful_cons_read(unsigned console, unsigned ntfn, void *buf,
+				 unsigned long len)
+{
+	return FUL__SC(FUL_SYS_CONS_READ, console, ntfn, buf, len, 0, 0, 0).x0;
+}
+
 static inline long ful_sysinfo(struct ful_sysinfo *info)
 {
 	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;

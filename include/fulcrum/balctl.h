@@ -1,0 +1,62 @@
+/*
+ * Balancer control: the /proc/sys/kernel/balance_* of Fulcrum. The
+ * rootserver runs the system's balancer (user/balancer) with a policy
+ * (user/policy) and answers these requests on its endpoint; a program
+ * may ask only if the rootserver handed it the balancer capability: a
+ * WRITE copy of that endpoint badged FUL_ROOT_BADGE_BAL
+ * (<fulcrum/rootsrv.h>), in its slot FUL_SLOT_BALANCER. Without a
+ * capability there is nothing to call (the kernel's EBADCAP); a copy
+ * with another badge gets FUL_BAL_EPERM.
+ *
+ * Every request is a call: label FUL_BAL_*, arguments in MR0 and in the
+ * caller's IPC buffer (FUL_MSG(label, bytes)); the reply's MR0 is the
+ * result, >= 0 or -FUL_BAL_E*, and on FUL_BAL_GET the reply carries a
+ * struct ful_bal_state in the caller's IPC buffer.
+ *
+ *   FUL_BAL_GET     no arguments. MR0: the number of tunables; buffer:
+ *                   the policy's name and each tunable {name, value,
+ *                   min, max}.
+ *   FUL_BAL_SET     buffer: struct ful_bal_set {name, value}. MR0: 0.
+ *   FUL_BAL_POLICY  buffer: the policy's name, NUL-terminated. MR0: 0.
+ *                   The new policy starts from its default tunables.
+ *
+ * A failed request changes nothing. A change takes effect at the next
+ * decision and never in the middle of one: the balancer applies it under
+ * the lock that every round (timer, demand, idle) and every placement
+ * holds, i.e. between rounds.
+ */
+#ifndef FULCRUM_BALCTL_H
+#define FULCRUM_BALCTL_H
+
+#define FUL_BAL_GET 16
+#define FUL_BAL_SET 17
+#define FUL_BAL_POLICY 18
+
+#define FUL_BAL_EPOLICY 1  /* no policy of that name */
+#define FUL_BAL_ETUNABLE 2 /* the current policy has no tunable of that name */
+#define FUL_BAL_ERANGE 3   /* value outside the tunable's [min, max] */
+#define FUL_BAL_EMSG 4     /* malformed: unknown label, wrong length, name
+			    * empty or not NUL-terminated */
+#define FUL_BAL_EPERM 5    /* the capability used is not the balancer's */
+
+#define FUL_BAL_NAME_MAX 24 /* bytes of a name, with its NUL */
+#define FUL_BAL_MAX_TUNABLES 8
+
+struct ful_bal_tunable {
+	char name[FUL_BAL_NAME_MAX];
+	long value, min, max;
+};
+
+struct ful_bal_state {
+	char policy[FUL_BAL_NAME_MAX];
+	unsigned int n; /* tunables in t[] */
+	unsigned int pad;
+	struct ful_bal_tunable t[FUL_BAL_MAX_TUNABLES];
+};
+
+struct ful_bal_set {
+	char name[FUL_BAL_NAME_MAX];
+	long value;
+};
+
+#endif

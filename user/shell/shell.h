@@ -1,0 +1,17 @@
+/* shell internals: main.c (input, line editing), cmds.c (commands),
+ * bal.c (balancer commands). */
+#ifndef SHELL_SHELL_H
+#define SHELL_SHELL_H
+
+/** Run one command line (possibly empty). */
+void sh_command(const char *line);
+/** Call the rootserver's service endpoint with request @label
+ *  (<fulcrum/rootsrv.h>): its answer, or the call's -FUL_E*. */
+long sh_root_call(unsigned long label);
+
+/* bal.c: the balancer commands (<fulcrum/balctl.h>). */
+void sh_policy(const char *args);
+void sh_set(const char *args);
+void sh_get(void);
+
+#endif

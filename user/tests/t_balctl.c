@@ -1,0 +1,131 @@
+/*
+ * Balancer control over IPC (<fulcrum/balctl.h>), against the
+ * rootserver's own balancer (policy mginkgo at boot in utest runs; its
+ * thread does not run, so nothing else changes it):
+ *   balctl_errors  every error: unknown tunable, value out of range,
+ *                  unknown policy, malformed requests, an unknown label,
+ *                  a capability with another badge (EPERM), a copy
+ *                  without WRITE and an empty slot (the kernel refuses
+ *                  the call); after each, the state is unchanged
+ *   balctl_change  a set and a policy switch, seen by the next get; the
+ *                  boot state is put back
+ */
+#include <string.h>
+
+#include <fulcrum/balctl.h>
+#include <fulcrum/rootsrv.h>
+
+#include "utest.h"
+
+/** Call @ep with @label, @len bytes of the IPC buffer; MR0 or -FUL_E*. */
+static long bc_call(unsigned ep, unsigned long label, unsigned long len)
+{
+	struct ful_msg m = {.info = FUL_MSG(label, len)};
+	long err = ful_call(ep, &m, 20000000UL);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+/** FUL_BAL_GET into @st: the tunables' number or an error. */
+static long bc_get(struct ful_bal_state *st)
+{
+	long r = bc_call(FUL_SLOT_BALANCER, FUL_BAL_GET, 0);
+	memcpy(st, ful_ipcbuf(), sizeof(*st));
+	return r;
+}
+
+static long bc_set(const char *name, long value)
+{
+	struct ful_bal_set s;
+	memset(&s, 0, sizeof(s));
+	strncpy(s.name, name, sizeof(s.name) - 1);
+	s.value = value;
+	memcpy(ful_ipcbuf(), &s, sizeof(s));
+	return bc_call(FUL_SLOT_BALANCER, FUL_BAL_SET, sizeof(s));
+}
+
+static long bc_policy(const char *name)
+{
+	strcpy(ful_ipcbuf(), name);
+	return bc_call(FUL_SLOT_BALANCER, FUL_BAL_POLICY, strlen(name) + 1);
+}
+
+/** The value of tunable @name in @st, or -999. */
+static long bc_value(const struct ful_bal_state *st, const char *name)
+{
+	for (unsigned i = 0; i < st->n; i++)
+		if (!strcmp(st->t[i].name, name))
+			return st->t[i].value;
+	return -999;
+}
+
+UTEST(balctl_errors, 1)
+{
+	struct ful_bal_state st0, st;
+	long n = bc_get(&st0);
+	UT_CHECK(n > 0 && n == (long)st0.n);
+	UT_CHECK(!strcmp(st0.policy, "mginkgo"));
+#define UNCHANGED()                                                     \
+	do {                                                            \
+		UT_CHECK_EQ(bc_get(&st), n);                            \
+		UT_CHECK(!memcmp(&st, &st0, sizeof(st)));               \
+	} while (0)
+	UT_CHECK_EQ(bc_set("nosuch", 1), -FUL_BAL_ETUNABLE);
+	UNCHANGED();
+	UT_CHECK_EQ(bc_set("threshold_pct", 101), -FUL_BAL_ERANGE);
+	UT_CHECK_EQ(bc_set("threshold_pct", -1), -FUL_BAL_ERANGE);
+	UNCHANGED();
+	UT_CHECK_EQ(bc_policy("nosuch"), -FUL_BAL_EPOLICY);
+	UNCHANGED();
+	/* Malformed: a set of the wrong size, names empty or without NUL,
+	 * a get with bytes, a label that is no request. */
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_SET, 8), -FUL_BAL_EMSG);
+	memset(ful_ipcbuf(), 'x', 64);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_SET,
+			    sizeof(struct ful_bal_set)), -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_POLICY, 64),
+		    -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_POLICY, 0),
+		    -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_GET, 4), -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_ROOT_REQ_OFF, 0),
+		    -FUL_ENOSYS); /* the balancer badge cannot power off */
+	UNCHANGED();
+	/* Without the balancer capability: another badge of the same
+	 * endpoint, a copy without WRITE, nothing at all. */
+	UT_CHECK_EQ(bc_call(FUL_SYSPROG_SLOT_DONE, FUL_BAL_GET, 0),
+		    -FUL_BAL_EPERM);
+	long ro = ful_slot_alloc();
+	UT_CHECK(ro > 0);
+	UT_CHECK_EQ(ful_cap_copy(FUL_SLOT_BALANCER, FUL_SLOT_SELF_VS,
+				 (unsigned)ro, FUL_R_READ, 0), 0);
+	UT_CHECK_EQ(bc_call((unsigned)ro, FUL_BAL_GET, 0), -FUL_ERIGHTS);
+	ful_slot_drop((unsigned)ro);
+	long empty = ful_slot_alloc();
+	UT_CHECK(empty > 0);
+	UT_CHECK_EQ(bc_call((unsigned)empty, FUL_BAL_GET, 0), -FUL_EBADCAP);
+	ful_slot_free((unsigned)empty);
+	UNCHANGED();
+#undef UNCHANGED
+}
+
+UTEST(balctl_change, 1)
+{
+	struct ful_bal_state st;
+	UT_CHECK(bc_get(&st) > 0);
+	UT_CHECK(!strcmp(st.policy, "mginkgo"));
+	long t0 = bc_value(&st, "threshold_pct");
+	UT_CHECK(t0 >= 0 && t0 != 25);
+	UT_CHECK_EQ(bc_set("threshold_pct", 25), 0);
+	UT_CHECK(bc_get(&st) > 0);
+	UT_CHECK_EQ(bc_value(&st, "threshold_pct"), 25);
+	UT_CHECK_EQ(bc_policy("fulcrum"), 0);
+	UT_CHECK(bc_get(&st) > 0);
+	UT_CHECK(!strcmp(st.policy, "fulcrum"));
+	UT_CHECK(bc_value(&st, "max_moves") >= 0); /* fulcrum's own */
+	UT_CHECK_EQ(bc_value(&st, "threshold_pct"), t0); /* its default */
+	/* Back to the boot state. */
+	UT_CHECK_EQ(bc_policy("mginkgo"), 0);
+	UT_CHECK(bc_get(&st) > 0);
+	UT_CHECK(!strcmp(st.policy, "mginkgo"));
+	UT_CHECK_EQ(bc_value(&st, "threshold_pct"), t0);
+}
