@@ -13,8 +13,9 @@
  *              line (keys: see lb_decision_json() in lb_log.c and
  *              docs/design.md, "The policy interface")
  *
- * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
- * refinement: idle trigger, several moves per round, no new overload).
+ * Policies: "mginkgo" (paper 000, as published), "fulcrum" (the
+ * refinement: idle trigger, several moves per round, no new overload)
+ * and "opzone" (paper 004: operation zones on utilization, task scores).
  */
 #ifndef LB_H
 #define LB_H
@@ -145,6 +146,9 @@ enum lb_trigger {
 	LB_TRIG_TIMER,   /* the periodic rebalance (period_ms) */
 	LB_TRIG_DEMAND,  /* asked for explicitly */
 	LB_TRIG_IDLE,    /* the caller saw a core go idle */
+	LB_TRIG_WAKE,    /* the caller saw a core wake from idle (opzone) */
+	LB_TRIG_BUSIEST, /* the running task is on the busiest core (opzone) */
+	LB_TRIG_COUNT
 };
 
 enum lb_state { LB_ST_EXCLUDED, LB_ST_LIGHT, LB_ST_NORMAL, LB_ST_HEAVY };
@@ -170,6 +174,11 @@ enum lb_reason {
 	LB_R_MAX_MOVES,      /* the bound on moves was reached */
 	LB_R_NO_ELIGIBLE,    /* placement: affinity excludes every eligible
 			      * core; the lowest allowed core was taken */
+	LB_R_TIMER_DECLINED, /* opzone: never rebalances on the blind timer */
+	LB_R_BELOW_ZONE,     /* opzone: utilization not in the zone that
+			      * balances (cold, below the spot, not hot) */
+	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
+			      * above the spot */
 	LB_R_COUNT
 };
 
@@ -179,6 +188,21 @@ struct lb_dmove {
 	unsigned char from;  /* LB_NO_CPU for a placement */
 	unsigned char to;
 	unsigned long from_after, to_after; /* predicted loads after it */
+};
+
+/* What a utilization policy (opzone, paper 004) decided on: in a
+ * decision record when has_util (the JSON line then has the keys zone,
+ * spot, cpus_avg, bound, figure, util, task). Permille throughout. */
+struct lb_dutil {
+	unsigned char zone, spot, cpus_avg;   /* the tunables used */
+	unsigned short bound;   /* balance only if figure > bound */
+	unsigned short figure;  /* busiest core's utilization, or the
+				 * average over the eligible cores */
+	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window */
+	unsigned tid;           /* the task weighed (0: none) */
+	unsigned short task_util;             /* its usage */
+	short score;            /* its prize/punish adjustment */
+	unsigned short eff;     /* usage with the score, bounded */
 };
 
 struct lb_decision {
@@ -194,6 +218,8 @@ struct lb_decision {
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
+	bool has_util;                       /* opzone: ut is filled */
+	struct lb_dutil ut;
 };
 
 /* Derived figures (computed when needed, not stored: they cost the
@@ -272,6 +298,7 @@ enum {
 
 void lb_mginkgo_init(struct lb_policy *p);
 void lb_fulcrum_init(struct lb_policy *p);
+void lb_opzone_init(struct lb_policy *p);
 int lb_policy_init(struct lb_policy *p, const char *name);
 int lb_tunable_set(struct lb_policy *p, const char *name, long value);
 int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);

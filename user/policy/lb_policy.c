@@ -14,6 +14,8 @@ int lb_policy_init(struct lb_policy *p, const char *name)
 		lb_mginkgo_init(p);
 	else if (!strcmp(name, "fulcrum"))
 		lb_fulcrum_init(p);
+	else if (!strcmp(name, "opzone"))
+		lb_opzone_init(p);
 	else
 		return LB_E_NAME;
 	return 0;
@@ -62,6 +64,7 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->gate = LB_GATE_NONE;
 	d->nmoves = 0;
 	d->has_reject = false;
+	d->has_util = false;
 }
 
 /** The tunables of @p the snapshot derives its configuration from. */
