@@ -457,3 +457,41 @@ OZTEST(decision_log_keys)
 	lb_decision_json(&dec, json, sizeof(json));
 	CHECK(strstr(json, "\"zone\"") == NULL);
 }
+
+/** xorshift, for reproducible random states. */
+static unsigned long rnd(unsigned long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+OZTEST(cheap_reader_matches_the_snapshot)
+{
+	/* opzone reads each core's sliding figure itself (cheaper): on
+	 * cores stamped in the window of now, the one before, long before,
+	 * idle or busy, it must give what the snapshot's LB_NEED_ALL
+	 * reader gives */
+	unsigned long x = 88172645463325252ul;
+	struct lb_snap ref;
+	struct lb_loads lv;
+	for (unsigned i = 0; i < 2000; i++) {
+		setup(4);
+		now = T0 + rnd(&x) % W;
+		for (unsigned c = 0; c < 4; c++) {
+			unsigned long back = rnd(&x) % (4 * W);
+			unsigned long stamp = now - (c == 3 ? 0 : back);
+			unsigned long ws = stamp / W * W;
+			unsigned long cur = rnd(&x) % (stamp - ws + 1);
+			lb_fake_cpu_util(&area, c, stamp, (int)(rnd(&x) & 1), cur,
+					 0, (unsigned)(rnd(&x) % 1001), 0);
+		}
+		rebalance();
+		lb_snap_init(&ref, &area, 0);
+		lb_snap_refresh(&ref, now, LB_NEED_ALL, LB_SNAP_TUNABLES(1, 20),
+				&lv);
+		for (unsigned c = 0; c < 4; c++)
+			CHECK_EQ(dec.ut.util[c], ref.util[c].short_pm);
+	}
+}

@@ -2,8 +2,8 @@
  * "opzone": the operation-zone balancer of paper 004 (Lim, Min, Eom),
  * on the utilization windows of the load area (version 3).
  *
- * Figure: each core's utilization over the short sliding window (the
- * snapshot's util[], LB_NEED_ALL). cpus_avg = 0 (default) compares the
+ * Figure: each core's utilization over the short sliding window, the
+ * snapshot's util[] of LB_NEED_ALL, read more cheaply (oz_cpu_util). cpus_avg = 0 (default) compares the
  * busiest eligible core's figure, cpus_avg = 1 the average over the
  * eligible cores (paper 3.2).
  *
@@ -92,6 +92,8 @@ struct oz_ctx {
 	struct lb_decision *d;
 	unsigned bound;        /* balance only above it */
 	unsigned long prize, punish; /* counter ticks */
+	struct ful_win_par par; /* the window parameters (hdr.util_*) */
+	unsigned long idx, ws; /* the window of s->now and its start */
 };
 
 /** The bound of the configured zone and spot, permille. */
@@ -112,6 +114,58 @@ static unsigned long oz_ticks(const struct lb_snap *s, long ms)
 	return (unsigned long)ms * s->area->hdr.counter_freq / 1000;
 }
 
+/**
+ * Core record @r's utilization over the short sliding window at x->s->now,
+ * permille: what the snapshot's LB_NEED_ALL reader (ful_util_cpu) gives,
+ * from the six fields it needs and with the window of `now` computed
+ * once per decision, not per core (that reader costs some 200
+ * instructions a core). A record from before a change of the window
+ * length, or stamped after `now`, goes to the general reader.
+ */
+static unsigned oz_cpu_util(const struct oz_ctx *x,
+			    const struct ful_load_cpu *r)
+{
+	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
+	unsigned long win = x->par.win;
+	unsigned pm, seq;
+	do {
+		seq = ful_load_seq_begin(&r->seq);
+		stamp = FUL_LOAD_RLX(&r->stamp);
+		idle = FUL_LOAD_RLX(&r->idle_open);
+		widx = FUL_LOAD_RLX(&r->win_idx);
+		busy = FUL_LOAD_RLX(&r->busy);
+		base = FUL_LOAD_RLX(&r->win_base);
+		pm = FUL_LOAD_RLX(&r->util_short);
+	} while (!ful_load_seq_ok(&r->seq, seq));
+	if (!win)
+		return 0;
+	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
+		struct ful_load_cpu c;
+		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
+		ful_util_cpu(&c, &x->par, now, &pm, NULL);
+		return pm;
+	}
+	unsigned long cur = busy >= base ? busy - base : 0;
+	if (widx == x->idx) {
+		cur += idle ? 0 : now - stamp;
+	} else {
+		pm = widx + 1 == x->idx
+			     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp),
+						win)
+			     : (idle ? 0 : 1000);
+		cur = idle ? 0 : now - x->ws;
+	}
+	return ful_win_sliding(cur, pm, now, x->ws, win);
+}
+
+/** Read the window parameters and find the window of the decision. */
+static void oz_clock(struct oz_ctx *x)
+{
+	ful_load_util_par(x->s->area, &x->par);
+	x->idx = x->par.win ? ful_win_index(&x->par, x->s->now) : 0;
+	x->ws = x->par.win ? ful_win_start(&x->par, x->idx) : x->s->now;
+}
+
 /** Record the zone, the per-core figures and the average of the
  *  eligible cores in d->ut; returns that average. */
 static unsigned oz_record(struct oz_ctx *x, unsigned mask)
@@ -120,6 +174,7 @@ static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 	const struct lb_policy *p = x->p;
 	unsigned long sum = 0;
 	unsigned n = x->s->conf.ncpus, k = 0;
+	oz_clock(x);
 	x->d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
@@ -127,33 +182,43 @@ static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
 	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
-		u->util[c] = (unsigned short)x->s->util[c].short_pm;
+		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
 		if ((mask >> c) & 1)
 			sum += u->util[c], k++;
 	}
 	return k ? (unsigned)(sum / k) : 0;
 }
 
-/** The eligible core of @mask with the highest (@most) or lowest
- *  utilization; ties to the higher / lower load, then the lowest id. */
-static unsigned oz_pick_core(const struct lb_decision *d, unsigned mask,
-			     bool most)
+/** Whether core @a ranks before core @b as the least utilized (@most:
+ *  as the most): by utilization, then load, then the lower id. */
+static inline bool oz_before(const struct lb_decision *d, unsigned a,
+			     unsigned b, bool most)
 {
-	unsigned best = LB_NO_CPU;
+	unsigned ua = d->ut.util[a], ub = d->ut.util[b];
+	unsigned long la = d->v.load[a], lb = d->v.load[b];
+	return most ? ua > ub || (ua == ub && la > lb)
+		    : ua < ub || (ua == ub && la < lb);
+}
+
+/** The core of @mask with the lowest utilization (*@lo) and, if @hi,
+ *  the highest (*@hi), in one pass; LB_NO_CPU for an empty mask. */
+static void oz_pick_cores(const struct lb_decision *d, unsigned mask,
+			  unsigned *lo, unsigned *hi)
+{
+	unsigned l = LB_NO_CPU, h = LB_NO_CPU;
 	for (unsigned c = 0; mask; c++, mask >>= 1) {
 		if (!(mask & 1))
 			continue;
-		if (best == LB_NO_CPU) {
-			best = c;
+		if (l == LB_NO_CPU) {
+			l = h = c;
 			continue;
 		}
-		unsigned a = d->ut.util[c], b = d->ut.util[best];
-		unsigned long la = d->v.load[c], lbst = d->v.load[best];
-		if (most ? (a > b || (a == b && la > lbst))
-			 : (a < b || (a == b && la < lbst)))
-			best = c;
+		l = oz_before(d, c, l, false) ? c : l;
+		h = hi && oz_before(d, c, h, true) ? c : h;
 	}
-	return best;
+	*lo = l;
+	if (hi)
+		*hi = h;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -167,7 +232,8 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	unsigned mask = lb_record(s, d), online = (1u << s->conf.ncpus) - 1;
 	unsigned allowed = t->affinity ? t->affinity & online : online;
 	d->ut.figure = (unsigned short)oz_record(&x, mask);
-	unsigned to = oz_pick_core(d, mask & allowed, false);
+	unsigned to;
+	oz_pick_cores(d, mask & allowed, &to, NULL);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -240,9 +306,8 @@ static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_rec *r,
 				unsigned long last, unsigned long idx)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = x->s->now, win = x->s->upar.win;
-	unsigned long lws = idx > x->s->upar.idx0
-				    ? ful_win_start(&x->s->upar, idx - 1) : now;
+	unsigned long now = x->s->now, win = x->par.win;
+	unsigned long lws = idx > x->par.idx0 ? x->ws - win : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
 	bool lhigh = last * 1000 >= (unsigned long)x->bound * win;
@@ -306,8 +371,7 @@ static void oz_weigh(struct oz_ctx *x, unsigned tid, unsigned src,
 	unsigned long cur, last;
 	oz_windows(&r, idx, &cur, &last);
 	const struct oz_task *e = oz_score(x, &r, last, idx);
-	unsigned u = ful_win_permille(cur > last ? cur : last,
-				      x->s->upar.win);
+	unsigned u = ful_win_permille(cur > last ? cur : last, x->par.win);
 	unsigned eff = oz_eff(u, e->adj);
 	if (b->tid && (eff < b->eff || (eff == b->eff && u <= b->u)))
 		return;
@@ -329,15 +393,16 @@ static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
 			 struct oz_best *b)
 {
 	struct lb_snap *s = x->s;
-	unsigned long idx = ful_win_index(&s->upar, s->now);
+	unsigned long idx = x->idx;
 	unsigned probe = OZ_PROBE;
+	unsigned running = FUL_LOAD_RLX(&s->area->cpu[src].running);
 	*b = (struct oz_best){0};
-	oz_weigh(x, s->ext[src].running, src, dst, idx, b);
+	oz_weigh(x, running, src, dst, idx, b);
 	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
 		lb_snap_index(s);
 	for (unsigned i = s->first[src]; i < s->first[src + 1] && probe; i++) {
 		unsigned tid = (unsigned)(s->key[i] & 0xffffffffUL);
-		if (tid == s->ext[src].running)
+		if (tid == running)
 			continue;
 		s->probes++;
 		oz_weigh(x, tid, src, dst, idx, b);
@@ -371,8 +436,7 @@ static unsigned oz_gate(struct oz_ctx *x, unsigned mask, unsigned *src,
 {
 	struct lb_decision *d = x->d;
 	unsigned avg = oz_record(x, mask);
-	*src = oz_pick_core(d, mask, true);
-	*dst = oz_pick_core(d, mask, false);
+	oz_pick_cores(d, mask, dst, src);
 	d->ut.figure = (unsigned short)(x->p->tun[OZ_T_AVG].value
 						? avg : d->ut.util[*src]);
 	if (d->ut.figure <= x->bound)
@@ -430,7 +494,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 
 void lb_opzone_init(struct lb_policy *p)
 {
-	*p = (struct lb_policy){.name = "opzone", .needs = LB_NEED_ALL,
+	*p = (struct lb_policy){.name = "opzone", .needs = 0,
 				.ntunables = OZ_T_COUNT,
 				.place = opzone_place,
 				.rebalance = opzone_rebalance,
