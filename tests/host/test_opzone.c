@@ -243,6 +243,7 @@ OZTEST(triggers_and_the_blind_timer)
 	CHECK_EQ(dec.reason, LB_R_TIMER_DECLINED);
 	CHECK(dec.has_util);
 	CHECK_EQ(dec.ut.util[1], 900);
+	CHECK_EQ(dec.ut.figure, 900); /* logged even when declined */
 	static const enum lb_trigger ok[] = {LB_TRIG_WAKE, LB_TRIG_BUSIEST,
 					     LB_TRIG_IDLE, LB_TRIG_DEMAND};
 	for (unsigned i = 0; i < 4; i++) {

@@ -166,8 +166,9 @@ static void oz_clock(struct oz_ctx *x)
 	x->ws = x->par.win ? ful_win_start(&x->par, x->idx) : x->s->now;
 }
 
-/** Record the zone, the per-core figures and the average of the
- *  eligible cores in d->ut; returns that average. */
+/** Record the zone and the per-core figures in d->ut, and the figure
+ *  the zone is judged on: the highest of the eligible cores, or with
+ *  cpus_avg their average. Returns that average. */
 static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 {
 	struct lb_dutil *u = &x->d->ut;
@@ -181,12 +182,17 @@ static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
+	unsigned top = 0, avg;
 	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
 		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
-		if ((mask >> c) & 1)
-			sum += u->util[c], k++;
+		if (!((mask >> c) & 1))
+			continue;
+		sum += u->util[c], k++;
+		top = u->util[c] > top ? u->util[c] : top;
 	}
-	return k ? (unsigned)(sum / k) : 0;
+	avg = k ? (unsigned)(sum / k) : 0;
+	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value ? avg : top);
+	return avg;
 }
 
 /** Whether core @a ranks before core @b as the least utilized (@most:
@@ -231,7 +237,7 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			   .bound = oz_bound(p)};
 	unsigned mask = lb_record(s, d), online = (1u << s->conf.ncpus) - 1;
 	unsigned allowed = t->affinity ? t->affinity & online : online;
-	d->ut.figure = (unsigned short)oz_record(&x, mask);
+	oz_record(&x, mask);
 	unsigned to;
 	oz_pick_cores(d, mask & allowed, &to, NULL);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
@@ -435,10 +441,8 @@ static unsigned oz_gate(struct oz_ctx *x, unsigned mask, unsigned *src,
 			unsigned *dst)
 {
 	struct lb_decision *d = x->d;
-	unsigned avg = oz_record(x, mask);
+	oz_record(x, mask);
 	oz_pick_cores(d, mask, dst, src);
-	d->ut.figure = (unsigned short)(x->p->tun[OZ_T_AVG].value
-						? avg : d->ut.util[*src]);
 	if (d->ut.figure <= x->bound)
 		return LB_R_BELOW_ZONE;
 	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
