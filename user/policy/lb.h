@@ -214,12 +214,13 @@ struct lb_decision {
 	unsigned char kind, trigger, gate, reason;
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
+	bool has_util;       /* opzone: ut is filled (in the padding here:
+			      * cleared with has_reject in one store) */
 	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
-	bool has_util;                       /* opzone: ut is filled */
-	struct lb_dutil ut;
+	struct lb_dutil ut;                  /* if has_util */
 };
 
 /* Derived figures (computed when needed, not stored: they cost the

@@ -63,8 +63,7 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->trigger = (unsigned char)trigger;
 	d->gate = LB_GATE_NONE;
 	d->nmoves = 0;
-	d->has_reject = false;
-	d->has_util = false;
+	d->has_reject = d->has_util = false;
 }
 
 /** The tunables of @p the snapshot derives its configuration from. */
