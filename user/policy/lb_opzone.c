@@ -2,10 +2,10 @@
  * "opzone": the operation-zone balancer of paper 004 (Lim, Min, Eom),
  * on the utilization windows of the load area (version 3).
  *
- * Figure: each core's utilization over the short sliding window, the
- * snapshot's util[] of LB_NEED_ALL, read more cheaply (oz_cpu_util). cpus_avg = 0 (default) compares the
- * busiest eligible core's figure, cpus_avg = 1 the average over the
- * eligible cores (paper 3.2).
+ * Figure: each core's utilization over the short sliding window (the
+ * snapshot's util[] of LB_NEED_ALL, read more cheaply: oz_cpu_util).
+ * cpus_avg = 0 (default) compares the busiest eligible core's figure,
+ * cpus_avg = 1 the average over the eligible cores (paper 3.2).
  *
  * Zone (tunable zone, spot): balance only if figure > bound, with
  *   cold  bound 30 %   (0-30 % is cold: never balance there)
@@ -23,9 +23,10 @@
  * (tid checked: a reused slot starts over). A task is "high" while its
  * last complete window was at or above the bound and, since the policy
  * last looked at it, its average usage was too (run time delta / time
- * delta: the policy is not called every window). A high stretch that
- * lasts punish_ms earns -5 % (and again every punish_ms); one that ends
- * before prize_ms earns +5 %. The adjustment stays within +-50 % and the
+ * delta: the policy is not called every window). A high stretch seen to
+ * last punish_ms earns -5 % (and again every punish_ms); one that ends
+ * having lasted punish_ms also -5 %, one that ends before prize_ms
+ * without a punishment +5 % (oz_score). The adjustment stays within +-50 % and the
  * adjusted figure never crosses the high spot upwards nor the low spot
  * downwards (the paper's bounds). Scores change only for tasks the
  * policy examines, i.e. at decisions.
