@@ -36,6 +36,21 @@ void load_init(void)
 		panic("load: no frame slot for the load area");
 }
 
+/**
+ * Core @c starts, idle: publish that, with its clock (last_switch) as
+ * the stamp. A core that stays idle from boot on never switches and,
+ * tickless, never ticks, so nothing else would publish its record; a
+ * zero record has idle_open 0 and reads as busy since counter 0 (100 %
+ * utilization on a core that never ran anything).
+ */
+void load_cpu_start(struct cpu *c)
+{
+	struct ful_load_cpu *l = lcpu(c);
+	seq_begin(&l->seq);
+	lcpu_times(c, l, true);
+	seq_end(&l->seq);
+}
+
 struct frame *load_frame(void)
 {
 	return load_frame_obj;

@@ -144,6 +144,8 @@ static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l,
 	l->awake = c->stats.awake;
 }
 
+void load_cpu_start(struct cpu *c);
+
 /** Core switch from @prev to @next, the general case (load.c): opens
  *  a window when the sums change or at an idle transition. */
 void load_switch_slow(struct owner o, struct thread *prev,

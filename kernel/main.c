@@ -66,6 +66,7 @@ static void cpu_init_this(unsigned id)
 	sched_init_cpu(c);
 	c->idle = thread_init_idle(id);
 	c->current = c->idle;
+	load_cpu_start(c); /* idle until its first switch */
 	arch_init_cpu(id);
 	c->stats.awake_since = arch_cycles(); /* the counter is set up now */
 	atomic_fetch_or(&cpus_online_mask, 1u << id);

@@ -40,9 +40,13 @@ static void bal_unlock(void)
 	atomic_flag_clear_explicit(&bal.lock, memory_order_release);
 }
 
-static unsigned long bal_now_us(void)
+/** The decisions' clock: the system counter, in the units of the load
+ *  area (stamp, windows), which the utilization readers roll the
+ *  published figures up to (a time in microseconds there would read as
+ *  long before every stamp) and the log's "t" documents. */
+static unsigned long bal_now(void)
 {
-	return ful_ticks_to_us(ful_counter());
+	return ful_counter();
 }
 
 int bal_init(const char *name)
@@ -98,7 +102,7 @@ static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity,
 	struct lb_new_thread nt = {.slice_ms = slice_ms, .affinity = affinity,
 				   .nice = nice};
 	struct lb_decision *d = lb_log_next(&bal.log);
-	return lb_place(&bal.pol, &bal.snap, bal_now_us(), &nt, d);
+	return lb_place(&bal.pol, &bal.snap, bal_now(), &nt, d);
 }
 
 unsigned bal_place(unsigned slice_ms, unsigned affinity)
@@ -146,7 +150,7 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 {
 	struct ful_move mv[LB_MAX_MOVES];
 	struct lb_decision *d = lb_log_next(&bal.log);
-	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now_us(), trigger,
+	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now(), trigger,
 				  mv, LB_MAX_MOVES, d);
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
 	/* A moved thread is counted on neither core until it lands: the

@@ -26,6 +26,10 @@
  *                             T = 8, 64, 256
  *   lb_round_<p>              a whole round of up to 8 moves (max_moves
  *                             8, the default), 4 cores, 64 threads
+ *   lb_place_opzone           opzone (paper 004) placement and rebalance
+ *   lb_rebalance_opzone       (trigger "busiest", one move), 4 cores,
+ *   lb_{place,rebalance}_opzone_c4_t<T>   64 threads; and T = 8, 64, 256
+ *                             (utilization figures in the area: below)
  *   balancer_round            a whole timer-triggered round of the live
  *   balancer_share            balancer, and its share of a core (below)
  *
@@ -60,6 +64,9 @@ static struct lb_log dlog;
 static struct ful_move moves[LB_MAX_MOVES];
 static unsigned long samples[LB_RUNS];
 static unsigned long read_cost;
+/* opzone's clock: a time that matches the fabricated windows (the
+ * other policies' decisions take the time read at the start of a run). */
+static unsigned long bench_now;
 
 /** Fill the fabricated area: @ncpus cores, @nthreads threads. */
 static void fabricate(unsigned ncpus, unsigned nthreads)
@@ -201,6 +208,79 @@ static unsigned bench_metric(const char *policy, unsigned nthreads,
 	return 3;
 }
 
+/**
+ * Utilization figures for opzone on the fabricated area, at the start of
+ * window 1000 (100 ms windows): cores 0..3 at 10 / 90 / 30 / 20 %
+ * (core 1 holds 2/3 of the threads), each thread 60 to 90 % of the last
+ * window, core 1 running its first thread. At the mid spot the busiest
+ * core is above the spot and its tasks too: every run makes the move.
+ */
+static void fabricate_util(unsigned nthreads)
+{
+	static const unsigned pm[4] = {100, 900, 300, 200};
+	unsigned long win = fake_area.hdr.util_win;
+	bench_now = 1000 * win;
+	for (unsigned c = 0; c < 4; c++)
+		lb_fake_cpu_util(&fake_area, c, bench_now, 0, 0, 0, pm[c],
+				 pm[c]);
+	for (unsigned i = 0; i < nthreads; i++)
+		lb_fake_thread_util(&fake_area, i + 1, 1000, 0,
+				    win * (600 + 100 * (i % 4)) / 1000);
+	fake_area.cpu[1].running = 1;
+}
+
+/** bench_place() for opzone: at bench_now. */
+static void bench_place_oz(const char *name)
+{
+	struct lb_new_thread nt = {.slice_ms = 20};
+	for (int i = -LB_WARMUP; i < LB_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		struct lb_decision *d = lb_log_next(&dlog);
+		lb_place(&pol, &snap, bench_now, &nt, d);
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			samples[i] = t1 - t0 - read_cost;
+	}
+	print_samples(name);
+}
+
+/** bench_rebalance() for opzone: at bench_now, trigger "busiest" (it
+ *  declines the timer). */
+static unsigned bench_rebalance_oz(const char *name)
+{
+	unsigned n = 0;
+	for (int i = -LB_WARMUP; i < LB_RUNS; i++) {
+		unsigned long t0 = ful_cycles();
+		struct lb_decision *d = lb_log_next(&dlog);
+		n = lb_rebalance(&pol, &snap, bench_now, LB_TRIG_BUSIEST,
+				 moves, LB_MAX_MOVES, d);
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			samples[i] = t1 - t0 - read_cost;
+	}
+	print_samples(name);
+	return n;
+}
+
+/** opzone's placement and rebalance on 4 cores x @nthreads. */
+static unsigned bench_opzone(const char *place, const char *rebal,
+			     unsigned nthreads, bool show)
+{
+	fabricate(4, nthreads);
+	fabricate_util(nthreads);
+	policy_for("opzone", 4);
+	bench_place_oz(place);
+	if (show)
+		show_last();
+	if (bench_rebalance_oz(rebal) != 1)
+		printf("ub_lb: %s made no move (%s)\n", rebal,
+		       lb_reason_name(dlog.rec[(dlog.next - 1) % LB_LOG_SIZE]
+					      .reason));
+	if (show)
+		show_last();
+	return 2;
+}
+
 /** One placement on the kernel's live area, printed (not timed): the
  *  readers and the ABI layout against the real thing. */
 static void show_live(void)
@@ -253,6 +333,13 @@ unsigned ub_lb_run(void)
 			snprintf(p, sizeof(p), "_c4_t%u", threads[j]);
 			lines += bench_metric(metric[k], threads[j], p, false);
 		}
+	}
+	lines += bench_opzone("lb_place_opzone", "lb_rebalance_opzone", 64,
+			      true);
+	for (unsigned j = 0; j < 3; j++) {
+		snprintf(p, sizeof(p), "lb_place_opzone_c4_t%u", threads[j]);
+		snprintf(r, sizeof(r), "lb_rebalance_opzone_c4_t%u", threads[j]);
+		lines += bench_opzone(p, r, threads[j], false);
 	}
 	show_live();
 	return lines + bench_round();

@@ -17,7 +17,8 @@
  * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
  * refinement: idle trigger, several moves per round, no new overload);
  * "alb" (paper 001: average weight of tasks) and "count" (its baseline:
- * the number of runnable tasks).
+ * the number of runnable tasks); "opzone" (paper 004: operation zones on
+ * utilization, task scores).
  */
 #ifndef LB_H
 #define LB_H
@@ -182,6 +183,9 @@ enum lb_trigger {
 	LB_TRIG_TIMER,   /* the periodic rebalance (period_ms) */
 	LB_TRIG_DEMAND,  /* asked for explicitly */
 	LB_TRIG_IDLE,    /* the caller saw a core go idle */
+	LB_TRIG_WAKE,    /* the caller saw a core wake from idle (opzone) */
+	LB_TRIG_BUSIEST, /* the running task is on the busiest core (opzone) */
+	LB_TRIG_COUNT
 };
 
 enum lb_state { LB_ST_EXCLUDED, LB_ST_LIGHT, LB_ST_NORMAL, LB_ST_HEAVY };
@@ -209,6 +213,11 @@ enum lb_reason {
 			      * core; the lowest allowed core was taken */
 	LB_R_NO_GAIN,        /* alb: every candidate would leave the
 			      * destination at least as heavy as its source */
+	LB_R_TIMER_DECLINED, /* opzone: never rebalances on the blind timer */
+	LB_R_BELOW_ZONE,     /* opzone: utilization not in the zone that
+			      * balances (cold, below the spot, not hot) */
+	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
+			      * above the spot */
 	LB_R_COUNT
 };
 
@@ -240,6 +249,21 @@ struct lb_dmove {
 	unsigned char why;   /* enum lb_why */
 };
 
+/* What a utilization policy (opzone, paper 004) decided on: in a
+ * decision record when has_util (the JSON line then has the keys zone,
+ * spot, cpus_avg, bound, figure, util, task). Permille throughout. */
+struct lb_dutil {
+	unsigned char zone, spot, cpus_avg;   /* the tunables used */
+	unsigned short bound;   /* balance only if figure > bound */
+	unsigned short figure;  /* busiest core's utilization, or the
+				 * average over the eligible cores */
+	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window */
+	unsigned tid;           /* the task weighed (0: none) */
+	unsigned short task_util;             /* its usage */
+	short score;            /* its prize/punish adjustment */
+	unsigned short eff;     /* usage with the score, bounded */
+};
+
 struct lb_decision {
 	unsigned long seq;   /* set by lb_log_next */
 	unsigned long time;  /* snapshot clock (lb_snap.now) */
@@ -250,14 +274,15 @@ struct lb_decision {
 	unsigned char nmoves;
 	bool has_reject;     /* a candidate was found and turned down */
 	unsigned char metric; /* enum lb_metric: what from_after / to_after
-			       * and msum are in (next to has_reject: reset
-			       * with it, in one store) */
+			       * and msum are in */
+	bool has_util;       /* opzone: ut is filled */
 	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
 	unsigned long msum;   /* alb: weight, count: runnable threads of the
 			       * eligible cores (average = msum / neligible) */
+	struct lb_dutil ut;                  /* if has_util */
 };
 
 /* Derived figures (computed when needed, not stored: they cost the
@@ -338,6 +363,7 @@ void lb_mginkgo_init(struct lb_policy *p);
 void lb_fulcrum_init(struct lb_policy *p);
 void lb_alb_init(struct lb_policy *p);
 void lb_count_init(struct lb_policy *p);
+void lb_opzone_init(struct lb_policy *p);
 int lb_policy_init(struct lb_policy *p, const char *name);
 int lb_tunable_set(struct lb_policy *p, const char *name, long value);
 int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);

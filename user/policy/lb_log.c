@@ -7,7 +7,8 @@
  *   t             the caller's clock at the snapshot (counter ticks)
  *   policy        policy name
  *   kind          "place" | "rebalance"
- *   trigger       "create" | "timer" | "demand" | "idle"
+ *   trigger       "create" | "timer" | "demand" | "idle" | "wake" |
+ *                 "busiest"
  *   gate          what opened the round: "none" | "heavy_light" |
  *                 "heavy" | "light" | "idle"
  *   ncpus, root   cores online; the rootserver's core (null if none)
@@ -39,6 +40,14 @@
  *   weight        the thread's weight
  *   why           "fill" | "overshoot" | "count_diff" | "fewest": why it
  *                 moved or went there (docs/design.md, "alb", "count")
+ *   opzone's reasons also "timer_declined" | "below_zone" |
+ *   "task_below_spot"
+ * Only in records of a utilization policy (opzone), after reason:
+ *   zone, spot    "cold" | "warm" | "hot"; "low" | "mid" | "high"
+ *   cpus_avg      0: the busiest core's figure, 1: the average
+ *   bound, figure balance only if figure > bound (percent, 1 decimal)
+ *   util          per core, short sliding window (percent, 1 decimal)
+ *   task          {tid, util, score, eff} of the task weighed, or null
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,6 +74,9 @@ static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_MAX_MOVES] = "max_moves",
 	[LB_R_NO_ELIGIBLE] = "no_eligible",
 	[LB_R_NO_GAIN] = "no_gain",
+	[LB_R_TIMER_DECLINED] = "timer_declined",
+	[LB_R_BELOW_ZONE] = "below_zone",
+	[LB_R_TASK_BELOW_SPOT] = "task_below_spot",
 };
 
 const char *lb_reason_name(unsigned reason)
@@ -90,9 +102,9 @@ const char *lb_why_name(unsigned why)
 
 static const char *trigger_name(unsigned t)
 {
-	static const char *const names[] = {"create", "timer", "demand",
-					    "idle"};
-	return t < 4 ? names[t] : "?";
+	static const char *const names[LB_TRIG_COUNT] = {
+		"create", "timer", "demand", "idle", "wake", "busiest"};
+	return t < LB_TRIG_COUNT ? names[t] : "?";
 }
 
 static const char *gate_name(unsigned g)
@@ -199,6 +211,37 @@ static void jput_cores(struct jbuf *j, const struct lb_decision *d)
 		jput_metric(j, d, n);
 }
 
+/** @pm permille as a percent with one decimal. */
+static void jput_pct(struct jbuf *j, const char *sep, unsigned pm)
+{
+	jput(j, "%s%u.%u", sep, pm / 10, pm % 10);
+}
+
+/** The keys of a utilization policy's record (lb_dutil). */
+static void jput_util(struct jbuf *j, const struct lb_dutil *u, unsigned n)
+{
+	static const char *const zone[] = {"cold", "warm", "hot"};
+	static const char *const spot[] = {"low", "mid", "high"};
+	jput(j, ",\"zone\":\"%s\",\"spot\":\"%s\",\"cpus_avg\":%u",
+	     u->zone < 3 ? zone[u->zone] : "?",
+	     u->spot < 3 ? spot[u->spot] : "?", u->cpus_avg);
+	jput_pct(j, ",\"bound\":", u->bound);
+	jput_pct(j, ",\"figure\":", u->figure);
+	jput(j, ",\"util\":[");
+	for (unsigned c = 0; c < n; c++)
+		jput_pct(j, c ? "," : "", u->util[c]);
+	jput(j, "],\"task\":");
+	if (!u->tid) {
+		jput(j, "null");
+		return;
+	}
+	jput(j, "{\"tid\":%u", u->tid);
+	jput_pct(j, ",\"util\":", u->task_util);
+	jput(j, ",\"score\":%d", u->score / 10);
+	jput_pct(j, ",\"eff\":", u->eff);
+	jput(j, "}");
+}
+
 /**
  * Format @d as one JSON line (no newline) into @buf of @n bytes. Returns
  * the length of the whole line, like snprintf: the line is complete only
@@ -228,6 +271,10 @@ int lb_decision_json(const struct lb_decision *d, char *buf, size_t n)
 		jput_move(&j, &d->reject, d->metric);
 	else
 		jput(&j, "null");
-	jput(&j, ",\"reason\":\"%s\"}", lb_reason_name(d->reason));
+	jput(&j, ",\"reason\":\"%s\"", lb_reason_name(d->reason));
+	if (d->has_util)
+		jput_util(&j, &d->ut, d->conf.ncpus < FUL_LOAD_CPUS
+					      ? d->conf.ncpus : FUL_LOAD_CPUS);
+	jput(&j, "}");
 	return (int)j.len;
 }

@@ -18,6 +18,8 @@ int lb_policy_init(struct lb_policy *p, const char *name)
 		lb_alb_init(p);
 	else if (!strcmp(name, "count"))
 		lb_count_init(p);
+	else if (!strcmp(name, "opzone"))
+		lb_opzone_init(p);
 	else
 		return LB_E_NAME;
 	return 0;
@@ -65,7 +67,7 @@ static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
 	d->trigger = (unsigned char)trigger;
 	d->gate = LB_GATE_NONE;
 	d->nmoves = 0;
-	d->has_reject = false;
+	d->has_reject = d->has_util = false;
 	d->metric = LB_METRIC_LOAD;
 }
 

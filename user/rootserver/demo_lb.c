@@ -148,7 +148,7 @@ void root_balancer_start(const char *name)
 	int err = bal_init(name);
 	if (err) {
 		printf("DEMO-FAIL lb-policy-%s :: no such policy (mginkgo, "
-		       "fulcrum, alb, count)\n", name);
+		       "fulcrum, alb, count, opzone)\n", name);
 		return;
 	}
 	err = bal_start();

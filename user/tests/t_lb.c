@@ -8,6 +8,10 @@
  *               where the threads really are (load area, THREAD_INFO).
  *   lb_timer    the balancer thread's periodic round finds an imbalance
  *               made behind its back and fixes it (trigger "timer")
+ *   lb_opzone   paper 004's policy on the live utilization windows: a
+ *               thread spinning alone on core 1 (above the mid spot)
+ *               moves to an idle core on trigger "busiest"; the blind
+ *               timer is declined
  * Each runs its own instance of the balancer (user/balancer) in this
  * task, over threads of this task. (The demo of `make run` is checked by
  * the expect suite demo4 of `make test`.)
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include <fulcrum/bootinfo.h>
+#include <fulcrum/loadwin.h>
 
 #include "../balancer/balancer.h"
 #include "utest.h"
@@ -168,4 +173,64 @@ UTEST(lb_timer, 4)
 	timer_body(ut, w);
 	bal_stop(); /* also on a failed check: no round outlives the test */
 	stop_workers(w, 3);
+}
+
+/** Core @cpu's utilization over the short sliding window now, permille
+ *  (what the policies read). */
+static unsigned util_now(unsigned cpu)
+{
+	struct ful_win_par par;
+	struct ful_load_cpu c;
+	unsigned pm;
+	ful_load_util_par(ful_load_area(), &par);
+	ful_load_read_cpu(ful_load_area(), cpu, &c);
+	ful_util_cpu(&c, &par, ful_counter(), &pm, NULL);
+	return pm;
+}
+
+/** One real opzone decision: a spinner alone on core 1, cores 2 and 3
+ *  idle; the busiest core's task goes to the least utilized one. */
+static void opzone_body(struct ut *ut, struct ful_thread *w)
+{
+	struct ful_thread_args a = {.fn = spin_main, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .cpu = 1, .slice_ms = 10, .name = "ozspin"};
+	UT_CHECK_EQ(ful_thread_spawn(&a, w), 0);
+	/* a whole window busy on core 1, the others idle (cores 2 and 3
+	 * may have been idle since boot: load_cpu_start) */
+	UT_WAIT(util_now(1) > 900 && util_now(2) < 100 && util_now(3) < 100);
+	printf("lb_opzone: utilization %u %u %u %u permille\n", util_now(0),
+	       util_now(1), util_now(2), util_now(3));
+	UT_CHECK_EQ(bal_init("opzone"), 0);
+	unsigned long first = bal_log_next();
+	UT_CHECK_EQ(bal_rebalance(LB_TRIG_TIMER), 0);
+	const struct lb_decision *d = lb_log_get(bal_log(), first);
+	UT_CHECK(d && d->has_util);
+	UT_CHECK_EQ(d->reason, LB_R_TIMER_DECLINED);
+	UT_CHECK(d->ut.util[1] > 900);
+	UT_CHECK_EQ(bal_rebalance(LB_TRIG_BUSIEST), 1);
+	d = lb_log_get(bal_log(), first + 1);
+	UT_CHECK(d && d->has_util && d->nmoves == 1);
+	UT_CHECK_EQ(d->reason, LB_R_MOVED);
+	UT_CHECK_EQ(d->trigger, LB_TRIG_BUSIEST);
+	UT_CHECK_EQ(d->move[0].tid, (unsigned)w->tid);
+	UT_CHECK_EQ(d->move[0].from, 1);
+	unsigned to = d->move[0].to;
+	UT_CHECK(to == 2 || to == 3);
+	UT_CHECK(d->ut.util[to] <= d->ut.util[5 - to]); /* the least */
+	UT_CHECK(d->ut.figure > d->ut.bound);
+	UT_CHECK_EQ(d->ut.tid, (unsigned)w->tid);
+	UT_CHECK(d->ut.task_util > 500); /* above the mid spot */
+	/* the round returned once the move had landed */
+	UT_CHECK_EQ(rec(w->tid).cpu, to);
+	bal_log_dump(first);
+}
+
+UTEST(lb_opzone, 4)
+{
+	static struct ful_thread w[1];
+	memset(w, 0, sizeof(w));
+	atomic_store(&lb_stop, 0);
+	opzone_body(ut, &w[0]);
+	stop_workers(w, 1);
 }

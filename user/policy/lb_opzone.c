@@ -1,0 +1,512 @@
+/*
+ * "opzone": the operation-zone balancer of paper 004 (Lim, Min, Eom),
+ * on the utilization windows of the load area (version 3).
+ *
+ * Figure: each core's utilization over the short sliding window (the
+ * snapshot's util[] of LB_NEED_ALL, read more cheaply: oz_cpu_util).
+ * cpus_avg = 0 (default) compares the busiest eligible core's figure,
+ * cpus_avg = 1 the average over the eligible cores (paper 3.2).
+ *
+ * Zone (tunable zone, spot): balance only if figure > bound, with
+ *   cold  bound 30 %   (0-30 % is cold: never balance there)
+ *   warm  bound = the spot: low 30 %, mid 50 %, high 80 %
+ *   hot   bound 79.9 % (80-100 % is hot: balance only in it)
+ * Move: one per decision, the task with the highest score of the
+ * busiest core (its running task, then the first OZ_PROBE runnable
+ * movable ones of the (slice, tid) index) to the least utilized eligible
+ * core; in the warm zone only if that score is above the spot too (the
+ * paper's "if CPU usage of a task is higher than the configured spot").
+ *
+ * Score: a task's usage u (its run time in the last complete window, or
+ * in the current one so far if more, over the window length) plus an
+ * adjustment kept per task in a fixed table indexed by thread slot
+ * (tid checked: a reused slot starts over). A task is "high" while its
+ * last complete window was at or above the bound and, since the policy
+ * last looked at it, its average usage was too (run time delta / time
+ * delta: the policy is not called every window). A high stretch seen to
+ * last punish_ms earns -5 % (and again every punish_ms); one that ends
+ * having lasted punish_ms also -5 %, one that ends before prize_ms
+ * without a punishment +5 % (oz_score). The adjustment stays within +-50 % and the
+ * adjusted figure never crosses the high spot upwards nor the low spot
+ * downwards (the paper's bounds). Scores change only for tasks the
+ * policy examines, i.e. at decisions.
+ *
+ * Triggers: create (placement: least utilized eligible core), wake (a
+ * core woke from idle), busiest (the running task is on the busiest
+ * core), idle and demand. The blind periodic timer is declined with
+ * reason "timer_declined". Interpretation choices: docs/design.md,
+ * "opzone (paper 004)".
+ */
+#include "lb.h"
+
+enum {
+	OZ_T_ZONE = LB_T_COMMON, /* 0 cold, 1 warm, 2 hot */
+	OZ_T_SPOT,               /* warm: 0 low, 1 mid, 2 high */
+	OZ_T_AVG,                /* cpus_avg */
+	OZ_T_PRIZE,              /* prize_ms */
+	OZ_T_PUNISH,             /* punish_ms */
+	OZ_T_COUNT
+};
+
+enum { OZ_COLD, OZ_WARM, OZ_HOT };
+
+#define OZ_LOW 300u   /* permille: low spot, top of the cold zone */
+#define OZ_MID 500u
+#define OZ_HIGH 800u  /* high spot, bottom of the hot zone */
+#define OZ_STEP 50    /* a prize or a punishment: 5 % */
+#define OZ_ADJ_MAX 500
+/* Tasks of the busiest core weighed besides its running one: the
+ * decision stays O(1) in the number of threads (a constant, not a
+ * tunable: lb.h has room for LB_MAX_TUNABLES). */
+#define OZ_PROBE 4
+
+static const struct lb_tunable opzone_tunables[OZ_T_COUNT] = {
+	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
+	[LB_T_THRESHOLD] = {"threshold_pct", 20, 0, 100},
+	[LB_T_INCLUDE_ROOT] = {"include_root", 0, 0, 1},
+	[OZ_T_ZONE] = {"zone", OZ_WARM, OZ_COLD, OZ_HOT},
+	[OZ_T_SPOT] = {"zone_spot", 1, 0, 2},
+	[OZ_T_AVG] = {"cpus_avg", 0, 0, 1},
+	[OZ_T_PRIZE] = {"prize_ms", 5000, 10, 600000},
+	[OZ_T_PUNISH] = {"punish_ms", 5000, 10, 600000},
+};
+
+/* A task's score, by thread slot. */
+struct oz_task {
+	unsigned tid;          /* 0: unused */
+	short adj;             /* permille, multiple of OZ_STEP */
+	bool high;             /* in a high stretch */
+	bool punished;         /* punished during it */
+	unsigned long since;   /* its start (snapshot clock, counter ticks) */
+	unsigned long seen;    /* time of the last look (0: never) */
+	unsigned long runtime; /* its runtime then */
+};
+
+/* One table per program (one balancer per task, as the balancer runs
+ * one policy): lb_opzone_init clears it. */
+static struct oz_task oz_table[FUL_LOAD_THREADS];
+
+/* What one decision works with. */
+struct oz_ctx {
+	struct lb_policy *p;
+	struct lb_snap *s;
+	struct lb_decision *d;
+	unsigned bound;        /* balance only above it */
+	unsigned long prize, punish; /* counter ticks */
+	struct ful_win_par par; /* the window parameters (hdr.util_*) */
+	unsigned long idx, ws; /* the window of s->now and its start */
+};
+
+/** The bound of the configured zone and spot, permille. */
+static unsigned oz_bound(const struct lb_policy *p)
+{
+	static const unsigned spot[3] = {OZ_LOW, OZ_MID, OZ_HIGH};
+	long z = p->tun[OZ_T_ZONE].value;
+	if (z == OZ_COLD)
+		return OZ_LOW;
+	if (z == OZ_HOT)
+		return OZ_HIGH - 1; /* 80 % is already hot */
+	return spot[p->tun[OZ_T_SPOT].value];
+}
+
+/** @ms in counter ticks of the area. */
+static unsigned long oz_ticks(const struct lb_snap *s, long ms)
+{
+	return (unsigned long)ms * s->area->hdr.counter_freq / 1000;
+}
+
+/**
+ * Core record @r's utilization over the short sliding window at x->s->now,
+ * permille: what the snapshot's LB_NEED_ALL reader (ful_util_cpu) gives,
+ * from the six fields it needs and with the window of `now` computed
+ * once per decision, not per core (that reader costs some 200
+ * instructions a core). A record from before a change of the window
+ * length, or stamped after `now`, goes to the general reader.
+ */
+static unsigned oz_cpu_util(const struct oz_ctx *x,
+			    const struct ful_load_cpu *r)
+{
+	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
+	unsigned long win = x->par.win;
+	unsigned pm, seq;
+	do {
+		seq = ful_load_seq_begin(&r->seq);
+		stamp = FUL_LOAD_RLX(&r->stamp);
+		idle = FUL_LOAD_RLX(&r->idle_open);
+		widx = FUL_LOAD_RLX(&r->win_idx);
+		busy = FUL_LOAD_RLX(&r->busy);
+		base = FUL_LOAD_RLX(&r->win_base);
+		pm = FUL_LOAD_RLX(&r->util_short);
+	} while (!ful_load_seq_ok(&r->seq, seq));
+	if (!win)
+		return 0;
+	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
+		struct ful_load_cpu c;
+		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
+		ful_util_cpu(&c, &x->par, now, &pm, NULL);
+		return pm;
+	}
+	unsigned long cur = busy >= base ? busy - base : 0;
+	if (widx == x->idx) {
+		cur += idle ? 0 : now - stamp;
+	} else {
+		pm = widx + 1 == x->idx
+			     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp),
+						win)
+			     : (idle ? 0 : 1000);
+		cur = idle ? 0 : now - x->ws;
+	}
+	return ful_win_sliding(cur, pm, now, x->ws, win);
+}
+
+/** Read the window parameters and find the window of the decision. */
+static void oz_clock(struct oz_ctx *x)
+{
+	ful_load_util_par(x->s->area, &x->par);
+	x->idx = x->par.win ? ful_win_index(&x->par, x->s->now) : 0;
+	x->ws = x->par.win ? ful_win_start(&x->par, x->idx) : x->s->now;
+}
+
+/** Record the zone and the per-core figures in d->ut, and the figure
+ *  the zone is judged on: the highest of the eligible cores, or with
+ *  cpus_avg their average. Returns that average. */
+static unsigned oz_record(struct oz_ctx *x, unsigned mask)
+{
+	struct lb_dutil *u = &x->d->ut;
+	const struct lb_policy *p = x->p;
+	unsigned long sum = 0;
+	unsigned n = x->s->conf.ncpus, k = 0;
+	oz_clock(x);
+	x->d->has_util = true;
+	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
+	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
+	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
+	u->bound = (unsigned short)x->bound;
+	u->tid = 0;
+	unsigned top = 0, avg;
+	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
+		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
+		if (!((mask >> c) & 1))
+			continue;
+		sum += u->util[c], k++;
+		top = u->util[c] > top ? u->util[c] : top;
+	}
+	avg = k ? (unsigned)(sum / k) : 0;
+	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value ? avg : top);
+	return avg;
+}
+
+/** Whether core @a ranks before core @b as the least utilized (@most:
+ *  as the most): by utilization, then load, then the lower id. */
+static inline bool oz_before(const struct lb_decision *d, unsigned a,
+			     unsigned b, bool most)
+{
+	unsigned ua = d->ut.util[a], ub = d->ut.util[b];
+	unsigned long la = d->v.load[a], lb = d->v.load[b];
+	return most ? ua > ub || (ua == ub && la > lb)
+		    : ua < ub || (ua == ub && la < lb);
+}
+
+/** The core of @mask with the lowest utilization (*@lo) and, if @hi,
+ *  the highest (*@hi), in one pass; LB_NO_CPU for an empty mask. */
+static void oz_pick_cores(const struct lb_decision *d, unsigned mask,
+			  unsigned *lo, unsigned *hi)
+{
+	unsigned l = LB_NO_CPU, h = LB_NO_CPU;
+	for (unsigned c = 0; mask; c++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if (l == LB_NO_CPU) {
+			l = h = c;
+			continue;
+		}
+		l = oz_before(d, c, l, false) ? c : l;
+		h = hi && oz_before(d, c, h, true) ? c : h;
+	}
+	*lo = l;
+	if (hi)
+		*hi = h;
+}
+
+/** Placement: the least utilized eligible core @t may run on (ties to
+ *  the lower load, then the lowest id); else as lb_place_least. */
+static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
+			     const struct lb_new_thread *t,
+			     struct lb_decision *d)
+{
+	struct oz_ctx x = {.p = p, .s = (struct lb_snap *)s, .d = d,
+			   .bound = oz_bound(p)};
+	unsigned mask = lb_record(s, d), online = (1u << s->conf.ncpus) - 1;
+	unsigned allowed = t->affinity ? t->affinity & online : online;
+	oz_record(&x, mask);
+	unsigned to;
+	oz_pick_cores(d, mask & allowed, &to, NULL);
+	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
+		return lb_place_least(s, t, d, false);
+	d->reason = LB_R_PLACED;
+	d->move[0] = (struct lb_dmove){.slice = t->slice_ms,
+				       .from = LB_NO_CPU,
+				       .to = (unsigned char)to,
+				       .to_after = d->v.load[to] + t->slice_ms};
+	d->nmoves = 1;
+	return to;
+}
+
+/* What the policy reads of a thread record. */
+struct oz_rec {
+	unsigned tid, affinity;
+	unsigned char cpu, state, flags;
+	unsigned long runtime, win_idx, win_base, win_last;
+};
+
+/** Copy those fields of thread slot @slot consistently. */
+static void oz_read(const struct ful_load_page *a, unsigned slot,
+		    struct oz_rec *o)
+{
+	const struct ful_load_thread *t = &a->thread[slot];
+	unsigned seq;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		o->tid = FUL_LOAD_RLX(&t->tid);
+		o->cpu = FUL_LOAD_RLX(&t->cpu);
+		o->state = FUL_LOAD_RLX(&t->state);
+		o->flags = FUL_LOAD_RLX(&t->flags);
+		o->affinity = FUL_LOAD_RLX(&t->affinity);
+		o->runtime = FUL_LOAD_RLX(&t->runtime);
+		o->win_idx = FUL_LOAD_RLX(&t->win_idx);
+		o->win_base = FUL_LOAD_RLX(&t->win_base);
+		o->win_last = FUL_LOAD_RLX(&t->win_last);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+}
+
+/** Run time of @r in the window before @now's (@last) and in @now's so
+ *  far (@cur): ful_util_thread without the general roll. */
+static void oz_windows(const struct oz_rec *r, unsigned long idx,
+		       unsigned long *cur, unsigned long *last)
+{
+	unsigned long in = r->runtime >= r->win_base ? r->runtime - r->win_base
+						     : 0;
+	*cur = r->win_idx == idx ? in : 0;
+	*last = r->win_idx == idx ? r->win_last
+				  : r->win_idx + 1 == idx ? in : 0;
+}
+
+/** @adj moved by @step, within +-OZ_ADJ_MAX. */
+static short oz_step(short adj, int step)
+{
+	int v = adj + step;
+	return (short)(v > OZ_ADJ_MAX ? OZ_ADJ_MAX
+				      : v < -OZ_ADJ_MAX ? -OZ_ADJ_MAX : v);
+}
+
+/**
+ * Update the score of the task of @r, seen at the snapshot's time (in
+ * window @idx) with @last ticks in the last complete window. High: that
+ * window at or above the bound, and the average since the last look
+ * too. A stretch starts at the start of that window; seen high for
+ * punish_ms, -5 (and the stretch counts anew); when it ends, it lasted
+ * until the last window if the average since the last look was high,
+ * else until the last look: -5 if that is punish_ms or more, +5 if
+ * shorter than prize_ms and never punished. Returns its entry.
+ */
+static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_rec *r,
+				unsigned long last, unsigned long idx)
+{
+	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
+	unsigned long now = x->s->now, win = x->par.win;
+	unsigned long lws = idx > x->par.idx0 ? x->ws - win : now;
+	if (e->tid != r->tid)
+		*e = (struct oz_task){.tid = r->tid};
+	bool lhigh = last * 1000 >= (unsigned long)x->bound * win;
+	bool ahigh = !e->seen || now <= e->seen ||
+		     (r->runtime - e->runtime) * 1000 >=
+			     (unsigned long)x->bound * (now - e->seen);
+	if (e->high && !(lhigh && ahigh)) { /* the stretch ended */
+		unsigned long end = ahigh ? lws : e->seen;
+		unsigned long len = end > e->since ? end - e->since : 0;
+		if (len >= x->punish)
+			e->adj = oz_step(e->adj, -OZ_STEP);
+		else if (len < x->prize && !e->punished)
+			e->adj = oz_step(e->adj, OZ_STEP);
+		e->high = false;
+	}
+	if (lhigh && !e->high) {
+		*e = (struct oz_task){.tid = e->tid, .adj = e->adj,
+				      .high = true, .since = lws};
+	} else if (lhigh && now - e->since >= x->punish) {
+		e->adj = oz_step(e->adj, -OZ_STEP);
+		e->since = now;
+		e->punished = true;
+	}
+	e->seen = now;
+	e->runtime = r->runtime;
+	return e;
+}
+
+/** Usage @u with adjustment @adj: never raised past the high spot nor
+ *  lowered past the low spot by the score. */
+static unsigned oz_eff(unsigned u, int adj)
+{
+	int e = (int)u + adj;
+	int hi = u > OZ_HIGH ? (int)u : (int)OZ_HIGH;
+	int lo = u < OZ_LOW ? (int)u : (int)OZ_LOW;
+	if (adj > 0 && e > hi)
+		e = hi;
+	if (adj < 0 && e < lo)
+		e = lo;
+	return (unsigned)e;
+}
+
+/* The best candidate so far. */
+struct oz_best {
+	unsigned tid, slice, u, eff;
+	int adj;
+};
+
+/** Weigh thread @tid of core @src for a move to @dst into @b. */
+static void oz_weigh(struct oz_ctx *x, unsigned tid, unsigned src,
+		     unsigned dst, unsigned long idx, struct oz_best *b)
+{
+	struct oz_rec r;
+	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS || tid == b->tid)
+		return;
+	oz_read(x->s->area, FUL_TID_SLOT(tid), &r);
+	if (r.tid != tid || r.cpu != src || (r.flags & FUL_LT_KERNEL) ||
+	    !((r.affinity ? r.affinity : ~0u) >> dst & 1) ||
+	    (r.state != FUL_TS_READY && r.state != FUL_TS_RUNNING))
+		return;
+	unsigned long cur, last;
+	oz_windows(&r, idx, &cur, &last);
+	const struct oz_task *e = oz_score(x, &r, last, idx);
+	unsigned u = ful_win_permille(cur > last ? cur : last, x->par.win);
+	unsigned eff = oz_eff(u, e->adj);
+	if (b->tid && (eff < b->eff || (eff == b->eff && u <= b->u)))
+		return;
+	*b = (struct oz_best){.tid = tid, .u = u, .eff = eff, .adj = e->adj};
+}
+
+/** The slice of thread @tid (for the decision record). */
+static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
+{
+	return FUL_LOAD_RLX(&s->area->thread[FUL_TID_SLOT(tid)].slice_ms);
+}
+
+/**
+ * The task of core @src to move to @dst: its running task, then the
+ * first OZ_PROBE entries of its (slice, tid) index; the highest score
+ * wins (ties to the higher usage, then the first seen). false if none.
+ */
+static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
+			 struct oz_best *b)
+{
+	struct lb_snap *s = x->s;
+	unsigned long idx = x->idx;
+	unsigned probe = OZ_PROBE;
+	unsigned running = FUL_LOAD_RLX(&s->area->cpu[src].running);
+	*b = (struct oz_best){0};
+	oz_weigh(x, running, src, dst, idx, b);
+	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+		lb_snap_index(s);
+	for (unsigned i = s->first[src]; i < s->first[src + 1] && probe; i++) {
+		unsigned tid = (unsigned)(s->key[i] & 0xffffffffUL);
+		if (tid == running)
+			continue;
+		s->probes++;
+		oz_weigh(x, tid, src, dst, idx, b);
+		probe--;
+	}
+	if (b->tid)
+		b->slice = oz_slice(s, b->tid);
+	return b->tid != 0;
+}
+
+/** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
+static void oz_note(struct lb_decision *d, const struct oz_best *b,
+		    unsigned src, unsigned dst, struct lb_dmove *m)
+{
+	d->ut.tid = b->tid;
+	d->ut.task_util = (unsigned short)b->u;
+	d->ut.score = (short)b->adj;
+	d->ut.eff = (unsigned short)b->eff;
+	unsigned long ls = d->v.load[src];
+	*m = (struct lb_dmove){.tid = b->tid, .slice = b->slice,
+			       .from = (unsigned char)src,
+			       .to = (unsigned char)dst,
+			       .from_after = ls > b->slice ? ls - b->slice : 0,
+			       .to_after = d->v.load[dst] + b->slice};
+}
+
+/** The zone gate: LB_R_MOVED if the figure is in the zone that
+ *  balances, with *@src / *@dst the busiest / least utilized. */
+static unsigned oz_gate(struct oz_ctx *x, unsigned mask, unsigned *src,
+			unsigned *dst)
+{
+	struct lb_decision *d = x->d;
+	oz_record(x, mask);
+	oz_pick_cores(d, mask, dst, src);
+	if (d->ut.figure <= x->bound)
+		return LB_R_BELOW_ZONE;
+	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
+		return LB_R_BALANCED;
+	return LB_R_MOVED;
+}
+
+/** At most one move: the busiest core's highest-scored task to the
+ *  least utilized core, if the zone (and in warm, the task) allows. */
+static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
+				 struct ful_move *moves, unsigned max,
+				 struct lb_decision *d)
+{
+	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
+	unsigned mask = lb_record(s, d), src, dst;
+	if (d->trigger == LB_TRIG_TIMER) {
+		oz_record(&x, mask);
+		d->reason = LB_R_TIMER_DECLINED;
+		return 0;
+	}
+	if (!(mask & (mask - 1))) {
+		oz_record(&x, mask);
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
+	}
+	d->reason = (unsigned char)oz_gate(&x, mask, &src, &dst);
+	if (d->reason != LB_R_MOVED)
+		return 0;
+	x.prize = oz_ticks(s, p->tun[OZ_T_PRIZE].value);
+	x.punish = oz_ticks(s, p->tun[OZ_T_PUNISH].value);
+	struct oz_best b;
+	struct lb_dmove m;
+	if (!oz_candidate(&x, src, dst, &b)) {
+		d->reason = LB_R_NO_CANDIDATE;
+		return 0;
+	}
+	oz_note(d, &b, src, dst, &m);
+	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound) {
+		d->reason = LB_R_TASK_BELOW_SPOT;
+		d->reject = m;
+		d->has_reject = true;
+		return 0;
+	}
+	if (!max) {
+		d->reason = LB_R_MAX_MOVES;
+		return 0;
+	}
+	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
+	d->move[0] = m;
+	d->nmoves = 1;
+	return 1;
+}
+
+void lb_opzone_init(struct lb_policy *p)
+{
+	*p = (struct lb_policy){.name = "opzone", .needs = 0,
+				.ntunables = OZ_T_COUNT,
+				.place = opzone_place,
+				.rebalance = opzone_rebalance,
+				.state = oz_table};
+	_Static_assert(OZ_T_COUNT <= LB_MAX_TUNABLES, "room for the tunables");
+	for (unsigned i = 0; i < OZ_T_COUNT; i++)
+		p->tun[i] = opzone_tunables[i];
+	for (unsigned i = 0; i < FUL_LOAD_THREADS; i++)
+		oz_table[i] = (struct oz_task){0};
+}
