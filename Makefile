@@ -299,6 +299,7 @@ bench: kernel
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	for b in ipc lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
+	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4
 	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900

@@ -153,14 +153,15 @@ static void ubench_run(const char *which)
 		n = ub_frame_run();
 	} else if (!strcmp(which, "sys")) {
 		n = ub_sys_run();
+	} else if (!strcmp(which, "wake") && ut_ncpus() >= 2) {
+		n = ub_wake_run();
 	} else if (ut_ncpus() < 3) {
 		printf("ubench: needs at least 3 cores\n");
 	} else if (!strcmp(which, "mttcg")) {
 		n = ubench_mttcg();
 	} else if (!strcmp(which, "matmul")) {
 		n = ub_matmul_run();
-	} else if (!strcmp(which, "wake")) {
-		n = ub_wake_run();
+
 	} else {
 		n = ubench_ipc(which);
 	}

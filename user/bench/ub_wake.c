@@ -24,7 +24,10 @@
  *
  * Boot arguments: wake_policy=NAME runs one policy only; wake_nostress
  * measures an idle system (the floor); wake_stress=MASK keeps only some
- * stress (1 hogs, 2 ping-pong, 4 churn).
+ * stress (1 hogs, 2 ping-pong, 4 churn); wake_mttcg names the results
+ * wake_latency_mttcg_<policy> in ns, for a run under multi-threaded TCG
+ * (time, not instructions; `make bench` runs it on 2 cores, one vCPU per
+ * host core).
  * Output per policy: BENCH wake_latency_<policy> insn 101 p0 .. p100
  * (so min, median and max are exact), BENCH-STAT lines for mean and
  * p99, a WAKE-HIST line (log2 buckets of instructions), and BENCH
@@ -57,6 +60,7 @@ static struct wk {
 	_Atomic unsigned stop, measured_done;
 	long ntfn, eps[FUL_LOAD_CPUS];
 	bool balanced, no_stress;
+	bool mttcg; /* wake_mttcg: names wake_latency_mttcg_<p>, unit ns */
 	unsigned mask; /* wake_stress=: 1 hogs, 2 ping-pong, 4 churn */
 	struct ful_thread th[WK_MAX_THREADS];
 	unsigned nth;
@@ -192,8 +196,9 @@ static unsigned wk_report(const char *p, unsigned long migrations)
 	for (unsigned k = 0; k <= 100; k++)
 		pct[k] = wk.lat[(unsigned long)k * (n - 1) / 100];
 	char name[64];
-	snprintf(name, sizeof name, "wake_latency_%s", p);
-	ful_bench_print(name, "insn", pct, 101);
+	snprintf(name, sizeof name, "wake_latency_%s%s", wk.mttcg ? "mttcg_" : "",
+		 p);
+	ful_bench_print(name, wk.mttcg ? "ns" : "insn", pct, 101);
 	printf("BENCH-STAT %s mean %lu\nBENCH-STAT %s p99 %lu\n"
 	       "BENCH-STAT %s samples_taken %u\n", name, sum / n, name,
 	       pct[99], name, n);
@@ -202,7 +207,8 @@ static unsigned wk_report(const char *p, unsigned long migrations)
 		if (hist[b])
 			printf(" <%lu:%lu", 1UL << (b + 1), hist[b]);
 	printf("\n");
-	snprintf(name, sizeof name, "migrations_wake_%s", p);
+	snprintf(name, sizeof name, "migrations_wake_%s%s",
+		 wk.mttcg ? "mttcg_" : "", p);
 	ful_bench_print(name, "threads", &migrations, 1);
 	return 2;
 }
@@ -281,6 +287,7 @@ unsigned ub_wake_run(void)
 	for (unsigned c = 0; c < wk.ncpus; c++)
 		wk.eps[c] = ut_ep_new();
 	wk.no_stress = ut_bootarg("wake_nostress", v, sizeof v);
+	wk.mttcg = ut_bootarg("wake_mttcg", v, sizeof v);
 	wk.mask = ut_bootarg("wake_stress", v, sizeof v)
 			  ? (unsigned)strtoul(v, NULL, 0) & 7
 			  : 7;
