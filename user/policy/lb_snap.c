@@ -310,40 +310,20 @@ static void keys_sort(unsigned long *key, unsigned n)
 }
 
 /** Cores a thread may run on: 0 in the record means every core. */
-static unsigned thread_affinity(const struct ful_load_thread *t)
+static unsigned thread_affinity(const struct cand_rec *t)
 {
 	return t->affinity ? t->affinity : ~0u;
 }
 
 /** Whether the thread could ever be moved by a policy: alive, not a
  *  kernel thread, on an online core, allowed on some other core. */
-static bool thread_indexable(const struct ful_load_thread *t, unsigned ncpus)
+static bool thread_indexable(const struct cand_rec *t, unsigned ncpus)
 {
 	unsigned online = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
 	if (!t->tid || t->state == FUL_TS_DEAD || (t->flags & FUL_LT_KERNEL) ||
 	    t->cpu >= ncpus)
 		return false;
 	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
-}
-
-/** Copy what the index needs of thread slot @slot (tid, core, state,
- *  flags, slice, weight, affinity) consistently: not the whole record, which
- *  grew with the window figures (version 3) the index does not use. */
-static void read_index_rec(const struct ful_load_page *a, unsigned slot,
-			   struct ful_load_thread *o)
-{
-	const struct ful_load_thread *t = &a->thread[slot];
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&t->seq);
-		o->tid = FUL_LOAD_RLX(&t->tid);
-		o->cpu = FUL_LOAD_RLX(&t->cpu);
-		o->state = FUL_LOAD_RLX(&t->state);
-		o->flags = FUL_LOAD_RLX(&t->flags);
-		o->slice_ms = FUL_LOAD_RLX(&t->slice_ms);
-		o->weight = FUL_LOAD_RLX(&t->weight);
-		o->affinity = FUL_LOAD_RLX(&t->affinity);
-	} while (!ful_load_seq_ok(&t->seq, seq));
 }
 
 /** Fill s->wlvl from the sorted keys: one merge pass per core. */
@@ -371,12 +351,12 @@ void lb_snap_index(struct lb_snap *s)
 	unsigned n = ful_load_nthreads(s->area), k = 0;
 	unsigned ncpus = ful_load_ncpus(s->area);
 	for (unsigned slot = 0; slot < n; slot++) {
-		struct ful_load_thread t;
-		read_index_rec(s->area, slot, &t);
+		struct cand_rec t; /* only what the index needs (lb_index.h) */
+		read_cand(s->area, slot, &t);
 		if (!thread_indexable(&t, ncpus))
 			continue;
 		unsigned long mid = s->index_key == LB_KEY_WEIGHT ? t.weight
-								  : t.slice_ms;
+								  : t.slice;
 		s->key[k++] = (unsigned long)t.cpu << KEY_CPU_SHIFT |
 			      (mid & KEY_SLICE_MASK) << KEY_SLICE_SHIFT |
 			      t.tid;
