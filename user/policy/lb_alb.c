@@ -319,6 +319,35 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 	}
 }
 
+/**
+ * The start both rounds share: the figures in @r (in @metric), the
+ * gate at threshold_pct, and the bound on moves (tunable @tmax, at most
+ * @max). 0, with the reason in @d, if the round makes no move: fewer
+ * than two eligible cores, balanced at the gate, or a bound of 0.
+ */
+static inline __attribute__((always_inline)) unsigned
+mround_begin(struct lb_mround *r, struct lb_policy *p, struct lb_snap *s,
+	     struct lb_decision *d, unsigned metric, unsigned tmax,
+	     unsigned max)
+{
+	lb_mround_init(r, s, d, metric);
+	if (!(r->mask & (r->mask - 1))) {
+		d->reason = LB_R_TOO_FEW_CORES;
+		return 0;
+	}
+	d->gate = (unsigned char)lb_mround_gate(
+		r, (unsigned)p->tun[LB_T_THRESHOLD].value);
+	if (d->gate == LB_GATE_NONE) {
+		d->reason = LB_R_BALANCED;
+		return 0;
+	}
+	unsigned limit = (unsigned)p->tun[tmax].value;
+	limit = limit < max ? limit : max;
+	if (!limit) /* asked for no move */
+		d->reason = LB_R_MAX_MOVES;
+	return limit;
+}
+
 /** Up to max_moves moves from cores above the average weight to cores
  *  below it (see the top). */
 static unsigned alb_rebalance(struct lb_policy *p, struct lb_snap *s,
@@ -326,19 +355,10 @@ static unsigned alb_rebalance(struct lb_policy *p, struct lb_snap *s,
 			      struct lb_decision *d)
 {
 	struct lb_mround r;
-	lb_mround_init(&r, s, d, LB_METRIC_WEIGHT);
-	if (!(r.mask & (r.mask - 1))) {
-		d->reason = LB_R_TOO_FEW_CORES;
+	unsigned limit = mround_begin(&r, p, s, d, LB_METRIC_WEIGHT,
+				      ALB_T_MAX_MOVES, max);
+	if (!limit)
 		return 0;
-	}
-	d->gate = (unsigned char)lb_mround_gate(
-		&r, (unsigned)p->tun[LB_T_THRESHOLD].value);
-	if (d->gate == LB_GATE_NONE) {
-		d->reason = LB_R_BALANCED;
-		return 0;
-	}
-	unsigned limit = (unsigned)p->tun[ALB_T_MAX_MOVES].value;
-	limit = limit < max ? limit : max;
 	unsigned why = LB_R_MAX_MOVES;
 	while (r.nmoved < limit) {
 		if (r.nmoved)
@@ -449,19 +469,10 @@ static unsigned count_rebalance(struct lb_policy *p, struct lb_snap *s,
 				struct lb_decision *d)
 {
 	struct lb_mround r;
-	lb_mround_init(&r, s, d, LB_METRIC_NRUN);
-	if (!(r.mask & (r.mask - 1))) {
-		d->reason = LB_R_TOO_FEW_CORES;
+	unsigned limit = mround_begin(&r, p, s, d, LB_METRIC_NRUN,
+				      CNT_T_MAX_MOVES, max);
+	if (!limit)
 		return 0;
-	}
-	d->gate = (unsigned char)lb_mround_gate(
-		&r, (unsigned)p->tun[LB_T_THRESHOLD].value);
-	if (d->gate == LB_GATE_NONE) {
-		d->reason = LB_R_BALANCED;
-		return 0;
-	}
-	unsigned limit = (unsigned)p->tun[CNT_T_MAX_MOVES].value;
-	limit = limit < max ? limit : max;
 	unsigned why = LB_R_MAX_MOVES;
 	while (r.nmoved < limit) {
 		if (r.nmoved)
