@@ -364,6 +364,31 @@ void lb_fulcrum_init(struct lb_policy *p);
 void lb_alb_init(struct lb_policy *p);
 void lb_count_init(struct lb_policy *p);
 void lb_opzone_init(struct lb_policy *p);
+/** End a one-move round by turning candidate @m down with @reason. */
+static inline unsigned lb_decline(struct lb_decision *d, unsigned reason,
+				  const struct lb_dmove *m)
+{
+	d->reason = (unsigned char)reason;
+	d->reject = *m;
+	d->has_reject = true;
+	return 0;
+}
+
+/** End a one-move round with move @m of thread @tid: 1, or 0 (reason
+ *  max_moves) if the caller allows no move (@max 0). */
+static inline unsigned lb_move_one(struct lb_decision *d,
+				   struct ful_move *moves, unsigned max,
+				   const struct lb_dmove *m, unsigned tid)
+{
+	if (!max) {
+		d->reason = LB_R_MAX_MOVES;
+		return 0;
+	}
+	moves[0] = (struct ful_move){.tid = tid, .cpu = m->to};
+	d->move[0] = *m;
+	d->nmoves = 1;
+	return 1;
+}
 int lb_policy_init(struct lb_policy *p, const char *name);
 int lb_tunable_set(struct lb_policy *p, const char *name, long value);
 int lb_tunable_get(const struct lb_policy *p, const char *name, long *value);

@@ -70,20 +70,9 @@ static unsigned mginkgo_rebalance(struct lb_policy *p, struct lb_snap *s,
 			     .from = (unsigned char)hi, .to = (unsigned char)lo,
 			     .from_after = lhi > c.slice ? lhi - c.slice : 0,
 			     .to_after = d->v.load[lo] + c.slice};
-	if (m.to_after >= lhi) { /* L(min) + slice < L(max) fails */
-		d->reason = LB_R_NEW_OVERLOAD;
-		d->reject = m;
-		d->has_reject = true;
-		return 0;
-	}
-	if (!max) {
-		d->reason = LB_R_MAX_MOVES;
-		return 0;
-	}
-	moves[0] = (struct ful_move){.tid = c.tid, .cpu = lo};
-	d->move[0] = m;
-	d->nmoves = 1;
-	return 1;
+	if (m.to_after >= lhi) /* L(min) + slice < L(max) fails */
+		return lb_decline(d, LB_R_NEW_OVERLOAD, &m);
+	return lb_move_one(d, moves, max, &m, c.tid);
 }
 
 void lb_mginkgo_init(struct lb_policy *p)

@@ -481,20 +481,9 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		return 0;
 	}
 	oz_note(d, &b, src, dst, &m);
-	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound) {
-		d->reason = LB_R_TASK_BELOW_SPOT;
-		d->reject = m;
-		d->has_reject = true;
-		return 0;
-	}
-	if (!max) {
-		d->reason = LB_R_MAX_MOVES;
-		return 0;
-	}
-	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
-	d->move[0] = m;
-	d->nmoves = 1;
-	return 1;
+	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
+		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
+	return lb_move_one(d, moves, max, &m, b.tid);
 }
 
 void lb_opzone_init(struct lb_policy *p)
