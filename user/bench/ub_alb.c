@@ -22,6 +22,10 @@
  *   completion   last thread's end minus the first spawn, ms
  *   migrations   threads that arrived at some core (load area mig_in)
  *   imbalance    mean of the sampled max - min weight
+ *   completion_vs_busy  completion over the cores' busy time in the run
+ *                (load area, cores 1..n-1) / their number, permille:
+ *                1000 when no core idles before the end; the host's
+ *                varying speed cancels out of it (as in ub_matmul.c)
  * Each repetition runs every set under both policies, the order of the
  * two alternating from one repetition to the next. Every thread's
  * checksum must equal its workload's reference (computed once, on core
@@ -80,6 +84,7 @@ struct al_thread {
 
 struct al_run {
 	unsigned long completion_ms, migrations, imbalance;
+	unsigned long vs_busy; /* permille: completion over busy / cores */
 };
 
 static struct {
@@ -123,6 +128,20 @@ static unsigned long al_spread(void)
 		hi = r.weight > hi ? r.weight : hi;
 	}
 	return hi - lo;
+}
+
+/** Busy ticks of cores 1..n-1 together, extrapolated to @now. */
+static unsigned long al_busy(unsigned long now)
+{
+	unsigned long sum = 0;
+	for (unsigned c = 1; c < al.ncpus; c++) {
+		struct ful_load_cpu r;
+		unsigned long busy, idle;
+		ful_load_read_cpu(ful_load_area(), c, &r);
+		ful_load_cpu_times(&r, now, &busy, &idle);
+		sum += busy;
+	}
+	return sum;
 }
 
 /** Spawn the threads of workload @wl at @nice from index @at. */
@@ -189,7 +208,7 @@ static int al_run_one(unsigned s, unsigned p, struct al_run *out)
 	if (err)
 		return err;
 	atomic_store(&al.left, n);
-	unsigned long m0 = al_mig_in(), t0 = ful_counter();
+	unsigned long m0 = al_mig_in(), t0 = ful_counter(), b0 = al_busy(t0);
 	err = al_spawn(set->a, 0, 0);
 	if (!err && set->b >= 0)
 		err = al_spawn(set->b, AL_NICE_B, al.threads);
@@ -202,6 +221,8 @@ static int al_run_one(unsigned s, unsigned p, struct al_run *out)
 	for (unsigned i = 0; i < n; i++)
 		end = al.t[i].end > end ? al.t[i].end : end;
 	out->completion_ms = ful_ticks_to_us(end - t0) / 1000;
+	unsigned long ideal = (al_busy(end) - b0) / (al.ncpus - 1);
+	out->vs_busy = (end - t0) * 1000 / (ideal | 1);
 	out->imbalance = imb;
 	return al_finish(n, set);
 }
@@ -220,11 +241,12 @@ static int al_run_all(void)
 					       al_sets[s].name, al_pol[p], err);
 					return err;
 				}
-				printf("alb: rep %u %-6s %-5s completion %lu ms, "
+				printf("alb: rep %u %-6s %-5s completion %lu ms "
+				       "(%lu permille of busy / cores), "
 				       "migrations %lu, imbalance %lu\n",
 				       rep, al_sets[s].name, al_pol[p],
-				       r->completion_ms, r->migrations,
-				       r->imbalance);
+				       r->completion_ms, r->vs_busy,
+				       r->migrations, r->imbalance);
 			}
 	return 0;
 }
@@ -233,19 +255,21 @@ static int al_run_all(void)
 static unsigned al_report(void)
 {
 	static const char *const fig[] = {"completion", "migrations",
-					  "imbalance"};
-	static const char *const unit[] = {"ms", "threads", "weight"};
+					  "imbalance", "completion_vs_busy"};
+	static const char *const unit[] = {"ms", "threads", "weight",
+					   "permille"};
 	unsigned lines = 0;
 	for (unsigned s = 0; s < AL_NSETS; s++)
 		for (unsigned p = 0; p < AL_NPOL; p++)
-			for (unsigned f = 0; f < 3; f++) {
+			for (unsigned f = 0; f < 4; f++) {
 				unsigned long v[AL_MAX_REPEAT];
 				for (unsigned r = 0; r < al.repeat; r++) {
 					const struct al_run *x =
 						&al.run[s][p][r];
 					v[r] = f == 0	? x->completion_ms
 					       : f == 1 ? x->migrations
-							: x->imbalance;
+					       : f == 2 ? x->imbalance
+							: x->vs_busy;
 				}
 				char name[64];
 				snprintf(name, sizeof(name), "%s_%s_%s",
