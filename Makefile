@@ -73,7 +73,7 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # benchmarks share the tests' helpers (user/tests/utest.c).
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
-UEXTRA_tests := $(UBALANCER)
+UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c)
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
