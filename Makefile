@@ -73,7 +73,7 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # benchmarks share the tests' helpers (user/tests/utest.c).
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
-UEXTRA_tests := $(UBALANCER)
+UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c)
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
@@ -288,8 +288,9 @@ torture: kernel
 # running thread and the longest system calls (all deterministic under
 # -icount, booted twice to check that), then the cross/same-core ratio
 # and paper 000's matrix experiment (4 cores, then 3: two busy workers
-# fit the two host cores) under multi-threaded TCG; results merged into
-# one results.json.
+# fit the two host cores) and paper 001's workloads under count and alb
+# (4 cores) under multi-threaded TCG; results merged into one
+# results.json.
 BENCH_REPORT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL) \
 	--meta tools/bench_meta.json --out $(BUILD)/bench
 BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
@@ -303,6 +304,7 @@ bench: kernel
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4
 	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900
+	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

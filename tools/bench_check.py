@@ -32,7 +32,9 @@ def check_ratio(name, key, limit, by_name):
     bound, other = limit
     if stat not in STATS or other not in by_name:
         return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
-    ratio = by_name[name][stat] / by_name[other][stat]
+    num, den = by_name[name][stat], by_name[other][stat]
+    # 0 / 0 is within any bound (e.g. no migrations under either policy)
+    ratio = num / den if den else (0.0 if num == 0 else float("inf"))
     ok = ratio <= bound
     word, rel = ("OK", "<=") if ok else ("FAIL", ">")
     return ok, (f"{word} {name} {stat} / {other} {stat} = {ratio:.2f} "

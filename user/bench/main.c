@@ -15,6 +15,8 @@
  *                 map_1024_pages: seL4's published rows (ub_sys.c)
  *   ubench=matmul paper 000's matrix-multiplication experiment, balancing
  *                 off / mginkgo / fulcrum (ub_matmul.c; 3 or 4 cores)
+ *   ubench=alb    paper 001's workloads (wl_*.c) under count and alb:
+ *                 completion, migrations, imbalance (ub_alb.c)
  *   ubench=wake   wake-up latency of a pinned top-priority thread under
  *                 stress, per policy: paper 004's Figure 7 (ub_wake.c)
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
@@ -38,6 +40,7 @@ unsigned ub_matmul_run(void); /* ub_matmul.c */
 unsigned ub_frame_run(void); /* ub_frame.c */
 unsigned ub_sys_run(void); /* ub_sys.c */
 unsigned ub_wake_run(void); /* ub_wake.c */
+unsigned ub_alb_run(void);  /* ub_alb.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -161,7 +164,8 @@ static void ubench_run(const char *which)
 		n = ubench_mttcg();
 	} else if (!strcmp(which, "matmul")) {
 		n = ub_matmul_run();
-
+	} else if (!strcmp(which, "alb")) {
+		n = ub_alb_run();
 	} else {
 		n = ubench_ipc(which);
 	}

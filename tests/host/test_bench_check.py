@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Host test: tools/bench_check.py's ratio bounds, and the bounds of
+ubench=alb (paper 001's workloads) in tools/bench_meta.json.
+
+    test_bench_check.py [substring]    run only tests whose name contains it
+"""
+
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True  # before our imports: no __pycache__
+import host_proto  # noqa: E402
+from host_proto import ROOT  # noqa: E402
+
+import bench_check  # noqa: E402  (tools/, put on the path by host_proto)
+
+SETS = ("lz77", "crc", "queens", "matmul", "memcpy", "set1", "set2", "set3")
+
+
+def ratio(num, den, bound):
+    by_name = {"a": {"median": num}, "b": {"median": den}}
+    ok, _ = bench_check.check_ratio("a", "median_ratio_max", [bound, "b"],
+                                    by_name)
+    return ok
+
+
+def test_ratio_plain():
+    """11 / 10 passes 1.1 and fails 1.05."""
+    if not ratio(11, 10, 1.1) or ratio(11, 10, 1.05):
+        return "11 / 10 against 1.1 and 1.05 judged wrongly"
+    return None
+
+
+def test_ratio_zero_over_zero():
+    """0 / 0 (no migrations under either policy) is within any bound,
+    n / 0 within none, and neither raises."""
+    if not ratio(0, 0, 1.0):
+        return "0 / 0 failed a bound of 1.0"
+    if ratio(3, 0, 1.0):
+        return "3 / 0 passed a bound of 1.0"
+    return None
+
+
+def test_alb_bounds():
+    """Every set has alb's migrations bounded by count's and its
+    completion by 1.02 times count's."""
+    with open(os.path.join(ROOT, "tools", "bench_meta.json")) as f:
+        meta = json.load(f)
+    for s in SETS:
+        want = {f"migrations_alb_{s}": [1.0, f"migrations_count_{s}"],
+                f"completion_alb_{s}": [1.02, f"completion_count_{s}"]}
+        for name, limit in want.items():
+            got = meta.get(name, {}).get("bound", {}).get("median_ratio_max")
+            if got != limit:
+                return f"{name}: bound {got!r}, expected {limit!r}"
+    return None
+
+
+TESTS = [
+    ("ratio_plain", test_ratio_plain),
+    ("ratio_zero_over_zero", test_ratio_zero_over_zero),
+    ("alb_bounds", test_alb_bounds),
+]
+
+if __name__ == "__main__":
+    sys.exit(host_proto.run_tests(TESTS, sys.argv))
