@@ -88,6 +88,22 @@ static inline void lcpu_win(struct cpu *c, struct ful_load_cpu *l)
 						  FUL_UTIL_LONG_WINS);
 }
 
+/** Keep @w as thread @t's windows and publish them with its run time,
+ *  in one sequence window of its record. Owner, IRQs masked. */
+static inline void lthread_win_store(struct thread *t, const struct ful_win *w)
+{
+	t->win_idx = w->idx;
+	t->win_last = w->last;
+	t->win_base = t->runtime - w->cur;
+	struct ful_load_thread *lt = t->lrec;
+	seq_begin(&lt->seq);
+	lt->runtime = t->runtime;
+	lt->win_idx = t->win_idx;
+	lt->win_base = t->win_base;
+	lt->win_last = t->win_last;
+	seq_end(&lt->seq);
+}
+
 /** Roll thread @t's windows to the core's window at c->last_switch,
  *  @t having run from @t0 to then (@t0 == last_switch: it did not run),
  *  and publish them with its run time. Owner, IRQs masked. */
@@ -98,16 +114,7 @@ static void lthread_win(struct cpu *c, struct thread *t, uint64_t t0)
 			    .cur = t->runtime - (now - t0) - t->win_base,
 			    .last = t->win_last};
 	ful_win_add(&w, &c->win_par, t0, now, 1);
-	t->win_idx = w.idx;
-	t->win_last = w.last;
-	t->win_base = t->runtime - w.cur;
-	struct ful_load_thread *lt = t->lrec;
-	seq_begin(&lt->seq);
-	lt->runtime = t->runtime;
-	lt->win_idx = t->win_idx;
-	lt->win_base = t->win_base;
-	lt->win_last = t->win_last;
-	seq_end(&lt->seq);
+	lthread_win_store(t, &w);
 }
 
 void load_win_enter(struct cpu *c, struct thread *t)
@@ -119,16 +126,7 @@ void load_win_enter(struct cpu *c, struct thread *t)
 	if (w.idx < c->win_par.idx0) /* from before a length change */
 		w = (struct ful_win){.idx = c->win_par.idx0};
 	ful_win_skip(&w, c->win.idx);
-	t->win_idx = w.idx;
-	t->win_last = w.last;
-	t->win_base = t->runtime - w.cur;
-	struct ful_load_thread *lt = t->lrec;
-	seq_begin(&lt->seq);
-	lt->runtime = t->runtime;
-	lt->win_idx = t->win_idx;
-	lt->win_base = t->win_base;
-	lt->win_last = t->win_last;
-	seq_end(&lt->seq);
+	lthread_win_store(t, &w);
 }
 
 /** Take new window parameters if the header's changed: restart this

@@ -140,12 +140,11 @@ static void thread_set_here(void *arg)
 	struct owner o = owner_enter(&flags);
 	struct thread *t = thread_lookup(r->tid);
 	r->result = -FUL_ENOTHREAD;
-	if (t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
-			 o.cpu->id &&
-	    !thread_still(t, r->tid)) { /* its slot was reused */
+	bool here = t && atomic_load_explicit(&t->cpu, memory_order_acquire) ==
+				 o.cpu->id;
+	if (here && !thread_still(t, r->tid)) { /* its slot was reused */
 		t = NULL;
-	} else if (t && (atomic_load_explicit(&t->cpu, memory_order_relaxed) !=
-				 o.cpu->id ||
+	} else if (t && (!here ||
 			 (r->attr != FUL_TA_AFFINITY && thread_in_flight(t)))) {
 		r->result = -FUL_EAGAIN;
 	} else if (t && r->attr == FUL_TA_SLICE) {
