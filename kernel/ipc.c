@@ -42,12 +42,6 @@ void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
 			      memory_order_relaxed);
 }
 
-static void ipc_unlink(struct thread *t)
-{
-	t->ipc_link.prev->next = t->ipc_link.next;
-	t->ipc_link.next->prev = t->ipc_link.prev;
-}
-
 struct thread *ipc_dequeue_claim(struct ipc_queue *q)
 {
 	if (ipc_queue_empty(q))

@@ -147,7 +147,8 @@ static void sched_timer_arm(struct cpu *c)
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
  */
-static void sched_update_tick(struct cpu *c, struct thread *next)
+static inline __attribute__((always_inline)) void
+sched_update_tick(struct cpu *c, struct thread *next)
 {
 	if (next != c->idle) {
 		if (!c->tick_on) {
@@ -379,6 +380,23 @@ void sched_block_switch(struct owner o, struct thread *next,
 	}
 	c->need_resched = false;
 	sched_switch_ipc(c, cur, next); /* its books count next in */
+}
+
+struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
+{
+	struct cpu *c = o.cpu;
+	struct thread *prev = c->current;
+	sched_switch_books(c, prev, next, SW_IPC);
+	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
+		c->stats.overlap++;
+	arch_context_switch_out(&prev->ctx);
+	if (c->vs_active != next->vs) { /* a user thread: vs is set */
+		c->vs_active = next->vs;
+		arch_vspace_activate(&next->vs->arch);
+	}
+	return arch_fastpath_switch(&prev->ctx,
+				    arch_uregs_of(next->kstack + KSTACK_SIZE),
+				    prev, arch_context_tpidr(&next->ctx));
 }
 
 void sched_finish_switch(struct thread *prev)

@@ -124,11 +124,24 @@ irq_entry_bench:
 	add	sp, sp, #FRAME_SIZE
 	eret
 
+/* An svc for CALL (5) or REPLY_RECV (7) goes to the IPC fastpath's entry
+ * (kernel/fastpath.c), everything else to sync_handle. */
 sync_entry:
 	save_rest
-	mov	x1, x0
+	mrs	x2, esr_el1
+	lsr	x2, x2, #26
+	cmp	x2, #0x15		/* EC: svc from AArch64 (only EL0 has one) */
+	b.ne	1f
+	orr	x2, x8, #2
+	cmp	x2, #7			/* x8 is 5 or 7 */
+	b.ne	1f
+	mov	x0, sp
+	bl	fastpath_svc
+	b	2f
+1:	mov	x1, x0
 	mov	x0, sp
 	bl	sync_handle
+2:
 	restore_rest
 	ldp	x0, x1, [sp]
 	add	sp, sp, #FRAME_SIZE

@@ -34,6 +34,11 @@ struct arch_context {
 	struct arch_fpstate fpstate __attribute__((aligned(16)));
 };
 
+static inline uint64_t arch_context_tpidr(const struct arch_context *ctx)
+{
+	return ctx->tpidr_el0;
+}
+
 /*
  * A thread's EL0 register state, saved by every exception from EL0 at the
  * top of its kernel stack (vectors.S builds it; FRAME_SIZE bytes).
