@@ -308,7 +308,7 @@ BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
 
 bench: kernel
 	$(BENCH_REPORT) --cpus 4 --repeat 2
-	for b in ipc lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
+	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4

@@ -24,6 +24,8 @@ static const char *const bench_names[][2] = {
 	{"ipc_call_cross_core", "ipc_reply_cross_core"},
 	{"ipc_call_short_same_core", "ipc_reply_short_same_core"},
 	{"ipc_call_short_cross_core", "ipc_reply_short_cross_core"},
+	/* the short same-core pair, booted with fastpath=0 */
+	{"ipc_call_short_slowpath", "ipc_reply_short_slowpath"},
 };
 
 static unsigned long samples[2][PEER_MAX_RUNS];
@@ -86,7 +88,7 @@ static void client(unsigned long arg)
 	unsigned len = PEER_LEN(arg), runs = PEER_RUNS(arg);
 	unsigned long id = PEER_ID(arg), ovh = ful_cycles_overhead();
 	unsigned char *buf = ful_ipcbuf();
-	if (runs > PEER_MAX_RUNS || id >= 4)
+	if (runs > PEER_MAX_RUNS || id >= 5)
 		return;
 	for (unsigned i = 0; i < len; i++)
 		buf[i] = (unsigned char)i;
