@@ -46,6 +46,10 @@ struct arch_context;
  * uint64_t arch_cycles(void)
  *	The per-core cycle counter (PMCCNTR). Under QEMU -icount it
  *	advances exactly once per instruction. Bracketed by barriers.
+ * void arch_context_switch_out(struct arch_context *prev)
+ *	Called by the scheduler just before switching away from @prev:
+ *	save user state the switch itself does not (lazy FP/SIMD). IRQs
+ *	masked. Inline: nothing to do is the common case (IPC hand-offs).
  * uint64_t arch_context_tpidr(const struct arch_context *ctx)
  *	The user thread-pointer register saved in @ctx by the last switch
  *	away from its thread (for arch_fastpath_switch).
@@ -127,7 +131,7 @@ void *arch_context_switch(struct arch_context *from, struct arch_context *to,
  * arch_context_switch() does, load @tpidr (the next thread's user TLS
  * register, from its context), move to the stack that ends at @to_u, the
  * next thread's user frame (its kernel stack below the frame is
- * abandoned), call sched_finish_switch(@pass) there, and leave for EL0
+ * abandoned), call sched_fastpath_finish(@pass) there, and leave for EL0
  * with @to_u. Returns, in @from's context, when a later
  * arch_context_switch() resumes it, with that switch's pass value.
  * Pre: IRQs masked, the next thread's address space active.
@@ -189,10 +193,6 @@ uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
  *  fault). IRQs masked. */
 void arch_vspace_activate(const struct arch_vspace *v);
 
-/** Called by the scheduler just before switching away from @prev:
- *  save user state the switch itself does not (lazy FP/SIMD). IRQs
- *  masked. */
-void arch_context_switch_out(struct arch_context *prev);
 
 /* Provided by the portable kernel, called by arch code. */
 struct arch_uregs;

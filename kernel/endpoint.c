@@ -7,6 +7,7 @@
  */
 #include "endpoint.h"
 #include "ipc.h"
+#include "ipcq.h"
 #include "kernel.h"
 #include "obj.h"
 #include "pool.h"

@@ -39,6 +39,7 @@
 #include "endpoint.h"
 #include "fastpath.h"
 #include "ipc.h"
+#include "ipcq.h"
 #include "kernel.h"
 #include "sched.h"
 #include "syscall.h"
@@ -190,11 +191,12 @@ static int64_t __attribute__((noinline)) fp_resumed(struct thread *t,
  *  blocks: with @p set, handing the core to it at EL0. Returns when @t
  *  is resumed by the generic path (fp_resumed). */
 static inline __attribute__((always_inline)) int64_t
-fp_block(struct thread *t, struct thread *p, struct arch_uregs *u)
+fp_block(struct cpu *c, struct thread *t, struct thread *p,
+	 struct arch_uregs *u)
 {
 	t->fp_uregs = u;
 	if (p) {
-		struct owner o = owner_irq();
+		struct owner o = {c}; /* IRQs masked: this core's */
 		atomic_store_explicit(&t->state, T_BLOCKED,
 				      memory_order_relaxed);
 		sched_finish_switch(sched_fastpath_switch(o, p));
@@ -210,9 +212,8 @@ static inline bool fp_core_ok(struct cpu *c)
 }
 
 static inline __attribute__((always_inline)) int64_t
-fp_call(struct thread *t, struct arch_uregs *u)
+fp_call(struct cpu *c, struct thread *t, struct arch_uregs *u)
 {
-	struct cpu *c = this_cpu();
 	uint64_t badge, info = ARG(1);
 	if (!fp_msg_ok(t, info, ARG(6)) || !fp_core_ok(c))
 		return FASTPATH_MISS;
@@ -244,18 +245,24 @@ fp_call(struct thread *t, struct arch_uregs *u)
 			      memory_order_relaxed);
 	fp_deliver(t, r, badge, u, how == FP_HERE);
 	fp_release(r, how == FP_HERE);
-	return fp_block(t, how == FP_HERE ? r : NULL, u);
+	return fp_block(c, t, how == FP_HERE ? r : NULL, u);
 }
 
 static inline __attribute__((always_inline)) int64_t
-fp_reply_recv(struct thread *t, struct arch_uregs *u)
+fp_reply_recv(struct cpu *c, struct thread *t, struct arch_uregs *u)
 {
-	struct cpu *c = this_cpu();
 	uint64_t badge, info = ARG(1), token = t->reply_to;
 	if (!token || !fp_msg_ok(t, info, ARG(6)) || !fp_core_ok(c))
 		return FASTPATH_MISS;
-	struct thread *p = thread_lookup((tid_t)(token >> 32));
-	enum fp_partner how = p ? fp_partner(c, p, info) : FP_NO;
+	/* The caller's slot, not checked by tid: the CAS below on its wait
+	 * word with the token's sequence, which a slot's next occupant
+	 * continues (ipc_seq survives slot reuse), is what identifies it;
+	 * the checks before it read whoever is there and change nothing. */
+	unsigned slot = TID_SLOT((tid_t)(token >> 32));
+	if (slot >= MAX_THREADS)
+		return FASTPATH_MISS;
+	struct thread *p = &threads[slot];
+	enum fp_partner how = fp_partner(c, p, info);
 	if (how == FP_NO)
 		return FASTPATH_MISS;
 	struct endpoint *ep = fp_ep_lock(t, ARG(0), FUL_R_READ, &badge);
@@ -279,21 +286,31 @@ fp_reply_recv(struct thread *t, struct arch_uregs *u)
 	ipc_enqueue(t, &ep->recvq, &ep->lock, IPC_RECV);
 	spin_unlock_raw(&ep->lock);
 	fp_release(p, how == FP_HERE);
-	return fp_block(t, how == FP_HERE ? p : NULL, u);
+	return fp_block(c, t, how == FP_HERE ? p : NULL, u);
 }
 
-void fastpath_svc(struct arch_uregs *u)
+/** Finish a system call the fastpath may have taken: its result in
+ *  x0 and the common kernel exit, or the generic path if it missed. */
+static inline __attribute__((always_inline)) void
+fp_exit(struct arch_uregs *u, int64_t r)
 {
-	struct thread *t = this_cpu()->current;
-	int64_t r = FASTPATH_MISS;
-	if (fastpath_on)
-		r = arch_uregs_sysno(u) == FUL_SYS_CALL
-			    ? fp_call(t, u)
-			    : fp_reply_recv(t, u);
 	if (r == FASTPATH_MISS) {
 		syscall_entry(u);
 		return;
 	}
 	arch_uregs_set(u, 0, (uint64_t)r);
 	irq_exit();
+}
+
+void fastpath_svc_call(struct arch_uregs *u)
+{
+	struct cpu *c = this_cpu();
+	fp_exit(u, fastpath_on ? fp_call(c, c->current, u) : FASTPATH_MISS);
+}
+
+void fastpath_svc_reply_recv(struct arch_uregs *u)
+{
+	struct cpu *c = this_cpu();
+	fp_exit(u, fastpath_on ? fp_reply_recv(c, c->current, u)
+			       : FASTPATH_MISS);
 }

@@ -17,8 +17,10 @@ struct arch_uregs;
 /** Boot argument fastpath=0 clears it (tests run both ways). */
 extern bool fastpath_on;
 
-/** A `svc` for FUL_SYS_CALL or FUL_SYS_REPLY_RECV (the arch's exception
- *  entry sends only these here): the fastpath, else syscall_entry().
- *  IRQs masked; may return on another core. */
-void fastpath_svc(struct arch_uregs *u);
+/** A `svc` for FUL_SYS_CALL / FUL_SYS_REPLY_RECV (the arch's exception
+ *  entry sends these here, with the frame @u): the fastpath, else
+ *  syscall_entry(); then the kernel exit. IRQs masked; may return on
+ *  another core. */
+void fastpath_svc_call(struct arch_uregs *u);
+void fastpath_svc_reply_recv(struct arch_uregs *u);
 #endif

@@ -68,11 +68,6 @@ static inline void ipc_unlink_link(struct rq_link *l)
 }
 #define ipc_unlink(t) ipc_unlink_link(&(t)->ipc_link)
 
-/** Queue the current thread @t on @q (object lock @lock held) as waiting
- *  for @w. The object stays alive meanwhile: the system call holds a
- *  reference in t->sys_hold, which a kill drops (uthread.c). */
-void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
-		 enum ipc_wait w);
 /** Dequeue and claim the first waiter of @q (lock held), or NULL. */
 struct thread *ipc_dequeue_claim(struct ipc_queue *q);
 /** Finish a delivery to claimed @t: result, DONE, and a wake-up unless

@@ -230,6 +230,8 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 enum load_hint {
 	SW_ANY,       /* preemption, yield, exit, ... */
 	SW_IPC,       /* blocking prev to blocked next (IPC hand-off) */
+	SW_FAST,      /* the same, from the IPC fastpath: neither is the
+		       * idle thread, the core is not parked */
 	SW_TO_IDLE,   /* blocking prev to idle */
 	SW_FROM_IDLE, /* idle to next, blocked on this core until now */
 };
@@ -245,6 +247,7 @@ static inline void load_switch(struct owner o, struct thread *prev,
 	bool done;
 	switch (hint) {
 	case SW_IPC:
+	case SW_FAST:
 		done = load_switch_swap(c, prev, next);
 		break;
 	case SW_TO_IDLE:

@@ -5,6 +5,7 @@
  */
 #include "coninput.h"
 #include "ipc.h"
+#include "ipcq.h"
 #include "kernel.h"
 #include "obj.h"
 #include "pool.h"

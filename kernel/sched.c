@@ -100,14 +100,14 @@ static struct thread *sched_pick(struct cpu *c)
  *  over (load_win_roll: one compare here otherwise; @tick: load_tick
  *  publishes right after, so the roll does not). */
 static inline __attribute__((always_inline)) void
-sched_account(struct cpu *c, struct thread *prev, bool tick)
+sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 {
 	uint64_t now = arch_counter();
 	uint64_t t0 = c->last_switch;
 	uint64_t delta = now - t0;
 	c->last_switch = now;
 	prev->runtime += delta;
-	if (prev == c->idle)
+	if (!busy && prev == c->idle) /* @busy: known not the idle thread */
 		c->stats.idle += delta;
 	else
 		c->stats.busy += delta;
@@ -310,15 +310,17 @@ void schedule(struct owner o)
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
-	sched_account(c, prev, false);
+	bool fast = hint == SW_FAST; /* a constant: folds */
+	sched_account(c, prev, false, fast);
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
 	sched_update_tick(c, next);
-	if (next != c->idle) {
+	if (fast || next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
 				      memory_order_relaxed);
-		if (atomic_load_explicit(&c->parked, memory_order_relaxed))
+		if (!fast &&
+		    atomic_load_explicit(&c->parked, memory_order_relaxed))
 			c->stats.nonidle_while_parked++;
 	}
 	c->current = next;
@@ -386,7 +388,7 @@ struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
 {
 	struct cpu *c = o.cpu;
 	struct thread *prev = c->current;
-	sched_switch_books(c, prev, next, SW_IPC);
+	sched_switch_books(c, prev, next, SW_FAST);
 	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
 		c->stats.overlap++;
 	arch_context_switch_out(&prev->ctx);
@@ -397,6 +399,15 @@ struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
 	return arch_fastpath_switch(&prev->ctx,
 				    arch_uregs_of(next->kstack + KSTACK_SIZE),
 				    prev, arch_context_tpidr(&next->ctx));
+}
+
+void sched_fastpath_finish(struct thread *prev)
+{
+	/* prev was made BLOCKED by the fastpath just before the books; only
+	 * this core, IRQs masked, could have changed that since: nothing to
+	 * hand over or free (sched_finish_switch's other cases). */
+	atomic_store_explicit(&prev->on_cpu, 0, memory_order_release);
+	icc_flush();
 }
 
 void sched_finish_switch(struct thread *prev)
@@ -436,7 +447,7 @@ void sched_tick(void)
 	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	sched_account(c, cur, true);
+	sched_account(c, cur, true, false);
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();

@@ -41,6 +41,9 @@ void sched_block_switch(struct owner o, struct thread *next,
  * sched_finish_switch). Consumes @o.
  */
 struct thread *sched_fastpath_switch(struct owner o, struct thread *next);
+/** sched_finish_switch() for the fastpath's switch (called by
+ *  arch_fastpath_switch on the next thread's stack): @prev is BLOCKED. */
+void sched_fastpath_finish(struct thread *prev);
 /** Second half of a switch, in the new thread's context: release the
  *  previous thread (post its TASK_IN if migrating, free it if dead). */
 void sched_finish_switch(struct thread *prev);

@@ -36,7 +36,7 @@ arch_thread_trampoline:
 	.global arch_fastpath_switch
 /* void *arch_fastpath_switch(from x0, to_u x1, pass x2, tpidr x3):
  * save as arch_context_switch does (a later switch to `from` returns
- * from this call), then run sched_finish_switch(pass) on the next
+ * from this call), then run sched_fastpath_finish(pass) on the next
  * thread's kernel stack, just below its user frame, and leave for EL0
  * from that frame. */
 arch_fastpath_switch:
@@ -53,6 +53,6 @@ arch_fastpath_switch:
 	mov	sp, x1
 	mov	x19, x1
 	mov	x0, x2
-	bl	sched_finish_switch
+	bl	sched_fastpath_finish
 	mov	x0, x19
 	b	arch_user_enter

@@ -132,13 +132,17 @@ sync_entry:
 	lsr	x2, x2, #26
 	cmp	x2, #0x15		/* EC: svc from AArch64 (only EL0 has one) */
 	b.ne	1f
-	orr	x2, x8, #2
-	cmp	x2, #7			/* x8 is 5 or 7 */
+	cmp	x8, #5			/* FUL_SYS_CALL */
+	b.eq	3f
+	cmp	x8, #7			/* FUL_SYS_REPLY_RECV */
 	b.ne	1f
 	mov	x0, sp
-	bl	fastpath_svc
+	bl	fastpath_svc_reply_recv
 	b	2f
-1:	mov	x1, x0
+3:	mov	x0, sp
+	bl	fastpath_svc_call
+	b	2f
+1:	mov	x1, x0		/* the kind */
 	mov	x0, sp
 	bl	sync_handle
 2:
