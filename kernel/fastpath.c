@@ -129,14 +129,14 @@ static inline enum fp_partner fp_partner(struct cpu *c, struct thread *p,
 
 /** Put the message in @u (info x1, MRs x2..x5) with @badge into claimed
  *  @p: the IPC buffer, then its frame (@here: x0..x6 as its syscall exit
- *  would write them) or its ipc_msg (its own continuation returns it).
+ *  would write them; its wait word is already NONE) or its ipc_msg (its
+ *  own continuation returns it).
  *  Takes no lock: callable under the endpoint's. Before the sender can
  *  be seen waiting anywhere (its buffer is read here). */
 static inline void fp_deliver(struct thread *t, struct thread *p,
-			      uint64_t badge, const struct arch_uregs *u,
-			      bool here)
+			      uint64_t badge, uint64_t info,
+			      const struct arch_uregs *u, bool here)
 {
-	uint64_t info = ARG(1);
 	if (FUL_MSG_LEN(info))
 		memcpy((void *)p->ipcbuf, (const void *)t->ipcbuf,
 		       FUL_MSG_LEN(info));
@@ -148,8 +148,6 @@ static inline void fp_deliver(struct thread *t, struct thread *p,
 	}
 	struct arch_uregs *pu = p->fp_uregs;
 	p->fp_uregs = NULL;
-	atomic_store_explicit(&p->ipc_state, IPC_STATE(p->ipc_seq, IPC_NONE),
-			      memory_order_relaxed);
 	arch_uregs_set(pu, 0, 0);
 	arch_uregs_set(pu, 1, badge);
 	arch_uregs_set(pu, 2, ARG(2));
@@ -233,8 +231,11 @@ fp_call(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	/* Claimed: off the queue (a canceller that looked before now takes
 	 * the lock, then finds it no longer queued). */
 	ipc_unlink(r);
+	/* A local partner's wait ends here (it never runs ipc_wait again);
+	 * a remote one is CLAIMED until fp_release completes it. */
 	atomic_store_explicit(&r->ipc_state,
-			      IPC_STATE(r->ipc_seq, IPC_CLAIMED),
+			      IPC_STATE(r->ipc_seq, how == FP_HERE ? IPC_NONE
+								 : IPC_CLAIMED),
 			      memory_order_relaxed);
 	spin_unlock_raw(&ep->lock);
 	t->ipc_seq++;
@@ -243,7 +244,7 @@ fp_call(struct cpu *c, struct thread *t, struct arch_uregs *u)
 				  t->ipc_seq);
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_REPLY),
 			      memory_order_relaxed);
-	fp_deliver(t, r, badge, u, how == FP_HERE);
+	fp_deliver(t, r, badge, info, u, how == FP_HERE);
 	fp_release(r, how == FP_HERE);
 	return fp_block(c, t, how == FP_HERE ? r : NULL, u);
 }
@@ -270,8 +271,9 @@ fp_reply_recv(struct cpu *c, struct thread *t, struct arch_uregs *u)
 		return FASTPATH_MISS;
 	uint64_t expect = IPC_STATE(token, IPC_REPLY);
 	if (!ipc_queue_empty(&ep->sendq) ||
-	    !atomic_compare_exchange_strong(&p->ipc_state, &expect,
-					    IPC_STATE(token, IPC_CLAIMED))) {
+	    !atomic_compare_exchange_strong(
+		    &p->ipc_state, &expect,
+		    IPC_STATE(token, how == FP_HERE ? IPC_NONE : IPC_CLAIMED))) {
 		spin_unlock_raw(&ep->lock);
 		return FASTPATH_MISS;
 	}
@@ -281,7 +283,7 @@ fp_reply_recv(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	 * receive we hold no reference on it: nothing after our wait
 	 * touches it, an orphaning dequeues us before it can be destroyed,
 	 * and a canceller takes its lock, which stays valid (endpoint.h). */
-	fp_deliver(t, p, 0, u, how == FP_HERE);
+	fp_deliver(t, p, 0, info, u, how == FP_HERE);
 	t->reply_to = 0;
 	ipc_enqueue(t, &ep->recvq, &ep->lock, IPC_RECV);
 	spin_unlock_raw(&ep->lock);
