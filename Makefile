@@ -116,6 +116,7 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 # and without it.
 SLOWPATH_SUITES := ipcslow2:2:utest=ipc,fastpath=0,loadcheck \
 	ipcslow4:4:utest=ipc,fastpath=0,loadcheck \
+	ntfnslow2:2:utest=ntfn,fastpath=0,loadcheck \
 	badslow1:1:utest=badinput,fastpath=0
 SAME_LINES := IPC-EQUIV:user1,user2,user4,ipcslow2,ipcslow4
 # The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2

@@ -41,6 +41,7 @@
 #include "ipc.h"
 #include "ipcq.h"
 #include "kernel.h"
+#include "ntfn.h"
 #include "sched.h"
 #include "syscall.h"
 
@@ -76,27 +77,45 @@ static inline bool fp_msg_ok(const struct thread *t, uint64_t info,
 	       (timeout == FUL_FOREVER || timeout > (1ull << 40));
 }
 
+/** The object of capability @slot of @t if it has @type and @rights,
+ *  read without the vspace lock; its badge and the table's sequence the
+ *  copy is consistent with (for fp_cap_still). NULL if not plainly so. */
+static inline void *fp_cap(struct thread *t, uint64_t slot, unsigned type,
+			   unsigned rights, uint64_t *badge, uint32_t *seq)
+{
+	if (slot - 1 >= FUL_CSLOTS - 1) /* slot 0 and out of range */
+		return NULL;
+	struct cap c;
+	if (!cap_read_unlocked(t->vs, slot, &c, seq) || c.type != type ||
+	    (c.rights & rights) != rights)
+		return NULL;
+	*badge = c.data;
+	return c.obj;
+}
+
+/** With the object's lock held: was the capability still in its slot
+ *  (the table unchanged since fp_cap)? Then the object is alive. */
+static inline bool fp_cap_still(struct thread *t, uint32_t seq)
+{
+	return atomic_load_explicit(&t->vs->cap_seq, memory_order_relaxed) ==
+	       seq;
+}
+
 /** Look up endpoint capability @slot of @t with @rights and lock the
  *  endpoint; NULL (nothing held) if that is not plainly possible. */
 static inline struct endpoint *fp_ep_lock(struct thread *t, uint64_t slot,
 					  unsigned rights, uint64_t *badge)
 {
-	if (slot - 1 >= FUL_CSLOTS - 1) /* slot 0 and out of range */
-		return NULL;
-	struct vspace *vs = t->vs;
-	struct cap c;
 	uint32_t seq;
-	if (!cap_read_unlocked(vs, slot, &c, &seq) ||
-	    c.type != FUL_CAP_ENDPOINT || (c.rights & rights) != rights)
+	struct endpoint *ep = fp_cap(t, slot, FUL_CAP_ENDPOINT, rights, badge,
+				     &seq);
+	if (!ep)
 		return NULL;
-	struct endpoint *ep = c.obj;
 	spin_lock_raw(&ep->lock);
-	if (atomic_load_explicit(&vs->cap_seq, memory_order_relaxed) != seq ||
-	    ep->dead) {
+	if (!fp_cap_still(t, seq) || ep->dead) {
 		spin_unlock_raw(&ep->lock);
 		return NULL;
 	}
-	*badge = c.data;
 	return ep;
 }
 
@@ -291,6 +310,60 @@ fp_reply_recv(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	return fp_block(c, t, how == FP_HERE ? p : NULL, u);
 }
 
+/**
+ * NTFN_SIGNAL: bits for a notification with no waiter are ORed in (as
+ * ntfn_signal does); a first waiter that this core owns, blocked forever
+ * in a resumable wait, of a priority above the signaller's and every
+ * ready thread's (and no hand-off pending) gets the bits in its x1 and
+ * the core at once, the signaller queued as preempted. Anything else is
+ * the generic path's.
+ */
+static inline __attribute__((always_inline)) int64_t
+fp_signal(struct cpu *c, struct thread *t, struct arch_uregs *u)
+{
+	uint64_t badge;
+	uint32_t seq;
+	if (!fp_core_ok(c) || c->handoff)
+		return FASTPATH_MISS;
+	struct ntfn *n = fp_cap(t, ARG(0), FUL_CAP_NTFN, FUL_R_WRITE, &badge,
+				&seq);
+	uint64_t bits = ARG(1) | badge;
+	if (!n || !bits)
+		return FASTPATH_MISS;
+	spin_lock_raw(&n->lock);
+	if (!fp_cap_still(t, seq) || n->dead) {
+		spin_unlock_raw(&n->lock);
+		return FASTPATH_MISS;
+	}
+	if (ipc_queue_empty(&n->waiters)) {
+		n->word |= bits;
+		spin_unlock_raw(&n->lock);
+		return 0;
+	}
+	struct thread *w = container_of(n->waiters.head.next, struct thread,
+					ipc_link);
+	if (atomic_load_explicit(&w->cpu, memory_order_acquire) != c->id ||
+	    atomic_load_explicit(&w->state, memory_order_relaxed) !=
+		    T_BLOCKED ||
+	    !w->fp_uregs || w->sleeping || w->prio <= t->prio ||
+	    rq_top_prio(&c->rq) >= (int)w->prio) {
+		spin_unlock_raw(&n->lock);
+		return FASTPATH_MISS;
+	}
+	ipc_unlink(w);
+	atomic_store_explicit(&w->ipc_state, IPC_STATE(w->ipc_seq, IPC_NONE),
+			      memory_order_relaxed);
+	spin_unlock_raw(&n->lock);
+	struct arch_uregs *wu = w->fp_uregs;
+	w->fp_uregs = NULL;
+	arch_uregs_set(wu, 0, 0);
+	arch_uregs_set(wu, 1, bits);
+	fp_release(w, true);
+	struct owner o = {c};
+	sched_finish_switch(sched_fastpath_preempt(o, w));
+	return 0; /* scheduled again: the signal's result */
+}
+
 /** Finish a system call the fastpath may have taken: its result in
  *  x0 and the common kernel exit, or the generic path if it missed. */
 static inline __attribute__((always_inline)) void
@@ -315,4 +388,10 @@ void fastpath_svc_reply_recv(struct arch_uregs *u)
 	struct cpu *c = this_cpu();
 	fp_exit(u, fastpath_on ? fp_reply_recv(c, c->current, u)
 			       : FASTPATH_MISS);
+}
+
+void fastpath_svc_signal(struct arch_uregs *u)
+{
+	struct cpu *c = this_cpu();
+	fp_exit(u, fastpath_on ? fp_signal(c, c->current, u) : FASTPATH_MISS);
 }

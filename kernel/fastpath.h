@@ -23,4 +23,5 @@ extern bool fastpath_on;
  *  another core. */
 void fastpath_svc_call(struct arch_uregs *u);
 void fastpath_svc_reply_recv(struct arch_uregs *u);
+void fastpath_svc_signal(struct arch_uregs *u);
 #endif

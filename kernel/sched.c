@@ -384,6 +384,12 @@ void sched_block_switch(struct owner o, struct thread *next,
 	sched_switch_ipc(c, cur, next); /* its books count next in */
 }
 
+struct thread *sched_fastpath_preempt(struct owner o, struct thread *next)
+{
+	sched_requeue_current(o.cpu, o.cpu->current);
+	return sched_fastpath_switch(o, next);
+}
+
 struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
 {
 	struct cpu *c = o.cpu;
@@ -403,9 +409,10 @@ struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
 
 void sched_fastpath_finish(struct thread *prev)
 {
-	/* prev was made BLOCKED by the fastpath just before the books; only
-	 * this core, IRQs masked, could have changed that since: nothing to
-	 * hand over or free (sched_finish_switch's other cases). */
+	/* prev was made BLOCKED, or READY and queued, by the fastpath just
+	 * before the books; only this core, IRQs masked, could have changed
+	 * that since: nothing to hand over or free (sched_finish_switch's
+	 * other cases). */
 	atomic_store_explicit(&prev->on_cpu, 0, memory_order_release);
 	icc_flush();
 }

@@ -41,8 +41,13 @@ void sched_block_switch(struct owner o, struct thread *next,
  * sched_finish_switch). Consumes @o.
  */
 struct thread *sched_fastpath_switch(struct owner o, struct thread *next);
+/** sched_fastpath_switch(), but the current thread stays runnable: it
+ *  is queued as a preempted thread (a signal woke a higher-priority
+ *  thread). Same pre- and postconditions otherwise. */
+struct thread *sched_fastpath_preempt(struct owner o, struct thread *next);
 /** sched_finish_switch() for the fastpath's switch (called by
- *  arch_fastpath_switch on the next thread's stack): @prev is BLOCKED. */
+ *  arch_fastpath_switch on the next thread's stack): @prev is BLOCKED,
+ *  or READY on this core's run queue. */
 void sched_fastpath_finish(struct thread *prev);
 /** Second half of a switch, in the new thread's context: release the
  *  previous thread (post its TASK_IN if migrating, free it if dead). */

@@ -191,7 +191,10 @@ static int64_t sys_ntfn_wait(struct thread *t, struct arch_uregs *u)
 	int err = sys_hold_cap(t, ARG(0), FUL_CAP_NTFN, FUL_R_READ, &c);
 	if (err)
 		return err;
-	err = ntfn_wait(c.obj, t, ipc_deadline(ARG(6)), &bits);
+	uint64_t deadline = ipc_deadline(ARG(6));
+	sys_fp_mark(t, u, deadline == ~0ull); /* continuation: x1 = bits */
+	err = ntfn_wait(c.obj, t, deadline, &bits);
+	t->fp_uregs = NULL;
 	arch_uregs_set(u, 1, bits);
 	sys_unhold(t, &c);
 	return err;

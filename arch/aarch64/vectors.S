@@ -124,23 +124,29 @@ irq_entry_bench:
 	add	sp, sp, #FRAME_SIZE
 	eret
 
-/* An svc for CALL (5) or REPLY_RECV (7) goes to the IPC fastpath's entry
- * (kernel/fastpath.c), everything else to sync_handle. */
+/* An svc for CALL (5), REPLY_RECV (7) or NTFN_SIGNAL (8) goes to the IPC
+ * fastpath's entries (kernel/fastpath.c), everything else to sync_handle;
+ * other system calls pay three instructions for the test. */
 sync_entry:
 	save_rest
-	mrs	x2, esr_el1
-	lsr	x2, x2, #26
-	cmp	x2, #0x15		/* EC: svc from AArch64 (only EL0 has one) */
+	sub	x2, x8, #5
+	cmp	x2, #3			/* x8 in 5..8, else not for the fastpath */
+	b.hi	1f
+	mrs	x3, esr_el1
+	lsr	x3, x3, #26
+	cmp	x3, #0x15		/* EC: svc from AArch64 (only EL0 has one) */
 	b.ne	1f
-	cmp	x8, #5			/* FUL_SYS_CALL */
-	b.eq	3f
-	cmp	x8, #7			/* FUL_SYS_REPLY_RECV */
-	b.ne	1f
+	cmp	x2, #1			/* 6 is REPLY: the generic path's */
+	b.eq	1f
 	mov	x0, sp
+	cbz	x2, 3f			/* 5: FUL_SYS_CALL */
+	cmp	x2, #2			/* 7: FUL_SYS_REPLY_RECV, 8: NTFN_SIGNAL */
+	b.ne	4f
 	bl	fastpath_svc_reply_recv
 	b	2f
-3:	mov	x0, sp
-	bl	fastpath_svc_call
+3:	bl	fastpath_svc_call
+	b	2f
+4:	bl	fastpath_svc_signal
 	b	2f
 1:	mov	x1, x0		/* the kind */
 	mov	x0, sp

@@ -151,6 +151,16 @@ static void eq_op(struct eq *q, unsigned op, unsigned here, unsigned there)
 	case 11:
 		eq_deleted(q);
 		break;
+	case 12: { /* a signal nobody waits for, then a poll (fastpath: the
+		    * bits are ORed in under the lock) */
+		unsigned long bits = it_rand(&q->seed) | 1, got = 0;
+		UT_CHECK_EQ(ful_ntfn_signal(q->ntfn, bits), 0);
+		UT_CHECK_EQ(ful_ntfn_signal(q->ntfn, 0), -FUL_EINVAL);
+		UT_CHECK_EQ(ful_ntfn_poll(q->ntfn, &got), 0);
+		UT_CHECK_EQ(got, bits);
+		eq_fold(q, got);
+		break;
+	}
 	default:
 		eq_replace(q, it_rand(&q->seed) & 1 ? q->ep_here : q->ep_there,
 			   op & 1 ? here : there);
@@ -187,9 +197,9 @@ static void equiv_body(struct ut *ut, struct it_fix *f)
 		/* replacements are rare (spawning is slow, tasks bounded) */
 		if (op >= 126 && replaced < IT_MAX_TASKS - 8) {
 			replaced++;
-			eq_op(&q, 12 + op % 2, here, there);
+			eq_op(&q, 13 + op % 2, here, there);
 		} else {
-			eq_op(&q, op % 12, here, there);
+			eq_op(&q, op % 13, here, there);
 		}
 	}
 	printf("IPC-EQUIV seed=%#lx ops=%u digest=%016lx\n", EQ_SEED, ops,
