@@ -80,13 +80,13 @@ static inline bool fp_msg_ok(const struct thread *t, uint64_t info,
 /** The object of capability @slot of @t if it has @type and @rights,
  *  read without the vspace lock; its badge and the table's sequence the
  *  copy is consistent with (for fp_cap_still). NULL if not plainly so. */
-static inline void *fp_cap(struct thread *t, uint64_t slot, unsigned type,
+static inline void *fp_cap(struct vspace *vs, uint64_t slot, unsigned type,
 			   unsigned rights, uint64_t *badge, uint32_t *seq)
 {
 	if (slot - 1 >= FUL_CSLOTS - 1) /* slot 0 and out of range */
 		return NULL;
 	struct cap c;
-	if (!cap_read_unlocked(t->vs, slot, &c, seq) || c.type != type ||
+	if (!cap_read_unlocked(vs, slot, &c, seq) || c.type != type ||
 	    (c.rights & rights) != rights)
 		return NULL;
 	*badge = c.data;
@@ -95,10 +95,9 @@ static inline void *fp_cap(struct thread *t, uint64_t slot, unsigned type,
 
 /** With the object's lock held: was the capability still in its slot
  *  (the table unchanged since fp_cap)? Then the object is alive. */
-static inline bool fp_cap_still(struct thread *t, uint32_t seq)
+static inline bool fp_cap_still(struct vspace *vs, uint32_t seq)
 {
-	return atomic_load_explicit(&t->vs->cap_seq, memory_order_relaxed) ==
-	       seq;
+	return atomic_load_explicit(&vs->cap_seq, memory_order_relaxed) == seq;
 }
 
 /** Look up endpoint capability @slot of @t with @rights and lock the
@@ -107,12 +106,13 @@ static inline struct endpoint *fp_ep_lock(struct thread *t, uint64_t slot,
 					  unsigned rights, uint64_t *badge)
 {
 	uint32_t seq;
-	struct endpoint *ep = fp_cap(t, slot, FUL_CAP_ENDPOINT, rights, badge,
+	struct vspace *vs = t->vs;
+	struct endpoint *ep = fp_cap(vs, slot, FUL_CAP_ENDPOINT, rights, badge,
 				     &seq);
 	if (!ep)
 		return NULL;
 	spin_lock_raw(&ep->lock);
-	if (!fp_cap_still(t, seq) || ep->dead) {
+	if (!fp_cap_still(vs, seq) || ep->dead) {
 		spin_unlock_raw(&ep->lock);
 		return NULL;
 	}
@@ -325,13 +325,14 @@ fp_signal(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	uint32_t seq;
 	if (!fp_core_ok(c) || c->handoff)
 		return FASTPATH_MISS;
-	struct ntfn *n = fp_cap(t, ARG(0), FUL_CAP_NTFN, FUL_R_WRITE, &badge,
+	struct vspace *vs = t->vs;
+	struct ntfn *n = fp_cap(vs, ARG(0), FUL_CAP_NTFN, FUL_R_WRITE, &badge,
 				&seq);
 	uint64_t bits = ARG(1) | badge;
 	if (!n || !bits)
 		return FASTPATH_MISS;
 	spin_lock_raw(&n->lock);
-	if (!fp_cap_still(t, seq) || n->dead) {
+	if (!fp_cap_still(vs, seq) || n->dead) {
 		spin_unlock_raw(&n->lock);
 		return FASTPATH_MISS;
 	}

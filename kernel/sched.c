@@ -148,9 +148,9 @@ static void sched_timer_arm(struct cpu *c)
  * an idle core arms the timer for its first sleeper, or not at all.
  */
 static inline __attribute__((always_inline)) void
-sched_update_tick(struct cpu *c, struct thread *next)
+sched_update_tick(struct cpu *c, struct thread *next, bool user)
 {
-	if (next != c->idle) {
+	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
 			c->tick_due = arch_counter() + c->tick_interval;
 			c->tick_on = true;
@@ -315,7 +315,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
-	sched_update_tick(c, next);
+	sched_update_tick(c, next, fast);
 	if (fast || next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
 				      memory_order_relaxed);
@@ -384,17 +384,14 @@ void sched_block_switch(struct owner o, struct thread *next,
 	sched_switch_ipc(c, cur, next); /* its books count next in */
 }
 
-struct thread *sched_fastpath_preempt(struct owner o, struct thread *next)
-{
-	sched_requeue_current(o.cpu, o.cpu->current);
-	return sched_fastpath_switch(o, next);
-}
-
-struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
+/** The fastpath's switch from the current thread to @next (both user
+ *  threads): books for @hint, then the arch's switch to @next's frame. */
+static inline __attribute__((always_inline)) struct thread *
+sched_fastpath_go(struct owner o, struct thread *next, enum load_hint hint)
 {
 	struct cpu *c = o.cpu;
 	struct thread *prev = c->current;
-	sched_switch_books(c, prev, next, SW_FAST);
+	sched_switch_books(c, prev, next, hint);
 	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
 		c->stats.overlap++;
 	arch_context_switch_out(&prev->ctx);
@@ -405,6 +402,18 @@ struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
 	return arch_fastpath_switch(&prev->ctx,
 				    arch_uregs_of(next->kstack + KSTACK_SIZE),
 				    prev, arch_context_tpidr(&next->ctx));
+}
+
+struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
+{
+	return sched_fastpath_go(o, next, SW_FAST);
+}
+
+struct thread *sched_fastpath_preempt(struct owner o, struct thread *next)
+{
+	/* prev stays runnable: the general load_switch books it */
+	sched_requeue_current(o.cpu, o.cpu->current);
+	return sched_fastpath_go(o, next, SW_ANY);
 }
 
 void sched_fastpath_finish(struct thread *prev)
@@ -459,7 +468,7 @@ void sched_tick(void)
 	if (load_check_ticks)
 		sched_load_check();
 	sched_wake_sleepers(c);
-	sched_update_tick(c, cur);
+	sched_update_tick(c, cur, false);
 	if (cur == c->idle)
 		return;
 	if (cur->slice_left > 0)

@@ -136,15 +136,17 @@ sync_entry:
 	lsr	x3, x3, #26
 	cmp	x3, #0x15		/* EC: svc from AArch64 (only EL0 has one) */
 	b.ne	1f
-	cmp	x2, #1			/* 6 is REPLY: the generic path's */
-	b.eq	1f
 	mov	x0, sp
 	cbz	x2, 3f			/* 5: FUL_SYS_CALL */
-	cmp	x2, #2			/* 7: FUL_SYS_REPLY_RECV, 8: NTFN_SIGNAL */
-	b.ne	4f
-	bl	fastpath_svc_reply_recv
-	b	2f
+	cmp	x2, #2
+	b.eq	5f			/* 7: FUL_SYS_REPLY_RECV */
+	cmp	x2, #3
+	b.eq	4f			/* 8: FUL_SYS_NTFN_SIGNAL */
+	mov	x0, #8			/* 6: REPLY, generic; kind: sync from EL0 */
+	b	1f
 3:	bl	fastpath_svc_call
+	b	2f
+5:	bl	fastpath_svc_reply_recv
 	b	2f
 4:	bl	fastpath_svc_signal
 	b	2f
