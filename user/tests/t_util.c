@@ -29,6 +29,7 @@
 /* 4 ticks of 1 ms per window: the tick a record may lag, the tick the
  * thread's record may lag, sleep and wake-up edges, kernel work. */
 #define UW_TOL_PM (4 * 1000 / UW_MS)
+#define UW_TRIES 3 /* runs of the half-busy phase before it fails */
 
 static struct ful_load_cpu uw_cpu(unsigned cpu)
 {
@@ -202,13 +203,23 @@ static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 		UT_NEAR(s, 0, UW_TOL_PM);
 		UT_NEAR(l, 0, UW_TOL_PM);
 	}
-	/* Half busy, half asleep in every window. */
-	uw_phase(ut, u, 1);
-	uw_util(x, &s, &l, &avg);
-	/* The host may stop the vCPU between the end of a busy half and
-	 * the sleep call (busy time to the guest): generous bounds here,
-	 * and the thread's figure against its core's, which see the same
-	 * time, within the tick its record may lag. */
+	/* Half busy, half asleep in every window. The host may stop the
+	 * vCPU between the end of a busy half and the sleep call (busy
+	 * time to the guest): generous bounds here, and the thread's
+	 * figure against its core's, which see the same time, within the
+	 * tick its record may lag. A phase the host disturbed beyond them
+	 * (2 host cores for all the vCPUs of a loaded machine) is run
+	 * again, up to UW_TRIES times in all; broken accounting misses
+	 * every time. */
+	for (int i = 1;; i++) {
+		uw_phase(ut, u, 1);
+		uw_util(x, &s, &l, &avg);
+		if ((s >= 250 && s <= 750 && l >= 350 && l <= 650) ||
+		    i == UW_TRIES)
+			break;
+		printf("util: half-busy phase %d disturbed (s %u, l %u), "
+		       "again\n", i, s, l);
+	}
 	UT_NEAR(s, 500, 250);
 	UT_NEAR(l, 500, 150);
 	struct ful_win_par p;
