@@ -10,7 +10,9 @@ Called by `make bench` (docs/benchmarks.md, "Balance quality"):
   sim_quality_<p>_c<N>    makespan / lower bound per random set of
                           independent CPU-bound tasks (the mean is the
                           figure; max holds the worst set)
-  sim_lpt_c<N>            the same for LPT (longest processing time first)
+  sim_lpt_c<N>            the same for LPT (longest processing time first),
+  sim_ps_c<N>             ideal processor sharing and list scheduling in
+  sim_list_c<N>           release order (yardsticks, sim_out.c)
   sim_migrations_<p>_c<N> migrations per task, per set
 
 The per-core-count runs go to two host processes at once (the machine
@@ -32,6 +34,7 @@ import bench_report  # noqa: E402
 
 CORES = (4, 16, 64, 256)
 POLICIES = ("fulcrum", "mginkgo", "count", "alb", "opzone")
+REFS = ("lpt", "ps", "list")
 
 
 def run_json(cmd):
@@ -57,8 +60,8 @@ def results_of(rows, speed, meta):
     for row in rows:
         pol, n = row["policy"], row["cores"]
         ratios = [round(x, 4) for x in row["ratio"]]
-        if pol == "lpt":
-            out.append(bench_report.build_result(f"sim_lpt_c{n}", "ratio",
+        if pol in REFS:
+            out.append(bench_report.build_result(f"sim_{pol}_c{n}", "ratio",
                                                  ratios, meta))
             continue
         out.append(bench_report.build_result(f"sim_quality_{pol}_c{n}",
@@ -75,7 +78,7 @@ def table(rows):
     """The docs table: mean / worst ratio and migrations per task."""
     lines = ["| policy | cores | mean | worst | migrations/task |",
              "|---|---:|---:|---:|---:|"]
-    for row in sorted(rows, key=lambda r: (POLICIES + ("lpt",)).index(
+    for row in sorted(rows, key=lambda r: (POLICIES + REFS).index(
             r["policy"]) * 1000 + r["cores"]):
         x = row["ratio"]
         mig = row.get("mig_per_task")

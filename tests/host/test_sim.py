@@ -182,12 +182,13 @@ def test_generated_256_deterministic():
 
 
 def test_quality_smoke():
-    """--quality on two sets: a row per policy and LPT, ratios >= 1."""
+    """--quality on two sets: a row per policy and per yardstick (LPT,
+    processor sharing, list scheduling), ratios >= 1."""
     rc, out, err = run("--quality", "--sets", "2", "--core-list", "4,16")
     if rc:
         return f"exit {rc}: {err.strip()}"
     rows = json.loads(out)["rows"]
-    if len(rows) != 2 * (len(POLICIES) + 1):
+    if len(rows) != 2 * (len(POLICIES) + 3):
         return f"{len(rows)} rows"
     for r in rows:
         if len(r["ratio"]) != 2 or min(r["ratio"]) < 1.0:

@@ -110,5 +110,12 @@ void sim_out_json(FILE *f, const struct sim_workload *w,
 unsigned long sim_lower_bound(const struct sim_workload *w);
 /** Makespan of LPT (longest processing time first) on independent tasks. */
 unsigned long sim_lpt(const struct sim_workload *w);
+/** Makespan of ideal processor sharing: every task runs at rate
+ *  min(1, cores / tasks left), migration free (what fair balancing of
+ *  round-robin cores tends to, without knowing task lengths). */
+unsigned long sim_ps(const struct sim_workload *w);
+/** Makespan of list scheduling in release order: each task, run to
+ *  completion, on the first core free (non-clairvoyant, no sharing). */
+unsigned long sim_list(const struct sim_workload *w);
 
 #endif

@@ -144,3 +144,37 @@ void sim_out_json(FILE *f, const struct sim_workload *w,
 	}
 	fprintf(f, "]}\n");
 }
+
+static int cmp_asc(const void *a, const void *b)
+{
+	return -cmp_desc(a, b);
+}
+
+unsigned long sim_ps(const struct sim_workload *w)
+{
+	unsigned long *x = malloc(w->nthreads * sizeof(*x));
+	for (unsigned i = 0; i < w->nthreads; i++)
+		x[i] = task_work(&w->t[i]);
+	qsort(x, w->nthreads, sizeof(*x), cmp_asc);
+	double t = 0, done = 0; /* service every remaining task has had */
+	for (unsigned i = 0; i < w->nthreads; i++) {
+		unsigned k = w->nthreads - i; /* tasks left, sharing the cores */
+		double rate = k > w->ncpus ? (double)w->ncpus / k : 1.0;
+		t += ((double)x[i] - done) / rate;
+		done = (double)x[i];
+	}
+	free(x);
+	return (unsigned long)(t + 0.5);
+}
+
+unsigned long sim_list(const struct sim_workload *w)
+{
+	unsigned long *h = calloc(w->ncpus, sizeof(*h)), span = 0;
+	for (unsigned i = 0; i < w->nthreads; i++) {
+		h[0] += task_work(&w->t[i]); /* the next task, the first free core */
+		span = h[0] > span ? h[0] : span;
+		heap_down(h, w->ncpus, 0);
+	}
+	free(h);
+	return span;
+}

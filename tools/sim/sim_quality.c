@@ -8,7 +8,9 @@
  * cores * (2 + a uniform 0..6) tasks), each run under every policy on
  * the same set. Per run: makespan / lower bound, where the bound is
  * max(longest task, total work / cores), and migrations per task; per
- * set also LPT's makespan / the bound. Output: one JSON document with
+ * set also the same ratio of three yardsticks computed in closed form:
+ * LPT (clairvoyant), ideal processor sharing and list scheduling in
+ * release order (both non-clairvoyant; sim_out.c). Output: one JSON document with
  * every per-set figure (tools/sim_bench.py turns it into results).
  *
  * Speed: simulated scheduling events per second of host time on a mixed
@@ -60,7 +62,10 @@ static int quality_cores(const struct sim_conf *base, const char *const *pols,
 			 unsigned long *events, double *wall)
 {
 	struct qrow *row = calloc(npol, sizeof(*row));
-	double *lpt = calloc(sets, sizeof(*lpt));
+	double *ref[3]; /* LPT, processor sharing, list scheduling */
+	static const char *const ref_name[3] = {"lpt", "ps", "list"};
+	for (unsigned k = 0; k < 3; k++)
+		ref[k] = calloc(sets, sizeof(double));
 	struct sim_workload w = {0};
 	for (unsigned p = 0; p < npol; p++) {
 		row[p].ratio = calloc(sets, sizeof(double));
@@ -72,7 +77,9 @@ static int quality_cores(const struct sim_conf *base, const char *const *pols,
 		n = n < SIM_MAX_THREADS ? n : SIM_MAX_THREADS;
 		sim_work_gen(&w, ncpus, n, (enum sim_dist)(i % DIST_COUNT), &s);
 		double lb = (double)sim_lower_bound(&w);
-		lpt[i] = (double)sim_lpt(&w) / lb;
+		ref[0][i] = (double)sim_lpt(&w) / lb;
+		ref[1][i] = (double)sim_ps(&w) / lb;
+		ref[2][i] = (double)sim_list(&w) / lb;
 		for (unsigned p = 0; p < npol; p++) {
 			struct sim_conf c;
 			struct sim_result r;
@@ -91,11 +98,12 @@ static int quality_cores(const struct sim_conf *base, const char *const *pols,
 			sim_result_free(&r);
 		}
 	}
-	for (unsigned p = 0; p <= npol; p++) {
+	for (unsigned p = 0; p < npol + 3; p++) {
 		fprintf(f, "%s\n {\"policy\":\"%s\",\"cores\":%u", *first ? "" : ",",
-			p < npol ? pols[p] : "lpt", ncpus);
+			p < npol ? pols[p] : ref_name[p - npol], ncpus);
 		*first = false;
-		print_list(f, "ratio", p < npol ? row[p].ratio : lpt, sets);
+		print_list(f, "ratio", p < npol ? row[p].ratio : ref[p - npol],
+			   sets);
 		if (p < npol)
 			print_list(f, "mig_per_task", row[p].mig, sets);
 		fprintf(f, "}");
@@ -106,7 +114,8 @@ static int quality_cores(const struct sim_conf *base, const char *const *pols,
 		free(row[p].mig);
 	}
 	free(row);
-	free(lpt);
+	for (unsigned k = 0; k < 3; k++)
+		free(ref[k]);
 	sim_work_free(&w);
 	return 0;
 }
