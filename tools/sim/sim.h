@@ -80,7 +80,7 @@ struct sim_result {
 	unsigned long places;      /* placement decisions */
 	unsigned long switches;
 	unsigned long unfinished;  /* threads alive at max_time (0 normally) */
-	double wall_s;             /* host time the run took */
+	double cpu_s;             /* host CPU time the run took (its thread's) */
 	struct sim_series util;
 	char *log;                 /* decision log: JSON lines (keep_log) */
 	unsigned long log_len, log_cap, log_lines;

@@ -125,10 +125,10 @@ void sim_out_json(FILE *f, const struct sim_workload *w,
 		(double)sim_lpt(w) / SIM_MS);
 	fprintf(f, "\"unfinished\":%lu,\"migrations\":%lu,\"rounds\":%lu,"
 		"\"placements\":%lu,\"switches\":%lu,\"events\":%lu,"
-		"\"wall_s\":%.6f,\"events_per_s\":%.0f",
+		"\"cpu_s\":%.6f,\"events_per_s\":%.0f",
 		r->unfinished, r->migrations, r->rounds, r->places, r->switches,
-		r->events, r->wall_s,
-		r->wall_s > 0 ? (double)r->events / r->wall_s : 0.0);
+		r->events, r->cpu_s,
+		r->cpu_s > 0 ? (double)r->events / r->cpu_s : 0.0);
 	if (c->sample)
 		out_series(f, w, c, r);
 	fprintf(f, ",\n\"decisions\":[");

@@ -59,7 +59,7 @@ static void print_list(FILE *f, const char *key, const double *v, unsigned n)
 static int quality_cores(const struct sim_conf *base, const char *const *pols,
 			 unsigned npol, unsigned ncpus, unsigned sets,
 			 unsigned long seed, FILE *f, bool *first,
-			 unsigned long *events, double *wall)
+			 unsigned long *events, double *cpu)
 {
 	struct qrow *row = calloc(npol, sizeof(*row));
 	double *ref[3]; /* LPT, processor sharing, list scheduling */
@@ -94,7 +94,7 @@ static int quality_cores(const struct sim_conf *base, const char *const *pols,
 			row[p].ratio[i] = (double)r.makespan / lb;
 			row[p].mig[i] = (double)r.migrations / n;
 			*events += r.events;
-			*wall += r.wall_s;
+			*cpu += r.cpu_s;
 			sim_result_free(&r);
 		}
 	}
@@ -126,17 +126,17 @@ int sim_quality(const struct sim_conf *base, const char *const *pols,
 {
 	bool first = true;
 	unsigned long events = 0;
-	double wall = 0;
+	double cpu = 0;
 	fprintf(f, "{\"sets\":%u,\"seed\":%lu,\"rows\":[", sets, seed);
 	for (unsigned k = 0; k < ncores; k++)
 		if (quality_cores(base, pols, npol, cores[k], sets, seed, f,
-				  &first, &events, &wall))
+				  &first, &events, &cpu))
 			return 1;
-	fprintf(f, "],\n\"events\":%lu,\"sim_wall_s\":%.3f}\n", events, wall);
+	fprintf(f, "],\n\"events\":%lu,\"sim_cpu_s\":%.3f}\n", events, cpu);
 	return 0;
 }
 
-/** The speed workload: @n threads on @ncpus cores, each 20 rounds of a
+/** The speed workload: @n threads on @ncpus cores, each 100 rounds of a
  *  run and a sleep of 1 to 20 ms. */
 static void speed_work(struct sim_workload *w, unsigned ncpus, unsigned n,
 		       unsigned long seed)
@@ -146,7 +146,7 @@ static void speed_work(struct sim_workload *w, unsigned ncpus, unsigned n,
 	w->nthreads = n;
 	for (unsigned i = 0; i < n; i++) {
 		struct sim_tdesc *d = &w->t[i];
-		*d = (struct sim_tdesc){.slice_ms = 10, .loops = 20, .nph = 2,
+		*d = (struct sim_tdesc){.slice_ms = 10, .loops = 100, .nph = 2,
 					.nice = (int)(sim_rand(&seed) % 40) - 20};
 		d->ph[0] = (struct sim_phase){PH_RUN,
 			(1 + sim_rand(&seed) % 20) * SIM_MS, -1};
@@ -160,7 +160,7 @@ int sim_speed(const struct sim_conf *base, unsigned repeat, FILE *f)
 {
 	struct sim_workload w = {0};
 	speed_work(&w, 64, 2048, 7);
-	fprintf(f, "{\"workload\":\"64 cores, 2048 threads x 20 (run, sleep "
+	fprintf(f, "{\"workload\":\"64 cores, 2048 threads x 100 (run, sleep "
 		"1-20 ms), fulcrum, timer+idle\",\"runs\":[");
 	for (unsigned i = 0; i < repeat; i++) {
 		struct sim_conf c;
@@ -168,9 +168,9 @@ int sim_speed(const struct sim_conf *base, unsigned repeat, FILE *f)
 		conf_for(&c, base, "fulcrum");
 		if (sim_run(&w, &c, &r))
 			return 1;
-		fprintf(f, "%s{\"events\":%lu,\"wall_s\":%.6f,\"events_per_s\":%.0f,"
+		fprintf(f, "%s{\"events\":%lu,\"cpu_s\":%.6f,\"events_per_s\":%.0f,"
 			"\"migrations\":%lu,\"rounds\":%lu}", i ? "," : "",
-			r.events, r.wall_s, (double)r.events / r.wall_s,
+			r.events, r.cpu_s, (double)r.events / r.cpu_s,
 			r.migrations, r.rounds);
 		sim_result_free(&r);
 	}
