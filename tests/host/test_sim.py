@@ -181,6 +181,28 @@ def test_generated_256_deterministic():
     return None
 
 
+def test_core_255_is_a_core():
+    """On 256 cores the log names core 255 (not "no core": LB_NO_CPU is
+    0xffff there), every per-core array has 256 entries, and a move's
+    "from" is null only for a placement."""
+    rc, out, err = run("--gen", "uniform", "--cores", "256", "--tasks",
+                       "300", "--seed", "4", "--sample-ms", "0")
+    if rc:
+        return f"exit {rc}: {err.strip()}"
+    decisions = json.loads(out)["decisions"]
+    seen = set()
+    for d in decisions:
+        if len(d["load"]) != 256 or len(d["state"]) != 256:
+            return f"decision {d['seq']}: {len(d['load'])} cores logged"
+        for m in d["moves"]:
+            seen.add(m["to"])
+            if (m["from"] is None) != (d["kind"] == "place"):
+                return f"decision {d['seq']}: from {m['from']}"
+    if 255 not in seen or max(seen) != 255:
+        return f"destinations up to {max(seen)}, 255 {'' if 255 in seen else 'not '}seen"
+    return None
+
+
 def test_quality_smoke():
     """--quality on two sets: a row per policy and per yardstick (LPT,
     processor sharing, list scheduling), ratios >= 1."""
@@ -207,6 +229,7 @@ TESTS = [
     ("bad_command_line", test_bad_command_line),
     ("mixed_every_policy", test_mixed_every_policy),
     ("generated_256_deterministic", test_generated_256_deterministic),
+    ("core_255_is_a_core", test_core_255_is_a_core),
     ("quality_smoke", test_quality_smoke),
 ]
 
