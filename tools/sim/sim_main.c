@@ -15,8 +15,10 @@
  *   --no-log           leave the decision log out
  *   --out FILE         write the JSON there instead of stdout
  *
- * Exit status: 0, 1 (a failure of the run), 2 (bad input: the command
- * line or the workload; the message names the field, and its line).
+ * Exit status: 0, 1 (a failure of the run, or threads unfinished at the
+ * time limit), 2 (bad input: the command line -- an option out of range,
+ * an unknown policy -- or the workload; the message names the field and
+ * its line).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +143,14 @@ static void parse(struct opts *o, int argc, char **argv)
 			o->file = a;
 		}
 	}
-	if (!o->triggers_set && o->c.policy && !strcmp(o->c.policy, "opzone"))
+	struct lb_policy probe;
+	if (!o->c.policy || lb_policy_init(&probe, o->c.policy)) {
+		fprintf(stderr, "fulsim: --policy: no policy named \"%s\" "
+			"(fulcrum, mginkgo, count, alb, opzone)\n",
+			o->c.policy ? o->c.policy : "");
+		exit(2);
+	}
+	if (!o->triggers_set && !strcmp(o->c.policy, "opzone"))
 		o->c.trig_wake = true; /* opzone declines the timer */
 }
 
