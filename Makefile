@@ -84,6 +84,14 @@ KOBJS += $(BUILD)/k/modules.S.o
 HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
 	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host \
 	-Iuser/lib/include -Iuser/policy
+# The simulator (tools/sim, docs/design.md "Simulator"): the policies of
+# user/policy, the same sources as the rootserver's, built for the host
+# with the load area's limits raised to 256 cores and 16,384 threads.
+SIM := $(BUILD)/sim/fulsim
+SIM_POLICY := $(filter-out user/policy/lb_fake.c,$(wildcard user/policy/*.c))
+SIM_DEFS := -DFUL_LOAD_CPUS=256 -DFUL_LOAD_THREADS=16384 -DFUL_TID_SLOT_MASK=0x3fffu
+SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+	$(SIM_DEFS) -Iarch/fake/include -Iinclude -Iuser/lib/include -Iuser/policy
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/host/%,$(wildcard tests/host/test_*.c))
 HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c kernel/elf.c \
 	$(wildcard user/policy/*.c)
@@ -159,7 +167,7 @@ ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests run demo debug test test-long model torture fuzz bench bench-check setup clean
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check setup clean
 
 all: kernel host-tests
 
@@ -226,7 +234,15 @@ FORCE:
 -include $(USER_OBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
-host-tests: $(HOST_TESTS)
+host-tests: $(HOST_TESTS) $(SIM)
+
+sim: $(SIM)
+
+$(SIM): $(wildcard tools/sim/*.c tools/sim/*.h) $(SIM_POLICY) \
+	$(wildcard user/policy/*.h include/fulcrum/*.h) user/lib/include/ful/load.h
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(SIM_CFLAGS) -o $@ $(wildcard tools/sim/*.c) $(SIM_POLICY) -lm
 
 $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h arch/fake/include/arch/*.h) \
 	$(wildcard user/policy/*.h include/fulcrum/*.h) user/lib/include/ful/load.h
@@ -307,7 +323,7 @@ BENCH_REPORT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL) \
 BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
 BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
 
-bench: kernel
+bench: kernel sim
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
@@ -316,6 +332,7 @@ bench: kernel
 	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900
 	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
+	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

@@ -108,10 +108,39 @@
 
 #define FUL_LOAD_VERSION 3
 #define FUL_LOAD_VADDR 0x7fc00000UL
-#define FUL_LOAD_PAGES 9 /* 1 + 512 * 64 / 4096 */
+/*
+ * The limits are compile-time parameters: the kernel and the rootserver
+ * build with the defaults (the ABI above, unchanged); a host program may
+ * define larger ones before any include (the simulator, tools/sim, builds
+ * the same policy sources with up to 256 cores and 16,384 thread
+ * records). Above 32 cores an affinity no longer fits one word
+ * (ful_cpus_t, <fulcrum/cpus.h>): the thread record grows, and that
+ * layout exists only on the host (docs/design.md, "Simulator").
+ */
+#ifndef FUL_LOAD_CPUS
 #define FUL_LOAD_CPUS 8
+#endif
+#ifndef FUL_LOAD_THREADS
 #define FUL_LOAD_THREADS 512 /* indexed by FUL_TID_SLOT(tid) */
-#define FUL_TID_SLOT(tid) ((tid) & 0xfffu)
+#endif
+#ifndef FUL_TID_SLOT_MASK
+#define FUL_TID_SLOT_MASK 0xfffu
+#endif
+#define FUL_TID_SLOT(tid) ((tid) & FUL_TID_SLOT_MASK)
+#if FUL_LOAD_CPUS < 1 || FUL_LOAD_CPUS > 256
+#error "FUL_LOAD_CPUS: 1 to 256 (a thread record's cpu is one byte)"
+#endif
+#if FUL_LOAD_THREADS > FUL_TID_SLOT_MASK + 1
+#error "FUL_LOAD_THREADS: more records than slots"
+#endif
+#if FUL_LOAD_CPUS <= 32
+#define FUL_LOAD_PAGES (1 + FUL_LOAD_THREADS * 64 / 4096) /* 9 */
+#else /* host only: a 128-byte thread record, after the core records */
+#define FUL_LOAD_CPU_PAGES ((128 + FUL_LOAD_CPUS * 128 + 4095) / 4096)
+#define FUL_LOAD_PAGES (FUL_LOAD_CPU_PAGES + FUL_LOAD_THREADS * 128 / 4096)
+#endif
+
+#include <fulcrum/cpus.h>
 #define FUL_UTIL_LONG_WINS 10     /* short windows per long window */
 #define FUL_UTIL_WIN_MS_DEFAULT 100
 #define FUL_UTIL_WIN_MS_MIN 10    /* FUL_SYS_UTIL_SET, util_win= */
@@ -176,7 +205,8 @@ struct ful_load_thread {
 	signed char nice;       /* -20..19 */
 	unsigned int slice_ms;
 	unsigned int weight;
-	unsigned int affinity;  /* cores it may run on, bit per core */
+	ful_cpus_t affinity;    /* cores it may run on, bit per core
+				 * (unsigned int up to 32 cores) */
 	unsigned long runtime;  /* counter ticks run, updated at switch-out
 				 * and tick */
 	unsigned long win_idx;  /* short window of win_base (see above) */
@@ -185,6 +215,7 @@ struct ful_load_thread {
 	unsigned long pad[1];
 };
 
+#if FUL_LOAD_CPUS <= 32
 struct ful_load_page {
 	struct ful_load_hdr hdr;
 	struct ful_load_cpu cpu[FUL_LOAD_CPUS];
@@ -192,11 +223,22 @@ struct ful_load_page {
 	struct ful_load_thread thread[FUL_LOAD_THREADS];
 };
 
-_Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
-_Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
 _Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
 _Static_assert(FUL_LOAD_PAGES * 4096 == 4096 + FUL_LOAD_THREADS * 64,
 	       "load ABI: pages");
+#else
+struct ful_load_page {
+	struct ful_load_hdr hdr;
+	struct ful_load_cpu cpu[FUL_LOAD_CPUS];
+	unsigned char pad[FUL_LOAD_CPU_PAGES * 4096 - 128 -
+			  FUL_LOAD_CPUS * 128];
+	struct ful_load_thread thread[FUL_LOAD_THREADS];
+};
+
+_Static_assert(sizeof(struct ful_load_thread) <= 128, "load: thread record");
+#endif
+_Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
+_Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
 _Static_assert(sizeof(struct ful_load_page) <= FUL_LOAD_PAGES * 4096,
 	       "load ABI: size");
 

@@ -29,11 +29,21 @@
 #include <ful/load.h>
 #include <fulcrum/weight.h>
 
+/* A core in a decision record: one byte up to 254 cores (the rootserver's
+ * build), two above (host builds with FUL_LOAD_CPUS up to 256, where core
+ * 255 must differ from "no core"). */
+#if FUL_LOAD_CPUS < 255
+typedef unsigned char lb_cpu_t;
 #define LB_NO_CPU 0xffu        /* "no core" in cores and in decision records */
+#else
+typedef unsigned short lb_cpu_t;
+#define LB_NO_CPU 0xffffu
+#endif
 #define LB_MAX_MOVES 16        /* moves one rebalance may make (and log) */
 #define LB_MAX_TUNABLES 8
 #define LB_LOG_SIZE 64         /* records kept by the ring */
-#define LB_JSON_MAX 4096       /* enough for any record as one JSON line */
+/* Enough for any record as one JSON line (about 40 bytes per core). */
+#define LB_JSON_MAX (FUL_LOAD_CPUS <= 32 ? 4096 : 1024 + FUL_LOAD_CPUS * 64)
 
 /* ---- snapshot ------------------------------------------------------- */
 
@@ -79,6 +89,7 @@ struct lb_util {
  * the policy's include_root and threshold_pct, and what follows from them.
  * It changes only when one of those does, so the snapshot derives it then
  * (lb_snap_refresh) and each decision record copies it as one word. */
+#if FUL_LOAD_CPUS <= 8
 union lb_conf {
 	struct {
 		unsigned char ncpus;         /* online cores */
@@ -91,6 +102,16 @@ union lb_conf {
 	};
 	unsigned long word;
 };
+#else /* the same fields, wide enough for FUL_LOAD_CPUS (not one word) */
+union lb_conf {
+	struct {
+		unsigned short ncpus, root_cpu;
+		unsigned char include_root, threshold_pct;
+		unsigned short neligible;
+		ful_cpus_t mask;
+	};
+};
+#endif
 
 /* The policy tunables the snapshot derives conf from, as one word. */
 #define LB_SNAP_TUNABLES(include_root, threshold_pct)                       \
@@ -241,8 +262,8 @@ enum lb_metric { LB_METRIC_LOAD, LB_METRIC_WEIGHT, LB_METRIC_NRUN };
 struct lb_dmove {
 	unsigned tid;        /* 0 for a placement (the thread has no tid yet) */
 	unsigned slice;
-	unsigned char from;  /* LB_NO_CPU for a placement */
-	unsigned char to;
+	lb_cpu_t from;       /* LB_NO_CPU for a placement */
+	lb_cpu_t to;
 	unsigned long from_after, to_after; /* predicted loads after it (in
 					     * the decision's metric) */
 	unsigned weight;     /* the thread's weight (alb, count) */
@@ -290,7 +311,7 @@ struct lb_decision {
  * in integers: heavy iff L n 100 > sum (100 + T), light iff < sum (100 - T). */
 static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
 {
-	if (c >= FUL_LOAD_CPUS || !((d->conf.mask >> c) & 1u))
+	if (c >= FUL_LOAD_CPUS || !ful_cpus_has(d->conf.mask, c))
 		return LB_ST_EXCLUDED;
 	unsigned long l = d->v.load[c] * d->conf.neligible * 100;
 	if (l > d->sum * (100 + d->conf.threshold_pct))
@@ -329,7 +350,7 @@ struct lb_tunable {
 /* What placement knows about the thread being created. */
 struct lb_new_thread {
 	unsigned slice_ms;
-	unsigned affinity;   /* 0: every core */
+	ful_cpus_t affinity; /* empty: every core */
 	int nice;
 };
 
@@ -403,8 +424,8 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 		      struct lb_decision *d);
 
 /* Helpers shared by the policies (lb_policy.c). */
-unsigned lb_least_loaded(const unsigned long *load, unsigned mask);
-unsigned lb_most_loaded(const unsigned long *load, unsigned mask);
+unsigned lb_least_loaded(const unsigned long *load, ful_cpus_t mask);
+unsigned lb_most_loaded(const unsigned long *load, ful_cpus_t mask);
 unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 			struct lb_decision *d, bool tie_nrun);
 
@@ -415,7 +436,7 @@ unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
  * the rootserver's core out unless include_root (the paper's A does, and
  * its placement never chooses that core). Returns the eligible mask.
  */
-static inline unsigned lb_record(const struct lb_snap *s,
+static inline ful_cpus_t lb_record(const struct lb_snap *s,
 				 struct lb_decision *d)
 {
 	d->conf = s->conf;

@@ -46,7 +46,8 @@
  * after each move (below). */
 struct lb_mround {
 	struct lb_snap *s;
-	unsigned mask, n;              /* eligible cores, how many */
+	ful_cpus_t mask;               /* eligible cores */
+	unsigned n;                    /* how many */
 	unsigned long sum;             /* of m over them (it never changes) */
 	unsigned least, most;          /* lb_mround_least / _most of the
 					* eligible cores, as of the last scan */
@@ -97,8 +98,10 @@ static void lb_mround_scan(struct lb_mround *r)
 {
 	unsigned least = LB_NO_CPU, most = LB_NO_CPU;
 	unsigned long sum = 0;
-	for (unsigned c = 0, mask = r->mask; mask; c++, mask >>= 1) {
-		if (!(mask & 1))
+	ful_cpus_t mask = r->mask;
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask)) {
+		if (!ful_cpus_low(mask))
 			continue;
 		unsigned long v = r->m[c];
 		sum += v;
@@ -137,11 +140,12 @@ static inline unsigned lb_mround_gate(const struct lb_mround *r,
 
 /** The core of @mask with the least m; ties to fewer runnable threads,
  *  then to the lowest id. LB_NO_CPU if @mask is empty. */
-static unsigned lb_mround_least(const struct lb_mround *r, unsigned mask)
+static unsigned lb_mround_least(const struct lb_mround *r, ful_cpus_t mask)
 {
 	unsigned best = LB_NO_CPU;
-	for (unsigned c = 0; mask; c++, mask >>= 1) {
-		if (!(mask & 1))
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask)) {
+		if (!ful_cpus_low(mask))
 			continue;
 		if (best == LB_NO_CPU || r->m[c] < r->m[best] ||
 		    (r->m[c] == r->m[best] && r->nrun[c] < r->nrun[best]))
@@ -151,7 +155,7 @@ static unsigned lb_mround_least(const struct lb_mround *r, unsigned mask)
 }
 
 /** The core of @mask with the most m, ties to the lowest id. */
-static unsigned lb_mround_most(const struct lb_mround *r, unsigned mask)
+static unsigned lb_mround_most(const struct lb_mround *r, ful_cpus_t mask)
 {
 	return lb_most_loaded(r->m, mask);
 }
@@ -189,17 +193,19 @@ static void lb_mround_apply(struct lb_mround *r, unsigned long delta,
  * it allows (LB_R_NO_ELIGIBLE, or LB_R_TOO_FEW_CORES with no eligible
  * core at all). Never empty.
  */
-static unsigned lb_place_cores(const struct lb_snap *s,
+static ful_cpus_t lb_place_cores(const struct lb_snap *s,
 			const struct lb_new_thread *t, struct lb_decision *d)
 {
-	unsigned mask = lb_record(s, d);
-	unsigned online = (1u << s->conf.ncpus) - 1;
-	unsigned allowed = t->affinity ? t->affinity & online : online;
+	ful_cpus_t mask = lb_record(s, d);
+	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
+	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
+				     ? ful_cpus_and(t->affinity, online) : online;
 	d->reason = LB_R_PLACED;
-	if (mask & allowed)
-		return mask & allowed;
-	d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
-	return allowed ? allowed : online;
+	if (!ful_cpus_empty(ful_cpus_and(mask, allowed)))
+		return ful_cpus_and(mask, allowed);
+	d->reason = !ful_cpus_empty(mask) ? LB_R_NO_ELIGIBLE
+					  : LB_R_TOO_FEW_CORES;
+	return !ful_cpus_empty(allowed) ? allowed : online;
 }
 
 /** Log a placement on @to as move[0] (no tid yet), @to_after in the
@@ -211,7 +217,7 @@ static void lb_place_log(struct lb_decision *d, const struct lb_new_thread *t,
 	m->tid = 0;
 	m->slice = t->slice_ms;
 	m->from = LB_NO_CPU;
-	m->to = (unsigned char)to;
+	m->to = (lb_cpu_t)to;
 	m->from_after = 0;
 	m->to_after = to_after;
 	m->weight = ful_weight_of_nice(t->nice);
@@ -233,11 +239,12 @@ static const struct lb_tunable alb_tunables[ALB_T_COUNT] = {
 /** The first core of @cores (id order) that a thread of weight @w fills
  *  without passing the average; LB_NO_CPU if none. @sum and @n: the
  *  eligible cores' total weight and number, before the thread. */
-static unsigned alb_first_fit(const unsigned long *wt, unsigned cores,
+static unsigned alb_first_fit(const unsigned long *wt, ful_cpus_t cores,
 			      unsigned long w, unsigned long sum, unsigned n)
 {
-	for (unsigned c = 0; cores; c++, cores >>= 1)
-		if ((cores & 1) && (wt[c] + w) * n <= sum + w)
+	for (unsigned c = 0; !ful_cpus_empty(cores);
+	     c++, cores = ful_cpus_shr1(cores))
+		if (ful_cpus_low(cores) && (wt[c] + w) * n <= sum + w)
 			return c;
 	return LB_NO_CPU;
 }
@@ -247,14 +254,14 @@ static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
 			  const struct lb_new_thread *t, struct lb_decision *d)
 {
 	(void)p; /* the interface passes it; no tunable needed */
-	unsigned cores = lb_place_cores(s, t, d);
+	ful_cpus_t cores = lb_place_cores(s, t, d);
 	unsigned long w = ful_weight_of_nice(t->nice), sum = s->msum;
 	d->metric = LB_METRIC_WEIGHT;
 	d->msum = sum;
 	unsigned n = s->conf.neligible ? s->conf.neligible : 1;
 	unsigned to = alb_first_fit(d->v.weight, cores, w, sum, n);
 	unsigned why = LB_W_FILL;
-	if (to == LB_NO_CPU && cores == s->conf.mask) {
+	if (to == LB_NO_CPU && ful_cpus_eq(cores, s->conf.mask)) {
 		to = s->mmin; /* the snapshot's least weighted */
 		why = LB_W_OVERSHOOT;
 	} else if (to == LB_NO_CPU) {
@@ -277,13 +284,14 @@ static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
 static unsigned alb_step(struct lb_mround *r, unsigned dst,
 			 struct lb_decision *d)
 {
-	unsigned tried = 1u << dst, why = LB_R_NO_CANDIDATE;
+	ful_cpus_t tried = ful_cpus_one(dst);
+	unsigned why = LB_R_NO_CANDIDATE;
 	unsigned long need = r->sum - r->m[dst] * r->n; /* > 0, times n */
 	for (unsigned src = r->most;;
-	     src = lb_mround_most(r, r->mask & ~tried)) {
+	     src = lb_mround_most(r, ful_cpus_andnot(r->mask, tried))) {
 		if (src == LB_NO_CPU || r->m[src] * r->n <= r->sum)
 			return why;
-		tried |= 1u << src;
+		tried = ful_cpus_or(tried, ful_cpus_one(src));
 		unsigned long excess = r->m[src] * r->n - r->sum;
 		unsigned long fit = (need < excess ? need : excess) / r->n;
 		unsigned long gain = r->m[src] - r->m[dst]; /* w < gain */
@@ -292,8 +300,8 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 					r->nmoved, &c)) {
 			d->move[r->nmoved] = (struct lb_dmove){
 				.tid = c.tid, .slice = c.slice,
-				.from = (unsigned char)src,
-				.to = (unsigned char)dst,
+				.from = (lb_cpu_t)src,
+				.to = (lb_cpu_t)dst,
 				.from_after = r->m[src] - c.weight,
 				.to_after = r->m[dst] + c.weight,
 				.weight = c.weight,
@@ -309,8 +317,8 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 		if (!d->has_reject) {
 			d->reject = (struct lb_dmove){
 				.tid = c.tid, .slice = c.slice,
-				.from = (unsigned char)src,
-				.to = (unsigned char)dst,
+				.from = (lb_cpu_t)src,
+				.to = (lb_cpu_t)dst,
 				.from_after = r->m[src] - c.weight,
 				.to_after = r->m[dst] + c.weight,
 				.weight = c.weight, .why = LB_W_OVERSHOOT};
@@ -331,7 +339,7 @@ mround_begin(struct lb_mround *r, struct lb_policy *p, struct lb_snap *s,
 	     unsigned max)
 {
 	lb_mround_init(r, s, d, metric);
-	if (!(r->mask & (r->mask - 1))) {
+	if (!ful_cpus_several(r->mask)) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;
 	}
@@ -421,11 +429,12 @@ static unsigned count_place(struct lb_policy *p, const struct lb_snap *s,
 			    struct lb_decision *d)
 {
 	(void)p; /* the interface passes it; no tunable needed */
-	unsigned cores = lb_place_cores(s, t, d), best = s->mmin;
-	if (cores != s->conf.mask) { /* an affinity, or no eligible core */
+	ful_cpus_t cores = lb_place_cores(s, t, d);
+	unsigned best = s->mmin;
+	if (!ful_cpus_eq(cores, s->conf.mask)) { /* an affinity, or none */
 		best = LB_NO_CPU;
 		for (unsigned c = 0; c < s->conf.ncpus; c++)
-			if (((cores >> c) & 1) &&
+			if (ful_cpus_has(cores, c) &&
 			    (best == LB_NO_CPU ||
 			     d->v.nrun[c] < d->v.nrun[best]))
 				best = c;
@@ -442,12 +451,13 @@ static unsigned count_place(struct lb_policy *p, const struct lb_snap *s,
 static unsigned count_step(struct lb_mround *r, unsigned dst,
 			   struct lb_decision *d)
 {
-	unsigned tried = 1u << dst, why = LB_R_BALANCED;
+	ful_cpus_t tried = ful_cpus_one(dst);
+	unsigned why = LB_R_BALANCED;
 	for (unsigned src = r->most;;
-	     src = lb_mround_most(r, r->mask & ~tried)) {
+	     src = lb_mround_most(r, ful_cpus_andnot(r->mask, tried))) {
 		if (src == LB_NO_CPU || r->m[src] < r->m[dst] + 2)
 			return why;
-		tried |= 1u << src;
+		tried = ful_cpus_or(tried, ful_cpus_one(src));
 		struct lb_cand c;
 		if (!lb_snap_pick(r->s, src, dst, r->moved, r->nmoved, &c)) {
 			why = LB_R_NO_CANDIDATE;
@@ -455,7 +465,7 @@ static unsigned count_step(struct lb_mround *r, unsigned dst,
 		}
 		d->move[r->nmoved] = (struct lb_dmove){
 			.tid = c.tid, .slice = c.slice,
-			.from = (unsigned char)src, .to = (unsigned char)dst,
+			.from = (lb_cpu_t)src, .to = (lb_cpu_t)dst,
 			.from_after = r->m[src] - 1, .to_after = r->m[dst] + 1,
 			.weight = c.weight, .why = LB_W_COUNT_DIFF};
 		return LB_R_MOVED;

@@ -38,7 +38,7 @@ static const struct lb_tunable fulcrum_tunables[FU_T_COUNT] = {
 /* The working state of one round: predicted figures after each move. */
 struct round {
 	struct lb_snap *s;
-	unsigned mask;
+	ful_cpus_t mask;
 	unsigned long load[FUL_LOAD_CPUS];
 	unsigned nrun[FUL_LOAD_CPUS];
 	unsigned moved[LB_MAX_MOVES];
@@ -55,11 +55,11 @@ static unsigned fulcrum_place(struct lb_policy *p, const struct lb_snap *s,
 
 /** Which gate is open, if any (enum lb_gate). */
 static unsigned fulcrum_gate(const struct lb_policy *p,
-			     const struct lb_decision *d, unsigned mask)
+			     const struct lb_decision *d, ful_cpus_t mask)
 {
 	bool heavy = false, light = false, idle = false, busy = false;
 	for (unsigned c = 0; c < d->conf.ncpus; c++) {
-		if (!(mask & (1u << c)))
+		if (!ful_cpus_has(mask, c))
 			continue;
 		heavy |= lb_state(d, c) == LB_ST_HEAVY;
 		light |= lb_state(d, c) == LB_ST_LIGHT;
@@ -80,7 +80,7 @@ static unsigned round_dst(const struct round *r)
 {
 	unsigned best = LB_NO_CPU;
 	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
-		if (!(r->mask & (1u << c)))
+		if (!ful_cpus_has(r->mask, c))
 			continue;
 		if (best == LB_NO_CPU || r->load[c] < r->load[best] ||
 		    (r->load[c] == r->load[best] && r->nrun[c] < r->nrun[best]))
@@ -98,13 +98,15 @@ static unsigned round_dst(const struct round *r)
 static unsigned round_step(struct round *r, struct lb_dmove *m,
 			   struct lb_decision *d)
 {
-	unsigned dst = round_dst(r), tried = 1u << dst;
+	unsigned dst = round_dst(r);
+	ful_cpus_t tried = ful_cpus_one(dst);
 	unsigned why = LB_R_BALANCED;
 	for (;;) {
-		unsigned src = lb_most_loaded(r->load, r->mask & ~tried);
+		unsigned src = lb_most_loaded(r->load,
+					      ful_cpus_andnot(r->mask, tried));
 		if (src == LB_NO_CPU || r->load[src] <= r->load[dst])
 			return why;
-		tried |= 1u << src;
+		tried = ful_cpus_or(tried, ful_cpus_one(src));
 		struct lb_cand c;
 		if (!lb_snap_pick(r->s, src, dst, r->moved, r->nmoved, &c)) {
 			why = why == LB_R_BALANCED ? LB_R_NO_CANDIDATE : why;
@@ -112,7 +114,7 @@ static unsigned round_step(struct round *r, struct lb_dmove *m,
 		}
 		*m = (struct lb_dmove){
 			.tid = c.tid, .slice = c.slice,
-			.from = (unsigned char)src, .to = (unsigned char)dst,
+			.from = (lb_cpu_t)src, .to = (lb_cpu_t)dst,
 			.from_after = r->load[src] > c.slice
 					      ? r->load[src] - c.slice : 0,
 			.to_after = r->load[dst] + c.slice};
@@ -146,7 +148,7 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct lb_decision *d)
 {
 	struct round r = {.s = s, .mask = lb_record(s, d)};
-	if (!(r.mask & (r.mask - 1))) {
+	if (!ful_cpus_several(r.mask)) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;
 	}

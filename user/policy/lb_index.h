@@ -15,6 +15,8 @@
 #define KEY_SLICE_SHIFT 32
 #define KEY_SLICE_MASK 0xffffffUL
 #define KEY_TID_MASK 0xffffffffUL
+/* Cores an affinity can name: a destination at or beyond is refused. */
+#define LB_AFFINITY_BITS (FUL_LOAD_CPUS <= 32 ? 32u : FUL_LOAD_CPUS)
 
 /** The weight field of index key @k. */
 static inline unsigned long key_mid(unsigned long k)
@@ -58,7 +60,8 @@ static inline bool tid_in(unsigned tid, const unsigned *list, unsigned n)
 
 /* What lb_snap_pick needs of a thread record. */
 struct cand_rec {
-	unsigned tid, slice, weight, affinity;
+	unsigned tid, slice, weight;
+	ful_cpus_t affinity;
 	unsigned char cpu, state, flags;
 };
 
@@ -110,7 +113,8 @@ cand_ok(struct lb_snap *s, unsigned i, unsigned from,
 		return false;
 	read_cand(s->area, FUL_TID_SLOT(tid), &t);
 	if (t.tid != tid || t.cpu != from || (t.flags & FUL_LT_KERNEL) ||
-	    !((t.affinity ? t.affinity : ~0u) & (1u << to)))
+	    !ful_cpus_has(!ful_cpus_empty(t.affinity) ? t.affinity
+						       : ful_cpus_all(), to))
 		return false;
 	if (t.state != FUL_TS_READY && t.state != FUL_TS_RUNNING)
 		return false;
@@ -149,7 +153,7 @@ lb_index_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
 		     const unsigned *skip, unsigned nskip, struct lb_cand *out)
 {
 	index_ready(s, LB_KEY_WEIGHT);
-	if (from >= FUL_LOAD_CPUS || to >= 32)
+	if (from >= FUL_LOAD_CPUS || to >= LB_AFFINITY_BITS)
 		return false;
 	unsigned lo = s->first[from], hi = s->first[from + 1];
 	unsigned split = weight_split(s, from, fit);

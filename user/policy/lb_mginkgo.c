@@ -51,8 +51,9 @@ static unsigned mginkgo_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct lb_decision *d)
 {
 	(void)p; /* the interface passes it; no tunable needed */
-	unsigned mask = lb_record(s, d), hi = s->max, lo = s->min;
-	if (!(mask & (mask - 1))) {
+	ful_cpus_t mask = lb_record(s, d);
+	unsigned hi = s->max, lo = s->min;
+	if (!ful_cpus_several(mask)) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;
 	}
@@ -67,7 +68,7 @@ static unsigned mginkgo_rebalance(struct lb_policy *p, struct lb_snap *s,
 	}
 	unsigned long lhi = d->v.load[hi];
 	struct lb_dmove m = {.tid = c.tid, .slice = c.slice,
-			     .from = (unsigned char)hi, .to = (unsigned char)lo,
+			     .from = (lb_cpu_t)hi, .to = (lb_cpu_t)lo,
 			     .from_after = lhi > c.slice ? lhi - c.slice : 0,
 			     .to_after = d->v.load[lo] + c.slice};
 	if (m.to_after >= lhi) /* L(min) + slice < L(max) fails */

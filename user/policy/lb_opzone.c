@@ -170,7 +170,7 @@ static void oz_clock(struct oz_ctx *x)
 /** Record the zone and the per-core figures in d->ut, and the figure
  *  the zone is judged on: the highest of the eligible cores, or with
  *  cpus_avg their average. Returns that average. */
-static unsigned oz_record(struct oz_ctx *x, unsigned mask)
+static unsigned oz_record(struct oz_ctx *x, ful_cpus_t mask)
 {
 	struct lb_dutil *u = &x->d->ut;
 	const struct lb_policy *p = x->p;
@@ -186,7 +186,7 @@ static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 	unsigned top = 0, avg;
 	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
 		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
-		if (!((mask >> c) & 1))
+		if (!ful_cpus_has(mask, c))
 			continue;
 		sum += u->util[c], k++;
 		top = u->util[c] > top ? u->util[c] : top;
@@ -209,12 +209,13 @@ static inline bool oz_before(const struct lb_decision *d, unsigned a,
 
 /** The core of @mask with the lowest utilization (*@lo) and, if @hi,
  *  the highest (*@hi), in one pass; LB_NO_CPU for an empty mask. */
-static void oz_pick_cores(const struct lb_decision *d, unsigned mask,
+static void oz_pick_cores(const struct lb_decision *d, ful_cpus_t mask,
 			  unsigned *lo, unsigned *hi)
 {
 	unsigned l = LB_NO_CPU, h = LB_NO_CPU;
-	for (unsigned c = 0; mask; c++, mask >>= 1) {
-		if (!(mask & 1))
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask)) {
+		if (!ful_cpus_low(mask))
 			continue;
 		if (l == LB_NO_CPU) {
 			l = h = c;
@@ -236,17 +237,19 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 {
 	struct oz_ctx x = {.p = p, .s = (struct lb_snap *)s, .d = d,
 			   .bound = oz_bound(p)};
-	unsigned mask = lb_record(s, d), online = (1u << s->conf.ncpus) - 1;
-	unsigned allowed = t->affinity ? t->affinity & online : online;
+	ful_cpus_t mask = lb_record(s, d);
+	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
+	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
+				     ? ful_cpus_and(t->affinity, online) : online;
 	oz_record(&x, mask);
 	unsigned to;
-	oz_pick_cores(d, mask & allowed, &to, NULL);
+	oz_pick_cores(d, ful_cpus_and(mask, allowed), &to, NULL);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
 	d->move[0] = (struct lb_dmove){.slice = t->slice_ms,
 				       .from = LB_NO_CPU,
-				       .to = (unsigned char)to,
+				       .to = (lb_cpu_t)to,
 				       .to_after = d->v.load[to] + t->slice_ms};
 	d->nmoves = 1;
 	return to;
@@ -254,7 +257,8 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 
 /* What the policy reads of a thread record. */
 struct oz_rec {
-	unsigned tid, affinity;
+	unsigned tid;
+	ful_cpus_t affinity;
 	unsigned char cpu, state, flags;
 	unsigned long runtime, win_idx, win_base, win_last;
 };
@@ -372,7 +376,8 @@ static void oz_weigh(struct oz_ctx *x, unsigned tid, unsigned src,
 		return;
 	oz_read(x->s->area, FUL_TID_SLOT(tid), &r);
 	if (r.tid != tid || r.cpu != src || (r.flags & FUL_LT_KERNEL) ||
-	    !((r.affinity ? r.affinity : ~0u) >> dst & 1) ||
+	    !ful_cpus_has(!ful_cpus_empty(r.affinity) ? r.affinity
+						      : ful_cpus_all(), dst) ||
 	    (r.state != FUL_TS_READY && r.state != FUL_TS_RUNNING))
 		return;
 	unsigned long cur, last;
@@ -430,15 +435,15 @@ static void oz_note(struct lb_decision *d, const struct oz_best *b,
 	d->ut.eff = (unsigned short)b->eff;
 	unsigned long ls = d->v.load[src];
 	*m = (struct lb_dmove){.tid = b->tid, .slice = b->slice,
-			       .from = (unsigned char)src,
-			       .to = (unsigned char)dst,
+			       .from = (lb_cpu_t)src,
+			       .to = (lb_cpu_t)dst,
 			       .from_after = ls > b->slice ? ls - b->slice : 0,
 			       .to_after = d->v.load[dst] + b->slice};
 }
 
 /** The zone gate: LB_R_MOVED if the figure is in the zone that
  *  balances, with *@src / *@dst the busiest / least utilized. */
-static unsigned oz_gate(struct oz_ctx *x, unsigned mask, unsigned *src,
+static unsigned oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src,
 			unsigned *dst)
 {
 	struct lb_decision *d = x->d;
@@ -458,13 +463,14 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 				 struct lb_decision *d)
 {
 	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
-	unsigned mask = lb_record(s, d), src, dst;
+	ful_cpus_t mask = lb_record(s, d);
+	unsigned src, dst;
 	if (d->trigger == LB_TRIG_TIMER) {
 		oz_record(&x, mask);
 		d->reason = LB_R_TIMER_DECLINED;
 		return 0;
 	}
-	if (!(mask & (mask - 1))) {
+	if (!ful_cpus_several(mask)) {
 		oz_record(&x, mask);
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;

@@ -101,34 +101,37 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 
 /** The core of @mask with the smallest load, ties to the lowest id;
  *  LB_NO_CPU if @mask is empty. */
-unsigned lb_least_loaded(const unsigned long *load, unsigned mask)
+unsigned lb_least_loaded(const unsigned long *load, ful_cpus_t mask)
 {
 	unsigned best = LB_NO_CPU;
 	unsigned long bl = 0;
-	for (unsigned c = 0; mask; c++, mask >>= 1)
-		if ((mask & 1) && (load[c] < bl || best == LB_NO_CPU))
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask))
+		if (ful_cpus_low(mask) && (load[c] < bl || best == LB_NO_CPU))
 			best = c, bl = load[c];
 	return best;
 }
 
 /** The core of @mask with the largest load, ties to the lowest id. */
-unsigned lb_most_loaded(const unsigned long *load, unsigned mask)
+unsigned lb_most_loaded(const unsigned long *load, ful_cpus_t mask)
 {
 	unsigned best = LB_NO_CPU;
 	unsigned long bl = 0;
-	for (unsigned c = 0; mask; c++, mask >>= 1)
-		if ((mask & 1) && (load[c] > bl || best == LB_NO_CPU))
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask))
+		if (ful_cpus_low(mask) && (load[c] > bl || best == LB_NO_CPU))
 			best = c, bl = load[c];
 	return best;
 }
 
 /** Among @mask, the least loaded core; ties to fewer runnable threads,
  *  then to the lowest id. */
-static unsigned least_loaded_nrun(const struct lb_loads *v, unsigned mask)
+static unsigned least_loaded_nrun(const struct lb_loads *v, ful_cpus_t mask)
 {
 	unsigned best = LB_NO_CPU;
-	for (unsigned c = 0; mask; c++, mask >>= 1) {
-		if (!(mask & 1))
+	for (unsigned c = 0; !ful_cpus_empty(mask);
+	     c++, mask = ful_cpus_shr1(mask)) {
+		if (!ful_cpus_low(mask))
 			continue;
 		if (best == LB_NO_CPU || v->load[c] < v->load[best] ||
 		    (v->load[c] == v->load[best] && v->nrun[c] < v->nrun[best]))
@@ -141,20 +144,23 @@ static unsigned least_loaded_nrun(const struct lb_loads *v, unsigned mask)
  *  or no eligible core. Sets d->reason. */
 static unsigned place_constrained(const struct lb_snap *s,
 				  const struct lb_new_thread *t,
-				  struct lb_decision *d, unsigned mask,
+				  struct lb_decision *d, ful_cpus_t mask,
 				  bool tie_nrun)
 {
-	unsigned online = (1u << s->conf.ncpus) - 1;
-	unsigned allowed = t->affinity ? t->affinity & online : online;
+	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
+	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
+				     ? ful_cpus_and(t->affinity, online) : online;
 	unsigned to = s->min;
 	if (tie_nrun)
-		to = least_loaded_nrun(&d->v, mask & allowed);
-	else if (to == LB_NO_CPU || !((allowed >> to) & 1))
-		to = lb_least_loaded(d->v.load, mask & allowed);
+		to = least_loaded_nrun(&d->v, ful_cpus_and(mask, allowed));
+	else if (to == LB_NO_CPU || !ful_cpus_has(allowed, to))
+		to = lb_least_loaded(d->v.load, ful_cpus_and(mask, allowed));
 	d->reason = LB_R_PLACED;
 	if (to == LB_NO_CPU) {
-		d->reason = mask ? LB_R_NO_ELIGIBLE : LB_R_TOO_FEW_CORES;
-		to = lb_least_loaded(d->v.load, allowed ? allowed : online);
+		d->reason = !ful_cpus_empty(mask) ? LB_R_NO_ELIGIBLE
+						  : LB_R_TOO_FEW_CORES;
+		to = lb_least_loaded(d->v.load, !ful_cpus_empty(allowed)
+							? allowed : online);
 		to = to == LB_NO_CPU ? 0 : to;
 	}
 	return to;
@@ -173,8 +179,10 @@ static unsigned place_constrained(const struct lb_snap *s,
 unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 			struct lb_decision *d, bool tie_nrun)
 {
-	unsigned mask = lb_record(s, d), to = s->min;
-	if (__builtin_expect(!tie_nrun && !t->affinity && to != LB_NO_CPU, 1))
+	ful_cpus_t mask = lb_record(s, d);
+	unsigned to = s->min;
+	if (__builtin_expect(!tie_nrun && ful_cpus_empty(t->affinity) &&
+			     to != LB_NO_CPU, 1))
 		d->reason = LB_R_PLACED;
 	else
 		to = place_constrained(s, t, d, mask, tie_nrun);
@@ -183,7 +191,7 @@ unsigned lb_place_least(const struct lb_snap *s, const struct lb_new_thread *t,
 	m->tid = 0;
 	m->slice = t->slice_ms;
 	m->from = LB_NO_CPU;
-	m->to = (unsigned char)to;
+	m->to = (lb_cpu_t)to;
 	m->from_after = 0;
 	m->to_after = d->v.load[to] + t->slice_ms;
 	d->nmoves = 1;

@@ -87,30 +87,30 @@ bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
 static void snap_configure(struct lb_snap *s, unsigned n, unsigned key)
 {
 	bool include_root = key & 0xff, root_online = s->root_cpu < n;
-	unsigned mask = (1u << n) - 1;
+	ful_cpus_t mask = ful_cpus_first(n);
 	if (!include_root && root_online)
-		mask &= ~(1u << s->root_cpu);
+		mask = ful_cpus_andnot(mask, ful_cpus_one(s->root_cpu));
 	s->conf = (union lb_conf){
-		.ncpus = (unsigned char)n,
-		.root_cpu = (unsigned char)(root_online ? s->root_cpu
-							: LB_NO_CPU),
+		.ncpus = (lb_cpu_t)n,
+		.root_cpu = (lb_cpu_t)(root_online ? s->root_cpu : LB_NO_CPU),
 		.include_root = include_root,
 		.threshold_pct = (unsigned char)(key >> 8),
-		.mask = (unsigned char)mask,
-		.neligible = (unsigned char)__builtin_popcount(mask)};
+		.mask = mask,
+		.neligible = (lb_cpu_t)ful_cpus_count(mask)};
 	s->conf_key = key;
 }
 
 /* Load monitoring over the eligible cores, accumulated while reading. */
 struct acc {
-	unsigned mask, min, max;
+	ful_cpus_t mask;
+	unsigned min, max;
 	unsigned long sum, lmin;
 	long lmax; /* loads are far below 2^63 */
 };
 
 static inline void acc_add(struct acc *a, unsigned c, unsigned long load)
 {
-	if (!((a->mask >> c) & 1))
+	if (!ful_cpus_has(a->mask, c))
 		return;
 	a->sum += load;
 	a->min = load < a->lmin ? c : a->min;
@@ -143,7 +143,7 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
 		unsigned long load = FUL_LOAD_RLX(&r[c].load);
 		v->load[c] = load;
-		if (!((a->mask >> c) & 1))
+		if (!ful_cpus_has(a->mask, c))
 			continue;
 		a->sum += load;
 		a->min = load < a->lmin ? c : a->min;
@@ -168,7 +168,8 @@ snap_read_fast(struct lb_snap *s, unsigned n, struct lb_loads *v,
 	       bool by_nrun)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
-	unsigned mask = s->conf.mask, mmin = LB_NO_CPU, mmax = LB_NO_CPU;
+	ful_cpus_t mask = s->conf.mask;
+	unsigned mmin = LB_NO_CPU, mmax = LB_NO_CPU;
 	unsigned long sum = 0, msum = 0, lo = ~0UL;
 	long hi = -1;
 #pragma GCC unroll 8
@@ -179,7 +180,7 @@ snap_read_fast(struct lb_snap *s, unsigned n, struct lb_loads *v,
 		v->nrun[c] = nrun;
 		if (!by_nrun)
 			v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
-		if (!((mask >> c) & 1))
+		if (!ful_cpus_has(mask, c))
 			continue;
 		sum += load;
 		msum += m;
@@ -309,21 +310,23 @@ static void keys_sort(unsigned long *key, unsigned n)
 	}
 }
 
-/** Cores a thread may run on: 0 in the record means every core. */
-static unsigned thread_affinity(const struct cand_rec *t)
+/** Cores a thread may run on: none in the record means every core. */
+static ful_cpus_t thread_affinity(const struct cand_rec *t)
 {
-	return t->affinity ? t->affinity : ~0u;
+	return !ful_cpus_empty(t->affinity) ? t->affinity : ful_cpus_all();
 }
 
 /** Whether the thread could ever be moved by a policy: alive, not a
  *  kernel thread, on an online core, allowed on some other core. */
 static bool thread_indexable(const struct cand_rec *t, unsigned ncpus)
 {
-	unsigned online = ncpus >= 32 ? ~0u : (1u << ncpus) - 1;
+	ful_cpus_t online = ful_cpus_first(ncpus);
 	if (!t->tid || t->state == FUL_TS_DEAD || (t->flags & FUL_LT_KERNEL) ||
 	    t->cpu >= ncpus)
 		return false;
-	return (thread_affinity(t) & online & ~(1u << t->cpu)) != 0;
+	return !ful_cpus_empty(ful_cpus_andnot(
+		ful_cpus_and(thread_affinity(t), online),
+		ful_cpus_one(t->cpu)));
 }
 
 /** Fill s->wlvl from the sorted keys: one merge pass per core. */
@@ -386,7 +389,7 @@ bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out)
 {
 	index_ready(s, LB_KEY_SLICE);
-	if (from >= FUL_LOAD_CPUS || to >= 32)
+	if (from >= FUL_LOAD_CPUS || to >= LB_AFFINITY_BITS)
 		return false;
 	for (unsigned i = s->first[from]; i < s->first[from + 1]; i++)
 		if (cand_ok(s, i, from, to, skip, nskip, out))

@@ -1,0 +1,84 @@
+/*
+ * fulsim's internal state, shared by the engine (sim_core.c) and the
+ * load area writer (sim_area.c).
+ */
+#ifndef SIM_INT_H
+#define SIM_INT_H
+
+#include "sim.h"
+
+/* A thread being simulated. */
+struct sthread {
+	const struct sim_tdesc *d;
+	unsigned tid;            /* index + 1: slot FUL_TID_SLOT(tid) */
+	unsigned cpu;            /* owner core (destination while in flight) */
+	unsigned char state;     /* FUL_TS_*: INACTIVE until released */
+	unsigned weight;
+	unsigned iph, loop;      /* current phase, loops done */
+	unsigned long left;      /* ns of CPU still to run in this burst */
+	unsigned long runtime;   /* ns run in all */
+	unsigned long run_from;  /* while RUNNING: since when */
+	unsigned long gen;       /* bumped to cancel its pending event */
+	int next, prev;          /* run queue links (-1: none) */
+	struct ful_win win;      /* run time by window (opzone reads it) */
+	unsigned long win_base;
+	/* A server: callers waiting (FIFO through qnext), the one served. */
+	int qhead, qtail, qnext, serving;
+	bool in_rq;
+};
+
+/* A core being simulated. */
+struct score {
+	int head, tail;          /* run queue, FIFO (one priority) */
+	unsigned nready;
+	int cur;                 /* running thread, -1: idle */
+	unsigned long slice_end; /* when cur's slice runs out (a tick) */
+	unsigned long gen;       /* bumped to cancel its pending event */
+	unsigned long last_switch;
+	unsigned long busy, idle, switches, mig_in, mig_out;
+	unsigned long load, weight;
+	unsigned nblocked;
+	struct ful_win win;      /* busy time by window, up to last_switch */
+};
+
+enum ev_kind { EV_RELEASE, EV_CORE, EV_WAKE, EV_LAND, EV_TIMER };
+
+struct event {
+	unsigned long t;
+	unsigned long seq;       /* FIFO among equal times: deterministic */
+	unsigned kind, who;      /* who: thread index or core */
+	unsigned long gen;
+};
+
+struct sim {
+	const struct sim_workload *w;
+	const struct sim_conf *c;
+	struct sim_result *r;
+	unsigned ncpus, nthreads, alive;
+	unsigned long nready_total; /* READY threads over all cores */
+	unsigned long now;
+	struct sthread *t;
+	struct score cpu[SIM_MAX_CPUS];
+	struct event *heap;
+	unsigned long nheap, capheap, evseq;
+	struct ful_load_page *area;
+	struct ful_win_par par;
+	struct lb_policy pol;
+	struct lb_snap snap;
+	struct lb_log log;
+	unsigned long mig_ready_ns, mig_running_ns;
+	unsigned long period;    /* ns between timer rounds */
+	bool in_balance;         /* no trigger from inside a round */
+};
+
+/* sim_area.c: the load area, written as the kernel writes it. */
+void area_init(struct sim *s);
+void area_thread(struct sim *s, struct sthread *t);
+void area_cpu(struct sim *s, unsigned c);
+void area_tgen(struct sim *s);
+/** Core @c's windows and busy/idle up to s->now (a switch there). */
+void area_roll_cpu(struct sim *s, unsigned c);
+/** Thread @t ran from t->run_from to s->now: its run time and windows. */
+void area_roll_thread(struct sim *s, struct sthread *t);
+
+#endif

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Run the simulator's benchmarks and merge them into results.json.
+
+Called by `make bench` (docs/benchmarks.md, "Balance quality"):
+
+    sim_bench.py --sim build/sim/fulsim --out build/bench [--sets 1000]
+
+  sim_events_per_s        simulated scheduling events per second of host
+                          time (fulsim --speed, one sample per run)
+  sim_quality_<p>_c<N>    makespan / lower bound per random set of
+                          independent CPU-bound tasks (the mean is the
+                          figure; max holds the worst set)
+  sim_lpt_c<N>            the same for LPT (longest processing time first),
+  sim_ps_c<N>             ideal processor sharing and list scheduling in
+  sim_list_c<N>           release order (yardsticks, sim_out.c)
+  sim_migrations_<p>_c<N> migrations per task, per set
+
+The per-core-count runs go to two host processes at once (the machine
+has two cores); fulsim itself is single-threaded, and the speed runs are
+made alone, after them. Writes results.json (merged by name) and prints
+the quality table in docs/benchmarks.md's form.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_report  # noqa: E402
+
+CORES = (4, 16, 64, 256)
+POLICIES = ("fulcrum", "mginkgo", "count", "alb", "opzone")
+REFS = ("lpt", "ps", "list")
+
+
+def run_json(cmd):
+    """Run fulsim, return its JSON output; raise on failure."""
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if res.returncode:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {res.returncode}: "
+                           f"{res.stderr.strip()}")
+    return json.loads(res.stdout)
+
+
+def quality(sim, sets, seed, cores):
+    """The quality rows of one core count."""
+    return run_json([sim, "--quality", "--sets", str(sets), "--seed",
+                     str(seed), "--core-list", str(cores)])
+
+
+def results_of(rows, speed, meta):
+    """results.json entries from the quality rows and the speed runs."""
+    out = [bench_report.build_result(
+        "sim_events_per_s", "events/s",
+        [round(r["events_per_s"]) for r in speed["runs"]], meta)]
+    for row in rows:
+        pol, n = row["policy"], row["cores"]
+        ratios = [round(x, 4) for x in row["ratio"]]
+        if pol in REFS:
+            out.append(bench_report.build_result(f"sim_{pol}_c{n}", "ratio",
+                                                 ratios, meta))
+            continue
+        out.append(bench_report.build_result(f"sim_quality_{pol}_c{n}",
+                                             "ratio", ratios, meta))
+        out.append(bench_report.build_result(
+            f"sim_migrations_{pol}_c{n}", "migrations/task",
+            [round(x, 4) for x in row["mig_per_task"]], meta))
+    for r in out:  # per-set samples stay in the quality JSON, not here
+        r.pop("table", None)
+    return out
+
+
+def table(rows):
+    """The docs table: mean / worst ratio and migrations per task."""
+    lines = ["| policy | cores | mean | worst | migrations/task |",
+             "|---|---:|---:|---:|---:|"]
+    for row in sorted(rows, key=lambda r: (POLICIES + REFS).index(
+            r["policy"]) * 1000 + r["cores"]):
+        x = row["ratio"]
+        mig = row.get("mig_per_task")
+        lines.append(f"| {row['policy']} | {row['cores']} | "
+                     f"{sum(x) / len(x):.3f} | {max(x):.3f} | "
+                     + (f"{sum(mig) / len(mig):.3f} |" if mig else "- |"))
+    return lines
+
+
+def main(argv=None):
+    """Run, merge, print."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sim", default="build/sim/fulsim")
+    ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
+    ap.add_argument("--sets", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=5)
+    opts = ap.parse_args(argv)
+    meta = bench_report.load_json(opts.meta, {})
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        docs = list(pool.map(lambda n: quality(opts.sim, opts.sets,
+                                               opts.seed, n),
+                             sorted(CORES, reverse=True)))
+    rows = [r for d in docs for r in d["rows"]]
+    speed = run_json([opts.sim, "--speed", "--repeat", str(opts.repeat)])
+    os.makedirs(opts.out, exist_ok=True)
+    with open(os.path.join(opts.out, "sim_quality.json"), "w",
+              encoding="utf-8") as f:
+        json.dump({"sets": opts.sets, "seed": opts.seed, "rows": rows,
+                   "speed": speed}, f)
+    new = results_of(rows, speed, meta)
+    old = bench_report.load_json(os.path.join(opts.out, "results.json"), [])
+    merged = bench_report.merge_results(old, new)
+    with open(os.path.join(opts.out, "results.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(merged, f, indent=2)
+        f.write("\n")
+    print("\n".join(table(rows)))
+    ev = [r["events_per_s"] for r in speed["runs"]]
+    print(f"sim_events_per_s: median {sorted(ev)[(len(ev) - 1) // 2]:.0f} "
+          f"({speed['workload']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
