@@ -42,8 +42,11 @@ KERNEL := $(BUILD)/kernel.elf
 # Every user/<prog>/ with a main.c is a program; the rootserver comes first.
 # A folder without one is a library of sources some programs take in
 # (UEXTRA_<prog>): user/policy, user/balancer.
+# The OS servers of paper 002 live in user/servers/<name>/ (program
+# servers/<name>, boot module <name>).
 USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
-	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c))))
+	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c)))) \
+	$(sort $(patsubst user/%/main.c,%,$(wildcard user/servers/*/main.c)))
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
 # The compiler's own headers (stdarg.h, arm_neon.h, ...) come after
 # picolibc's; evaluated when used, as setup may install the compiler.
@@ -195,6 +198,7 @@ $(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
 define user_prog_rule
 $(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
 	@echo "  ULD     $$@"
+	@mkdir -p $$(dir $$@)
 	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)
 endef
 $(foreach p,$(USER_PROGS),$(eval $(call user_prog_rule,$(p))))
@@ -205,7 +209,7 @@ $(BUILD)/user/strip/%.elf: $(BUILD)/user/%.elf
 
 # Regenerated on every run, rewritten only when the module list changes.
 $(BUILD)/k/modules.S: tools/gen_modules.py FORCE
-	$(Q)$(PYTHON) tools/gen_modules.py $@ $(foreach p,$(USER_PROGS),$(p)=$(BUILD)/user/strip/$(p).elf)
+	$(Q)$(PYTHON) tools/gen_modules.py $@ $(foreach p,$(USER_PROGS),$(notdir $(p))=$(BUILD)/user/strip/$(p).elf)
 
 $(BUILD)/k/modules.S.o: $(BUILD)/k/modules.S $(USER_MODS)
 	@echo "  AS      $<"

@@ -9,6 +9,8 @@
  *                   demo; with "demo", power off after it; else start
  *                   the shell (user/shell) and serve its requests
  *                   (with "kdebug" the kernel's debug monitor instead)
+ *   disk            first start D, the disk driver server (disk.c);
+ *                   the test program is its client
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
  *                   p: mginkgo (the default), fulcrum, alb or count
  *                   (root_balancer_start)
@@ -54,6 +56,8 @@ int main(void)
 	 * holders of the balancer capability use it; <fulcrum/balctl.h>). */
 	if (root_serve_init() || bal_init("mginkgo"))
 		printf("rootserver: no service endpoint or balancer\n");
+	if (root_bootarg("disk", v, sizeof(v)))
+		root_disk_start();
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");
 		ful_shutdown(FUL_SLOT_SCHED);

@@ -43,4 +43,10 @@ void root_shell_serve(void);
  *  holder of the balancer capability) into @r (serve.c). */
 void root_balctl(const struct ful_msg *m, struct ful_msg *r);
 
+/** Start D, the disk driver server (disk.c, boot argument `disk`), and
+ *  wait until it serves a disk: 0 or -FUL_E* (then there is none). */
+long root_disk_start(void);
+/** D's endpoint (ALL) and the client window, if D runs. */
+bool root_disk_client(unsigned *ep, unsigned *win);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <fulcrum/disk.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/load.h>
 #include <ful/spawn.h>
@@ -78,6 +79,16 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.rights = FUL_R_WRITE,
 						.badge = FUL_ROOT_BADGE_BAL};
 	const struct ful_bootinfo *bi = ful_bootinfo();
+	unsigned dep, dwin;
+	if (sp->devices && root_disk_client(&dep, &dwin)) {
+		g[n++] = (struct ful_cap_grant){.src = dep,
+						.dst = FUL_SYSPROG_SLOT_DISK,
+						.rights = FUL_R_WRITE,
+						.badge = 1};
+		g[n++] = (struct ful_cap_grant){.src = dwin,
+						.dst = FUL_SYSPROG_SLOT_DISK_WIN,
+						.rights = FUL_R_READ | FUL_R_WRITE};
+	}
 	if (sp->devices && bi->ndevregions) {
 		g[n++] = (struct ful_cap_grant){.src = bi->irqctl_slot,
 						.dst = bi->irqctl_slot,
@@ -107,7 +118,7 @@ static long sp_start(const struct sysprog *sp, struct ful_task *t)
 		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 		 .va = FUL_LOAD_VADDR},
 	};
-	struct ful_cap_grant g[8 + SP_MAX_PEERS];
+	struct ful_cap_grant g[10 + SP_MAX_PEERS];
 	int mod = ful_module_find(sp->name);
 	unsigned ng = sp_grants(sp, g);
 	if (mod < 0 || !ng)
