@@ -130,6 +130,12 @@ EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i \
 # (the user-level shell), find its expected texts in order, power off.
 DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
 	kdebug2:2:kdebug:tests/dialog/kdebug.txt
+# NAME:CPUS:ARGS:MODE: a protocol suite with a fresh 4 MiB disk image
+# attached on the modern or legacy virtio-mmio transport; the boot
+# argument disk starts D (user/servers/disk), utest=disk runs its tests
+# (user/tests/t_disk.c), and the harness checks the image afterwards.
+DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
+	disklegacy2:2:utest=disk,disk,disk_v1:legacy
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
@@ -264,6 +270,7 @@ test: kernel host-tests
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
 		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
+		$(addprefix --disk-suite ,$(DISK_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 test-long: kernel
