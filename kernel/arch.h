@@ -190,6 +190,10 @@ void arch_irq_mask(unsigned intid);
 void arch_irq_unmask(unsigned intid);
 /** Deliver SPI @intid to core @cpu. */
 void arch_irq_route(unsigned intid, unsigned cpu);
+/** Tests: the cores SPI @intid is delivered to (a mask), and making it
+ *  pending by hand. */
+uint32_t arch_irq_targets(unsigned intid);
+void arch_irq_raise(unsigned intid);
 /** Called by the arch IRQ path for an SPI it does not handle itself,
  *  before its end of interrupt: true if a user-level handler took it
  *  (then it is masked until acked). IRQs masked. */

@@ -35,6 +35,7 @@ struct irq_handler {
 	struct ntfn *ntfn;   /* bound, referenced; NULL if not bound */
 	uint64_t bits;
 	tid_t thread;        /* the binder: the SPI goes to its core */
+	unsigned last_cpu;   /* the core its last interrupt was taken on */
 };
 
 static struct irq_handler irqs[IRQ_SPIS]; /* zero: SPINLOCK_INIT, free */
@@ -97,6 +98,7 @@ bool irq_user_interrupt(unsigned intid)
 		return false;
 	spin_lock_raw(&h->lock);
 	arch_irq_mask(intid); /* until IRQ_ACK, or for good if unbound */
+	h->last_cpu = this_cpu()->id;
 	struct ntfn *n = h->ntfn;
 	uint64_t bits = h->bits;
 	if (n)
@@ -121,6 +123,22 @@ void irq_thread_moved(struct thread *t, unsigned dest)
 	}
 }
 
+struct irq_handler *irq_claim(unsigned intid)
+{
+	struct irq_handler *h = irq_of(intid);
+	if (!h)
+		return NULL;
+	uint64_t flags = spin_lock_irqsave(&h->lock);
+	bool taken = h->issued;
+	if (!taken) {
+		h->issued = true;
+		h->dead = false;
+		obj_init(&h->obj, KOBJ_IRQ);
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
+	return taken ? NULL : h;
+}
+
 /** IRQ_GET(irqctl, dst, intid): irqctl ADMIN; dst; intid an SPI
  *  (ERANGE); not the kernel's (EINVAL); dst free and intid not issued
  *  (ESTATE). */
@@ -132,26 +150,44 @@ int64_t sys_irq_get(struct thread *t, struct arch_uregs *u)
 	if (occupied < 0)
 		return occupied;
 	cap_release(&ctl);
-	struct irq_handler *h = irq_of(ARG(2));
-	if (!h)
+	if (!irq_of(ARG(2)))
 		return -FUL_ERANGE;
 	if (arch_irq_kernel_owned((unsigned)ARG(2)))
 		return -FUL_EINVAL;
 	if (occupied)
 		return -FUL_ESTATE;
-	uint64_t flags = spin_lock_irqsave(&h->lock);
-	bool taken = h->issued;
-	if (!taken) {
-		h->issued = true;
-		h->dead = false;
-		obj_init(&h->obj, KOBJ_IRQ);
-	}
-	spin_unlock_irqrestore(&h->lock, flags);
-	if (taken)
+	struct irq_handler *h = irq_claim((unsigned)ARG(2));
+	if (!h)
 		return -FUL_ESTATE;
 	struct cap c = {.type = FUL_CAP_IRQ, .rights = FUL_R_ALL, .obj = h};
 	int err = cap_insert(t->vs, ARG(1), &c);
 	obj_put(&h->obj); /* on failure this frees the SPI again */
+	return err;
+}
+
+void irq_release(struct irq_handler *h)
+{
+	obj_put(&h->obj);
+}
+
+int irq_bind(struct irq_handler *h, struct ntfn *n, uint64_t bits,
+	     struct thread *t, unsigned cpu)
+{
+	int err = 0;
+	uint64_t flags = spin_lock_irqsave(&h->lock);
+	if (h->ntfn || h->dead || ntfn_dead(n)) {
+		err = -FUL_ESTATE;
+	} else {
+		obj_get(ntfn_kobj(n));
+		h->ntfn = n;
+		h->bits = bits;
+		h->thread = atomic_load_explicit(&t->tid, memory_order_relaxed);
+		atomic_fetch_add_explicit(&t->irq_bound, 1,
+					  memory_order_relaxed);
+		arch_irq_route(irq_intid(h), cpu);
+		arch_irq_unmask(irq_intid(h));
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
 	return err;
 }
 
@@ -168,26 +204,11 @@ int64_t sys_irq_bind(struct thread *t, struct arch_uregs *u)
 		cap_release(&c);
 		return err;
 	}
-	struct irq_handler *h = c.obj;
 	uint64_t bits = ARG(2) | n.data;
-	uint64_t flags = spin_lock_irqsave(&h->lock);
-	if (!bits) {
-		err = -FUL_EINVAL;
-	} else if (h->ntfn || h->dead || ntfn_dead(n.obj)) {
-		err = -FUL_ESTATE;
-	} else {
-		obj_get(ntfn_kobj(n.obj));
-		h->ntfn = n.obj;
-		h->bits = bits;
-		h->thread = atomic_load_explicit(&t->tid, memory_order_relaxed);
-		atomic_fetch_add_explicit(&t->irq_bound, 1,
-					  memory_order_relaxed);
-		/* IRQs are masked: the caller is on this core until it
-		 * returns, and a later move of it reroutes the SPI. */
-		arch_irq_route(irq_intid(h), this_cpu()->id);
-		arch_irq_unmask(irq_intid(h));
-	}
-	spin_unlock_irqrestore(&h->lock, flags);
+	/* IRQs are masked: the caller stays on this core until it returns,
+	 * and a later move of it reroutes the SPI. */
+	err = bits ? irq_bind(c.obj, n.obj, bits, t, this_cpu()->id)
+		   : -FUL_EINVAL;
 	cap_release(&n);
 	cap_release(&c);
 	return err;
@@ -211,6 +232,24 @@ int64_t sys_irq_ack(struct thread *t, struct arch_uregs *u)
 	return err;
 }
 
+int irq_unbind(struct irq_handler *h)
+{
+	uint64_t flags = spin_lock_irqsave(&h->lock);
+	struct ntfn *n = irq_unbind_locked(h);
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (n)
+		obj_put(ntfn_kobj(n));
+	return n ? 0 : -FUL_ESTATE;
+}
+
+unsigned irq_last_cpu(struct irq_handler *h)
+{
+	uint64_t flags = spin_lock_irqsave(&h->lock);
+	unsigned cpu = h->last_cpu;
+	spin_unlock_irqrestore(&h->lock, flags);
+	return cpu;
+}
+
 /** IRQ_UNBIND(irq): irq ADMIN; bound (ESTATE). Masks the SPI. */
 int64_t sys_irq_unbind(struct thread *t, struct arch_uregs *u)
 {
@@ -218,12 +257,7 @@ int64_t sys_irq_unbind(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_IRQ, FUL_R_ADMIN, &c);
 	if (err)
 		return err;
-	struct irq_handler *h = c.obj;
-	uint64_t flags = spin_lock_irqsave(&h->lock);
-	struct ntfn *n = irq_unbind_locked(h);
-	spin_unlock_irqrestore(&h->lock, flags);
-	if (n)
-		obj_put(ntfn_kobj(n));
+	err = irq_unbind(c.obj);
 	cap_release(&c);
-	return n ? 0 : -FUL_ESTATE;
+	return err;
 }

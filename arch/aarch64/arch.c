@@ -146,3 +146,13 @@ void arch_irq_route(unsigned intid, unsigned cpu)
 {
 	gic_route(intid, cpu);
 }
+
+uint32_t arch_irq_targets(unsigned intid)
+{
+	return gic_targets(intid);
+}
+
+void arch_irq_raise(unsigned intid)
+{
+	gic_raise(intid);
+}

@@ -8,6 +8,7 @@
 #define GICD_CTLR 0x000
 #define GICD_TYPER 0x004
 #define GICD_ICENABLER 0x180
+#define GICD_ISPENDR 0x200
 #define GICD_ISENABLER 0x100
 #define GICD_IPRIORITYR 0x400
 #define GICD_ITARGETSR 0x800
@@ -90,4 +91,16 @@ void gic_route(unsigned intid, unsigned cpu)
 	*(volatile uint8_t *)(GICD + GICD_IPRIORITYR + intid) = 0x80;
 	*(volatile uint8_t *)(GICD + GICD_ITARGETSR + intid) =
 		(uint8_t)(1u << cpu);
+}
+
+uint32_t gic_targets(unsigned intid)
+{
+	return *(volatile uint8_t *)(GICD + GICD_ITARGETSR + intid);
+}
+
+/** Make SPI @intid pending, as its device would (tests). */
+void gic_raise(unsigned intid)
+{
+	mmio_write32(GICD + GICD_ISPENDR + 4 * (intid / 32),
+		     1u << (intid % 32));
 }

@@ -29,15 +29,16 @@ struct sysprog {
 	bool balancer;    /* gets the balancer capability (<fulcrum/balctl.h>) */
 	bool devices;     /* gets the IRQ control and the first device region
 			   * (the bad-input tests use them), same slots */
+	bool disk;        /* a client of D, if it runs (<fulcrum/disk.h>) */
 	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
 static const struct sysprog sysprogs[] = {
 	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true, true,
-	 FUL_ROOT_BADGE_PROG},
-	{"bench", {"ipcpeer"}, 0, false, false, FUL_ROOT_BADGE_PROG},
-	{"fuzz", {NULL}, 0, false, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false,
+	 true, FUL_ROOT_BADGE_PROG},
+	{"bench", {"ipcpeer"}, 0, false, false, true, FUL_ROOT_BADGE_PROG},
+	{"fuzz", {NULL}, 0, false, false, false, FUL_ROOT_BADGE_PROG},
+	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false, false,
 	 FUL_ROOT_BADGE_SHELL},
 };
 
@@ -80,7 +81,7 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.badge = FUL_ROOT_BADGE_BAL};
 	const struct ful_bootinfo *bi = ful_bootinfo();
 	unsigned dep, dwin;
-	if (sp->devices && root_disk_client(&dep, &dwin)) {
+	if (sp->disk && root_disk_client(&dep, &dwin)) {
 		g[n++] = (struct ful_cap_grant){.src = dep,
 						.dst = FUL_SYSPROG_SLOT_DISK,
 						.rights = FUL_R_WRITE,
