@@ -308,8 +308,8 @@ BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
 BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
 
 # D's disk_read_4k (ubench=disk) with a 4 MiB image of zeros attached,
-# once: the device's completion time comes from a host thread, so two
-# boots need not agree to the instruction.
+# booted once: the device completes requests in a QEMU host thread, so
+# two boots need not agree to the instruction (they did when measured).
 BENCH_DISK_IMG := $(BUILD)/bench/disk.img
 BENCH_REPORT_DISK = rm -f $(BENCH_DISK_IMG) && truncate -s 4M $(BENCH_DISK_IMG) && \
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=disk,disk \
