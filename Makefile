@@ -134,8 +134,10 @@ DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
 # attached on the modern or legacy virtio-mmio transport; the boot
 # argument disk starts D (user/servers/disk), utest=disk runs its tests
 # (user/tests/t_disk.c), and the harness checks the image afterwards.
+# cache2 also starts B (cache=64: run_tests.py's CACHE_SUITE_LINES).
 DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
-	disklegacy2:2:utest=disk,disk,disk_v1:legacy
+	disklegacy2:2:utest=disk,disk,disk_v1:legacy \
+	cache2:2:utest=cache,disk,cache=64:modern
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

@@ -4,7 +4,9 @@
  *
  * The rootserver starts D with the boot argument `disk`, and gives each
  * client a badged WRITE capability to D's endpoint and a window: a DMA
- * frame of FUL_DISK_WINDOW_PAGES pages that D has mapped too. Blocks
+ * frame that D has mapped too (badge b: window b; the test and
+ * benchmark programs' has FUL_DISK_WINDOW_PAGES pages, B's holds its
+ * cache). Blocks
  * move between the disk and the window's pages by DMA, never through
  * the kernel. A request is a CALL with
  *   label  FUL_DISK_OP_*
@@ -16,7 +18,7 @@
  * (the device failed the request). D answers when every block is done;
  * the blocks of one request, and the requests of several client
  * threads, are in flight at the device together. Replies to INFO:
- * mr1 = the disk's size in blocks, mr2 = window pages, mr3 = 1 if the
+ * mr1 = the disk's size in blocks, mr2 = the caller's window pages, mr3 = 1 if the
  * transport is virtio-mmio version 2, 0 if legacy. STATS: mr1 =
  * requests (device chains) completed, mr2 = the most chains in flight
  * at once, mr3 = interrupts handled. WHERE: mr1 = the tid of D's
@@ -27,7 +29,9 @@
 
 #define FUL_DISK_BLOCK 4096
 #define FUL_DISK_MAX_BATCH 16
-#define FUL_DISK_WINDOW_PAGES 32
+#define FUL_DISK_WINDOW_PAGES 32 /* the system programs' window */
+#define FUL_DISK_MAX_WINDOWS 4   /* badges 1..4 */
+#define FUL_DISK_WINDOW_MAX_PAGES 4096
 #define FUL_DISK_EIO 100 /* -FUL_DISK_EIO: the device failed a block */
 
 enum ful_disk_op {
@@ -51,11 +55,16 @@ enum ful_disk_op {
  * -FUL_E* (ESTATE: no virtio-blk device, or it refused the driver),
  * mr1 = blocks, mr2 = transport version.
  */
+/** The slot of window @b (1..FUL_DISK_MAX_WINDOWS) in D. */
+#define FUL_DISK_WIN_SLOT(b) ((b) == 1 ? FUL_DISK_SLOT_WIN : FUL_DISK_SLOT_WIN + 14 + (b))
 #define FUL_DISK_FOUND 0xd15b
 #define FUL_DISK_READY 0xd15c
 #define FUL_DISK_SLOT_POOL 4   /* FUL_CHILD_SLOT_ARG0: D's own pool */
 #define FUL_DISK_SLOT_EP 5     /* its endpoint, READ */
-#define FUL_DISK_SLOT_WIN 6    /* the client window (badge 1), R|W */
+#define FUL_DISK_SLOT_WIN 6    /* window of badge 1, R|W; badge b's in
+				* slot FUL_DISK_SLOT_WIN + 14 + b for b > 1;
+				* D's arg1 has each window's pages, 16 bits
+				* per badge from badge 1 in bits 0..15 */
 #define FUL_DISK_SLOT_IRQ 7    /* the device's IRQ handler, ALL */
 #define FUL_DISK_SLOT_DEV0 100 /* region i at 100 + i */
 

@@ -27,8 +27,8 @@ A disk suite is a protocol suite booted with a raw disk image attached
 (tools/qemu.py disk_args), made fresh in the log directory with the
 host pattern H in every block; after the run one more test,
 `<suite>/disk-image`, checks the image byte for byte: the blocks the
-guest test (user/tests/t_disk.c) writes hold its pattern P, every
-other block still holds H.
+guest tests that passed write (user/tests/t_disk.c, t_cache.c;
+DISK_WRITERS) hold their pattern P, every other block still holds H.
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -245,8 +245,15 @@ def dialog_problems(suite, result, timeout):
 
 DISK_BLOCK = 4096
 DISK_BLOCKS = 1024            # a 4 MiB image
-# Blocks user/tests/t_disk.c writes with pattern P (disk_io).
-DISK_WRITTEN = set(range(100, 116)) | set(range(200, 212))
+# Blocks the guest writes with pattern P, per test that does, if it
+# passed: user/tests/t_disk.c disk_io; user/tests/t_cache.c
+# cache_writeback with the cache suites' cache=64 (Makefile).
+CACHE_SUITE_LINES = 64
+DISK_WRITERS = {
+    "disk_io": set(range(100, 116)) | set(range(200, 212)),
+    "cache_writeback": (set(range(400, 416)) |
+                        set(range(800, 800 + CACHE_SUITE_LINES + 1))),
+}
 _DISK_BASE_H = bytes((31 * i) & 0xFF for i in range(DISK_BLOCK))
 _DISK_BASE_P = bytes((7 * i) & 0xFF for i in range(DISK_BLOCK))
 
@@ -268,9 +275,22 @@ def disk_prepare(path):
             f.write(disk_pattern(b, False))
 
 
-def disk_image_problems(path):
-    """What is wrong with the image after the run: [] if every block
-    holds what it should."""
+def disk_written(proto):
+    """The blocks the tests that passed in `proto` wrote (P)."""
+    passed = {name for status, name, _ in proto.tests if status == "PASS"}
+    out = set()
+    for name, blocks in DISK_WRITERS.items():
+        if name in passed:
+            out |= blocks
+    return out
+
+
+def disk_image_problems(path, written):
+    """What is wrong with the image after the run: [] if the blocks in
+    `written` hold P and every other block H; a run in which no writing
+    test passed has nothing to check, which is a problem too."""
+    if not written:
+        return ["no test that writes the disk passed"]
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -280,11 +300,11 @@ def disk_image_problems(path):
         return [f"{path}: {len(data)} bytes, want {DISK_BLOCKS * DISK_BLOCK}"]
     bad = [b for b in range(DISK_BLOCKS)
            if data[b * DISK_BLOCK:(b + 1) * DISK_BLOCK]
-           != disk_pattern(b, b in DISK_WRITTEN)]
+           != disk_pattern(b, b in written)]
     if not bad:
         return []
     return [f"{len(bad)} blocks differ from the expected pattern, "
-            f"first {bad[:8]} (100..115 and 200..211 should hold P)"]
+            f"first {bad[:8]} ({len(written)} should hold P)"]
 
 
 def run_one(suite, opts, log_path, totals):
@@ -314,9 +334,10 @@ def run_one(suite, opts, log_path, totals):
         proto = parse_protocol(result.lines)
         failures = report_suite(suite, result, proto, opts.timeout, totals)
         if suite.disk:
-            failures += report_single(suite, "disk-image",
-                                      disk_image_problems(suite.disk),
-                                      result, totals)
+            failures += report_single(
+                suite, "disk-image",
+                disk_image_problems(suite.disk, disk_written(proto)),
+                result, totals)
     return result, failures
 
 

@@ -5,7 +5,8 @@
  * itself; it gets the interrupt of the one it drives only, once it
  * says which. The rootserver keeps a badged WRITE capability to D's
  * endpoint and the client window, which it hands to a system program
- * (sysprog.c) as its disk client.
+ * (sysprog.c) as its disk client; with a cache (boot argument cache=N,
+ * cache.c) a second window of N pages, badge 2, for B.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 static struct {
 	unsigned ep;          /* D's endpoint, ALL (clients get WRITE, badge 1) */
 	unsigned win;         /* the client window, a DMA frame */
+	unsigned win2;        /* B's window (its cache), 0 if none */
+	unsigned long win2_pages;
 	struct ful_task task;
 } dk;
 
@@ -79,12 +82,15 @@ static long disk_wait_ready(unsigned rep)
 static long disk_spawn(unsigned pool, unsigned rep)
 {
 	const struct ful_bootinfo *bi = ful_bootinfo();
-	struct ful_cap_grant g[3 + FUL_MAX_DEVREGIONS];
+	struct ful_cap_grant g[4 + FUL_MAX_DEVREGIONS];
 	unsigned n = 0;
 	g[n++] = (struct ful_cap_grant){pool, FUL_DISK_SLOT_POOL, FUL_R_ALL, 0};
 	g[n++] = (struct ful_cap_grant){dk.ep, FUL_DISK_SLOT_EP, FUL_R_READ, 0};
 	g[n++] = (struct ful_cap_grant){dk.win, FUL_DISK_SLOT_WIN,
 					FUL_R_READ | FUL_R_WRITE, 0};
+	if (dk.win2)
+		g[n++] = (struct ful_cap_grant){dk.win2, FUL_DISK_WIN_SLOT(2),
+						FUL_R_READ | FUL_R_WRITE, 0};
 	for (unsigned i = 0; i < bi->ndevregions; i++)
 		g[n++] = (struct ful_cap_grant){bi->devregions[i].slot,
 						FUL_DISK_SLOT_DEV0 + i,
@@ -94,19 +100,30 @@ static long disk_spawn(unsigned pool, unsigned rep)
 		return mod;
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = 0, .prio = DISK_PRIO,
-		.arg0 = bi->ndevregions, .vs_rights = FUL_R_ALL,
+		.arg0 = bi->ndevregions,
+		.arg1 = FUL_DISK_WINDOW_PAGES | dk.win2_pages << 16,
+		.vs_rights = FUL_R_ALL,
 		.report_ep = rep, .report_badge = 1, .caps = g, .ncaps = n};
 	return ful_spawn(&a, &dk.task);
 }
 
-long root_disk_start(void)
+long root_disk_start(unsigned long cache_pages)
 {
 	long ep = disk_new_ep(), rep = disk_new_ep();
 	long win = ful_slot_alloc(), pool = ful_slot_alloc();
-	long err = ep < 0 || rep < 0 || win < 0 || pool < 0 ? -FUL_ENOMEM : 0;
+	long win2 = cache_pages ? ful_slot_alloc() : 0;
+	long err = ep < 0 || rep < 0 || win < 0 || pool < 0 || win2 < 0
+			   ? -FUL_ENOMEM
+		   : cache_pages > FUL_DISK_WINDOW_MAX_PAGES ? -FUL_ERANGE
+							     : 0;
 	if (!err)
 		err = ful_dma_create(FUL_SLOT_POOL, (unsigned)win,
 				     FUL_DISK_WINDOW_PAGES);
+	if (!err && win2) {
+		err = ful_dma_create(FUL_SLOT_POOL, (unsigned)win2, cache_pages);
+		dk.win2 = (unsigned)win2;
+		dk.win2_pages = cache_pages;
+	}
 	if (!err)
 		err = ful_pool_create(FUL_SLOT_POOL, (unsigned)pool, DISK_POOL);
 	if (!err) {
@@ -131,4 +148,11 @@ bool root_disk_client(unsigned *ep, unsigned *win)
 	*ep = dk.ep;
 	*win = dk.win;
 	return dk.ep != 0;
+}
+
+bool root_disk_cache_window(unsigned *ep, unsigned *win)
+{
+	*ep = dk.ep;
+	*win = dk.win2;
+	return dk.ep != 0 && dk.win2 != 0;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <fulcrum/cache.h>
 #include <fulcrum/disk.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/load.h>
@@ -29,7 +30,8 @@ struct sysprog {
 	bool balancer;    /* gets the balancer capability (<fulcrum/balctl.h>) */
 	bool devices;     /* gets the IRQ control and the first device region
 			   * (the bad-input tests use them), same slots */
-	bool disk;        /* a client of D, if it runs (<fulcrum/disk.h>) */
+	bool disk;        /* a client of D and B, if they run
+			   * (<fulcrum/disk.h>, <fulcrum/cache.h>) */
 	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
@@ -90,6 +92,15 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.dst = FUL_SYSPROG_SLOT_DISK_WIN,
 						.rights = FUL_R_READ | FUL_R_WRITE};
 	}
+	if (sp->disk && root_cache_client(&dep, &dwin)) {
+		g[n++] = (struct ful_cap_grant){.src = dep,
+						.dst = FUL_SYSPROG_SLOT_CACHE,
+						.rights = FUL_R_WRITE,
+						.badge = 1};
+		g[n++] = (struct ful_cap_grant){.src = dwin,
+						.dst = FUL_SYSPROG_SLOT_CACHE_WIN,
+						.rights = FUL_R_READ | FUL_R_WRITE};
+	}
 	if (sp->devices && bi->ndevregions) {
 		g[n++] = (struct ful_cap_grant){.src = bi->irqctl_slot,
 						.dst = bi->irqctl_slot,
@@ -119,7 +130,7 @@ static long sp_start(const struct sysprog *sp, struct ful_task *t)
 		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 		 .va = FUL_LOAD_VADDR},
 	};
-	struct ful_cap_grant g[10 + SP_MAX_PEERS];
+	struct ful_cap_grant g[12 + SP_MAX_PEERS];
 	int mod = ful_module_find(sp->name);
 	unsigned ng = sp_grants(sp, g);
 	if (mod < 0 || !ng)

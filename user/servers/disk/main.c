@@ -26,7 +26,7 @@
 #define D_MMIO_VA 0x20000000UL /* region i's page at + i * 4096 */
 #define D_RING_VA 0x21000000UL /* 2 pages */
 #define D_HDR_VA 0x21010000UL  /* 1 page */
-#define D_WIN_VA 0x22000000UL
+#define D_WIN_VA 0x22000000UL /* window b at + (b - 1) * 16 MiB */
 #define D_NREQ NCHAINS         /* requests that may wait for the device */
 #define D_NTFN_BIT 1UL
 
@@ -40,7 +40,10 @@ struct d_req {
 static struct {
 	_Atomic int lock;
 	struct vblk v;
-	uint64_t win_pa;
+	struct {
+		uint64_t pa;
+		unsigned pages; /* 0: no window for this badge */
+	} win[FUL_DISK_MAX_WINDOWS];           /* [I] after d_setup */
 	unsigned irq_tid, irq_cpu;       /* [lock] WHERE */
 	int chain_req[NCHAINS];          /* [lock] request of chain, -1 free */
 	unsigned nfree;                  /* [lock] free chains */
@@ -99,17 +102,33 @@ static uint64_t d_dma(unsigned pages, unsigned long va)
 	return pa > 0 ? (uint64_t)pa : 0;
 }
 
-/** Ring, headers, window and the device. 0 or -FUL_E*. */
+/** Map the windows arg1 lists; their physical addresses. 0 or -FUL_E*. */
+static long d_windows(void)
+{
+	for (unsigned b = 1; b <= FUL_DISK_MAX_WINDOWS; b++) {
+		unsigned pages = (unsigned)(ful_arg1 >> (16 * (b - 1))) & 0xffff;
+		if (!pages)
+			continue;
+		unsigned slot = FUL_DISK_WIN_SLOT(b);
+		long pa = ful_dma_paddr(slot);
+		if (pa <= 0 || pages > FUL_DISK_WINDOW_MAX_PAGES ||
+		    ful_map(FUL_CHILD_SLOT_VS, slot,
+			    D_WIN_VA + (b - 1) * 0x1000000UL,
+			    FUL_R_READ | FUL_R_WRITE) < 0)
+			return -FUL_ENOMEM;
+		d.win[b - 1].pa = (uint64_t)pa;
+		d.win[b - 1].pages = pages;
+	}
+	return 0;
+}
+
+/** Ring, headers, windows and the device. 0 or -FUL_E*. */
 static long d_setup(void)
 {
 	d.v.ring_pa = d_dma(2, D_RING_VA);
 	d.v.hdr_pa = d_dma(1, D_HDR_VA);
-	long wpa = ful_dma_paddr(FUL_DISK_SLOT_WIN);
-	if (!d.v.ring_pa || !d.v.hdr_pa || wpa <= 0 ||
-	    ful_map(FUL_CHILD_SLOT_VS, FUL_DISK_SLOT_WIN, D_WIN_VA,
-		    FUL_R_READ | FUL_R_WRITE) < 0)
+	if (!d.v.ring_pa || !d.v.hdr_pa || d_windows() < 0)
 		return -FUL_ENOMEM;
-	d.win_pa = (uint64_t)wpa;
 	d.v.desc = (struct vq_desc *)D_RING_VA;
 	d.v.avail = (struct vq_avail *)(D_RING_VA + QSIZE * sizeof(struct vq_desc));
 	d.v.used = (struct vq_used *)(D_RING_VA + FUL_PAGE_SIZE);
@@ -130,14 +149,15 @@ static long d_setup(void)
 /** Check a READ/WRITE/FLUSH request: 0 or -FUL_E*. */
 static long d_check(unsigned op, const struct ful_msg *m)
 {
-	if (m->badge != 1)
-		return -FUL_EINVAL; /* only window 1 exists so far */
+	if (m->badge < 1 || m->badge > FUL_DISK_MAX_WINDOWS ||
+	    !d.win[m->badge - 1].pages)
+		return -FUL_EINVAL; /* no window for this badge */
 	if (op == FUL_DISK_OP_FLUSH)
 		return d.v.flush ? 0 : -FUL_EINVAL;
 	unsigned long blk = m->mr[0], n = m->mr[1], page = m->mr[2];
+	unsigned long pages = d.win[m->badge - 1].pages;
 	if (n == 0 || n > FUL_DISK_MAX_BATCH || blk >= d.v.blocks ||
-	    n > d.v.blocks - blk || page >= FUL_DISK_WINDOW_PAGES ||
-	    n > FUL_DISK_WINDOW_PAGES - page)
+	    n > d.v.blocks - blk || page >= pages || n > pages - page)
 		return -FUL_ERANGE;
 	return 0;
 }
@@ -179,7 +199,8 @@ static void d_start(unsigned op, const struct ful_msg *m)
 		if (d.chain_req[c] >= 0)
 			continue;
 		d.chain_req[c] = (int)(r - d.req);
-		uint64_t pa = d.win_pa + (m->mr[2] + k) * FUL_PAGE_SIZE;
+		uint64_t pa = d.win[m->badge - 1].pa +
+			      (m->mr[2] + k) * FUL_PAGE_SIZE;
 		vblk_chain(&d.v, c, type, (m->mr[0] + k) * 8, pa);
 		k++;
 	}
@@ -197,7 +218,9 @@ static void d_answer(unsigned op, struct ful_msg *m)
 	d_lock();
 	if (op == FUL_DISK_OP_INFO) {
 		r.mr[1] = d.v.blocks;
-		r.mr[2] = FUL_DISK_WINDOW_PAGES;
+		r.mr[2] = m->badge >= 1 && m->badge <= FUL_DISK_MAX_WINDOWS
+				  ? d.win[m->badge - 1].pages
+				  : 0;
 		r.mr[3] = d.v.version == 2;
 	} else if (op == FUL_DISK_OP_STATS) {
 		r.mr[1] = d.done;
