@@ -48,6 +48,17 @@ static unsigned char *b_win(unsigned long page)
 	return (unsigned char *)(B_WIN_VA + page * FUL_PAGE_SIZE);
 }
 
+/** Copy one 4 KiB page, 16 bytes a step (picolibc's memcpy, built for
+ *  size, copies a byte at a time: 25,863 instructions per cached read
+ *  with it against the figure in docs/benchmarks.md with this). */
+static void b_copy_page(void *dst, const void *src)
+{
+	unsigned __int128 *d = dst;
+	const unsigned __int128 *s = src;
+	for (unsigned i = 0; i < FUL_PAGE_SIZE / sizeof *d; i++)
+		d[i] = s[i];
+}
+
 /** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
 static long b_disk(unsigned op, unsigned long blk, int i)
 {
@@ -170,10 +181,10 @@ static long b_rw(bool write, unsigned long blk, unsigned long n,
 		if (i < 0)
 			return i;
 		if (write) {
-			memcpy(b_line((int)i), b_win(page + k), FUL_PAGE_SIZE);
+			b_copy_page(b_line((int)i), b_win(page + k));
 			b.l[i].dirty = true;
 		} else {
-			memcpy(b_win(page + k), b_line((int)i), FUL_PAGE_SIZE);
+			b_copy_page(b_win(page + k), b_line((int)i));
 		}
 	}
 	return 0;
