@@ -112,7 +112,16 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
 	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
-	$(FUZZ_SUITES)
+	$(FUZZ_SUITES) $(SLOWPATH_SUITES)
+# The IPC, IPC stress and bad-input suites again with the IPC fastpath
+# off (boot argument fastpath=0; kernel/fastpath.c), and the check that
+# the seeded sequence of ipc_fastpath_equiv gives the same results with
+# and without it.
+SLOWPATH_SUITES := ipcslow2:2:utest=ipc,fastpath=0,loadcheck \
+	ipcslow4:4:utest=ipc,fastpath=0,loadcheck \
+	ntfnslow2:2:utest=ntfn,fastpath=0,loadcheck \
+	badslow1:1:utest=badinput,fastpath=0
+SAME_LINES := IPC-EQUIV:user1,user2,user4,ipcslow2,ipcslow4
 # The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2
 # and 4 cores.
 FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
@@ -141,7 +150,8 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
-LONG_SUITES ?= long2:2:test=slow long4:4:test=slow
+LONG_SUITES ?= long2:2:test=slow long4:4:test=slow \
+	fprace4:4:utest=ipc_fastpath_race,loadcheck,fprace_calls=1000000
 
 # make torture (kernel/tests/test_torture.c): TORTURE_OPS random
 # requests per run, on 2, 4 and 8 cores or only on CPUS if given, with
@@ -273,6 +283,7 @@ test: kernel host-tests
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
 		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
 		$(addprefix --disk-suite ,$(DISK_SUITES)) \
+		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 test-long: kernel
@@ -321,7 +332,7 @@ BENCH_REPORT_DISK = for a in ubench=disk,disk ubench=cache,disk,cache=64; do \
 
 bench: kernel
 	$(BENCH_REPORT) --cpus 4 --repeat 2
-	for b in ipc lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
+	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4

@@ -46,6 +46,13 @@ struct arch_context;
  * uint64_t arch_cycles(void)
  *	The per-core cycle counter (PMCCNTR). Under QEMU -icount it
  *	advances exactly once per instruction. Bracketed by barriers.
+ * void arch_context_switch_out(struct arch_context *prev)
+ *	Called by the scheduler just before switching away from @prev:
+ *	save user state the switch itself does not (lazy FP/SIMD). IRQs
+ *	masked. Inline: nothing to do is the common case (IPC hand-offs).
+ * uint64_t arch_context_tpidr(const struct arch_context *ctx)
+ *	The user thread-pointer register saved in @ctx by the last switch
+ *	away from its thread (for arch_fastpath_switch).
  */
 #include <arch/arch_impl.h>
 
@@ -119,6 +126,19 @@ void arch_context_init(struct arch_context *ctx, uintptr_t stack_top,
  */
 void *arch_context_switch(struct arch_context *from, struct arch_context *to,
 			  void *pass);
+/**
+ * The IPC fastpath's switch: save callee-saved state in @from as
+ * arch_context_switch() does, load @tpidr (the next thread's user TLS
+ * register, from its context), move to the stack that ends at @to_u, the
+ * next thread's user frame (its kernel stack below the frame is
+ * abandoned), call sched_fastpath_finish(@pass) there, and leave for EL0
+ * with @to_u. Returns, in @from's context, when a later
+ * arch_context_switch() resumes it, with that switch's pass value.
+ * Pre: IRQs masked, the next thread's address space active.
+ */
+void *arch_fastpath_switch(struct arch_context *from,
+			   struct arch_uregs *to_u, void *pass,
+			   uint64_t tpidr);
 
 /*
  * User mode. Inline, from <arch/arch_impl.h>: struct arch_uregs (a
@@ -203,10 +223,6 @@ bool irq_user_interrupt(unsigned intid);
  *  fault). IRQs masked. */
 void arch_vspace_activate(const struct arch_vspace *v);
 
-/** Called by the scheduler just before switching away from @prev:
- *  save user state the switch itself does not (lazy FP/SIMD). IRQs
- *  masked. */
-void arch_context_switch_out(struct arch_context *prev);
 
 /* Provided by the portable kernel, called by arch code. */
 struct arch_uregs;

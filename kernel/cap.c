@@ -23,6 +23,21 @@ static bool cap_counted(unsigned type)
 	return (CAP_COUNTED >> (type & 31)) & 1;
 }
 
+/** Bracket a write of a slot of @vs (lock held): the sequence is odd
+ *  meanwhile, so a lock-free reader (cap_read_unlocked) retries. */
+static inline void cap_write_begin(struct vspace *vs)
+{
+	uint32_t s = atomic_load_explicit(&vs->cap_seq, memory_order_relaxed);
+	atomic_store_explicit(&vs->cap_seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static inline void cap_write_end(struct vspace *vs)
+{
+	uint32_t s = atomic_load_explicit(&vs->cap_seq, memory_order_relaxed);
+	atomic_store_explicit(&vs->cap_seq, s + 1, memory_order_release);
+}
+
 /** Check @c, a copy of a slot taken with its reference, against @type
  *  and @rights; on a mismatch drop it. */
 static int cap_match(struct cap *c, unsigned type, unsigned rights,
@@ -100,9 +115,11 @@ int cap_insert(struct vspace *vs, uint64_t slot, const struct cap *c)
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	int err = vs->slots[slot].type != FUL_CAP_NONE ? -FUL_ESTATE : 0;
 	if (!err) {
-		vs->slots[slot] = *c;
 		if (cap_counted(c->type))
 			obj_cap_get(c->obj);
+		cap_write_begin(vs);
+		vs->slots[slot] = *c;
+		cap_write_end(vs);
 	}
 	spin_unlock_irqrestore(&vs->lock, flags);
 	return err;
@@ -129,8 +146,11 @@ int cap_take(struct vspace *vs, uint64_t slot, unsigned type,
 		  : c.type != type			 ? -FUL_ETYPE
 		  : (c.rights & rights) != rights ? -FUL_ERIGHTS
 						  : 0;
-	if (!err)
+	if (!err) {
+		cap_write_begin(vs);
 		vs->slots[slot].type = FUL_CAP_NONE;
+		cap_write_end(vs);
+	}
 	spin_unlock_irqrestore(&vs->lock, flags);
 	if (!err)
 		*out = c;
@@ -152,7 +172,9 @@ int cap_delete(struct vspace *vs, uint64_t slot)
 		return -FUL_EBADCAP;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	struct cap c = vs->slots[slot];
+	cap_write_begin(vs);
 	vs->slots[slot].type = FUL_CAP_NONE;
+	cap_write_end(vs);
 	spin_unlock_irqrestore(&vs->lock, flags);
 	if (c.type == FUL_CAP_NONE)
 		return -FUL_EBADCAP;

@@ -5,7 +5,9 @@
  * thread and IPC buffer), a receiver takes the first waiting sender (or
  * queues). The copy happens after the claim, outside the lock (ipc.h).
  */
+#include "endpoint.h"
 #include "ipc.h"
+#include "ipcq.h"
 #include "kernel.h"
 #include "obj.h"
 #include "pool.h"
@@ -13,16 +15,6 @@
 
 /* The backing store: a full table is -FUL_ENOMEM like an empty pool. */
 #define ENDPOINT_MAX 256
-
-struct endpoint {
-	struct kobj obj;
-	spinlock_t lock;        /* guards the queues and dead; a leaf lock */
-	bool dead;              /* no capability left: waiters were cancelled */
-	bool used;              /* [endpoints_lock] slot taken */
-	struct ipc_queue recvq; /* receivers waiting */
-	struct ipc_queue sendq; /* senders waiting, message staged */
-	struct pool *pool;      /* [I] charged ep_charge, credited on destroy */
-};
 
 const uint64_t ep_charge = sizeof(struct endpoint);
 
@@ -45,7 +37,9 @@ int endpoint_create(struct pool *p, struct endpoint **out)
 		ep->used = true;
 		spin_unlock_irqrestore(&endpoints_lock, flags);
 		obj_init(&ep->obj, KOBJ_ENDPOINT);
-		ep->lock = (spinlock_t)SPINLOCK_INIT;
+		/* ep->lock is not re-initialised: it is unlocked, and the
+		 * fastpath may still take it through a stale capability
+		 * (fastpath.c), which must find a working lock. */
 		ep->dead = false;
 		ipc_queue_init(&ep->recvq);
 		ipc_queue_init(&ep->sendq);

@@ -29,25 +29,6 @@ uint64_t ipc_deadline(uint64_t timeout_us)
 					     arch_counter_freq(), 1));
 }
 
-void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
-		 enum ipc_wait w)
-{
-	t->ipc_seq++;
-	t->ipc_lock = lock;
-	t->ipc_link.prev = q->head.prev;
-	t->ipc_link.next = &q->head;
-	q->head.prev->next = &t->ipc_link;
-	q->head.prev = &t->ipc_link;
-	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, w),
-			      memory_order_relaxed);
-}
-
-static void ipc_unlink(struct thread *t)
-{
-	t->ipc_link.prev->next = t->ipc_link.next;
-	t->ipc_link.next->prev = t->ipc_link.prev;
-}
-
 struct thread *ipc_dequeue_claim(struct ipc_queue *q)
 {
 	if (ipc_queue_empty(q))

@@ -60,11 +60,14 @@ static inline bool ipc_queue_empty(const struct ipc_queue *q)
 	return q->head.next == &q->head;
 }
 
-/** Queue the current thread @t on @q (object lock @lock held) as waiting
- *  for @w. The object stays alive meanwhile: the system call holds a
- *  reference in t->sys_hold, which a kill drops (uthread.c). */
-void ipc_enqueue(struct thread *t, struct ipc_queue *q, spinlock_t *lock,
-		 enum ipc_wait w);
+/** Take @l off its wait queue (its queue's lock held). */
+static inline void ipc_unlink_link(struct rq_link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+}
+#define ipc_unlink(t) ipc_unlink_link(&(t)->ipc_link)
+
 /** Dequeue and claim the first waiter of @q (lock held), or NULL. */
 struct thread *ipc_dequeue_claim(struct ipc_queue *q);
 /** Finish a delivery to claimed @t: result, DONE, and a wake-up unless

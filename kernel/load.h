@@ -161,10 +161,11 @@ void load_switch_slow(struct owner o, struct thread *prev,
  * switch is anything else.
  */
 static inline bool load_switch_swap(struct cpu *c, struct thread *prev,
-				    struct thread *next)
+				    struct thread *next, bool blocked)
 {
-	if (atomic_load_explicit(&prev->state, memory_order_relaxed) !=
-		    T_BLOCKED ||
+	if ((!blocked && atomic_load_explicit(&prev->state,
+					      memory_order_relaxed) !=
+				 T_BLOCKED) ||
 	    !prev->load_counted || prev->blocked_counted ||
 	    next->load_counted || !next->blocked_counted ||
 	    prev->slice_ms != next->slice_ms || prev->weight != next->weight)
@@ -230,6 +231,8 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 enum load_hint {
 	SW_ANY,       /* preemption, yield, exit, ... */
 	SW_IPC,       /* blocking prev to blocked next (IPC hand-off) */
+	SW_FAST,      /* the same, from the IPC fastpath: prev BLOCKED,
+		       * neither is the idle thread, the core not parked */
 	SW_TO_IDLE,   /* blocking prev to idle */
 	SW_FROM_IDLE, /* idle to next, blocked on this core until now */
 };
@@ -245,7 +248,10 @@ static inline void load_switch(struct owner o, struct thread *prev,
 	bool done;
 	switch (hint) {
 	case SW_IPC:
-		done = load_switch_swap(c, prev, next);
+		done = load_switch_swap(c, prev, next, false);
+		break;
+	case SW_FAST: /* prev is BLOCKED: the fastpath just made it so */
+		done = load_switch_swap(c, prev, next, true);
 		break;
 	case SW_TO_IDLE:
 		done = next == c->idle && load_switch_to_idle(c, prev);
@@ -256,7 +262,7 @@ static inline void load_switch(struct owner o, struct thread *prev,
 	default:
 		done = next == c->idle	 ? load_switch_to_idle(c, prev)
 		       : prev == c->idle ? load_switch_from_idle(c, next)
-					 : load_switch_swap(c, prev, next);
+					 : load_switch_swap(c, prev, next, false);
 	}
 	if (!done)
 		load_switch_slow(o, prev, next);

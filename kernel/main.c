@@ -8,6 +8,7 @@
 #include "console.h"
 #include "devmem.h"
 #include "fdt.h"
+#include "fastpath.h"
 #include "kernel.h"
 #include "ktest.h"
 #include "ktime.h"
@@ -118,6 +119,7 @@ static void init_main(void *arg)
 	(void)arg;
 	char v[64];
 	load_check_ticks = bootarg("loadcheck", v, sizeof(v));
+	fastpath_on = bootarg_num("fastpath", 1) != 0;
 	if (bootarg("panic_on", v, sizeof(v)))
 		panic_on_request((unsigned)bootarg_num("panic_on", 0));
 	if (bootarg("test", v, sizeof(v))) {

@@ -5,6 +5,8 @@
  */
 #include "coninput.h"
 #include "ipc.h"
+#include "ipcq.h"
+#include "ntfn.h"
 #include "kernel.h"
 #include "obj.h"
 #include "pool.h"
@@ -12,16 +14,6 @@
 
 /* The backing store: a full table is -FUL_ENOMEM like an empty pool. */
 #define NTFN_MAX 256
-
-struct ntfn {
-	struct kobj obj;
-	spinlock_t lock;        /* guards word, waiters, dead; a leaf lock */
-	bool dead;
-	bool used;              /* [ntfns_lock] */
-	uint64_t word;          /* pending bits */
-	struct ipc_queue waiters;
-	struct pool *pool;      /* [I] charged ntfn_charge, credited on destroy */
-};
 
 const uint64_t ntfn_charge = sizeof(struct ntfn);
 
@@ -40,7 +32,7 @@ int ntfn_create(struct pool *p, struct ntfn **out)
 		n->used = true;
 		spin_unlock_irqrestore(&ntfns_lock, flags);
 		obj_init(&n->obj, KOBJ_NTFN);
-		n->lock = (spinlock_t)SPINLOCK_INIT;
+		/* n->lock is not re-initialised: see ntfn.h */
 		n->dead = false;
 		n->word = 0;
 		ipc_queue_init(&n->waiters);

@@ -53,14 +53,6 @@ void rq_remove(struct runqueue *rq, struct rq_link *l, unsigned prio)
 	}
 }
 
-int rq_top_prio(const struct runqueue *rq)
-{
-	if (!rq->summary)
-		return -1;
-	unsigned w = 31 - __builtin_clz(rq->summary);
-	return (int)(w * 64 + 63 - __builtin_clzll(rq->bitmap[w]));
-}
-
 struct rq_link *rq_pop(struct runqueue *rq, unsigned *prio_out)
 {
 	int p = rq_top_prio(rq);

@@ -28,7 +28,13 @@ void rq_push_tail(struct runqueue *rq, struct rq_link *l, unsigned prio);
 void rq_push_head(struct runqueue *rq, struct rq_link *l, unsigned prio);
 void rq_remove(struct runqueue *rq, struct rq_link *l, unsigned prio);
 /** Highest non-empty priority, or -1 when empty. O(1). */
-int rq_top_prio(const struct runqueue *rq);
+static inline int rq_top_prio(const struct runqueue *rq)
+{
+	if (!rq->summary)
+		return -1;
+	unsigned w = 31 - __builtin_clz(rq->summary);
+	return (int)(w * 64 + 63 - __builtin_clzll(rq->bitmap[w]));
+}
 /** Remove and return the first link of the highest priority, or NULL. */
 struct rq_link *rq_pop(struct runqueue *rq, unsigned *prio_out);
 /** True iff the bitmaps agree with the lists and nr with their lengths. */

@@ -100,14 +100,14 @@ static struct thread *sched_pick(struct cpu *c)
  *  over (load_win_roll: one compare here otherwise; @tick: load_tick
  *  publishes right after, so the roll does not). */
 static inline __attribute__((always_inline)) void
-sched_account(struct cpu *c, struct thread *prev, bool tick)
+sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 {
 	uint64_t now = arch_counter();
 	uint64_t t0 = c->last_switch;
 	uint64_t delta = now - t0;
 	c->last_switch = now;
 	prev->runtime += delta;
-	if (prev == c->idle)
+	if (!busy && prev == c->idle) /* @busy: known not the idle thread */
 		c->stats.idle += delta;
 	else
 		c->stats.busy += delta;
@@ -147,9 +147,10 @@ static void sched_timer_arm(struct cpu *c)
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
  */
-static void sched_update_tick(struct cpu *c, struct thread *next)
+static inline __attribute__((always_inline)) void
+sched_update_tick(struct cpu *c, struct thread *next, bool user)
 {
-	if (next != c->idle) {
+	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
 			c->tick_due = arch_counter() + c->tick_interval;
 			c->tick_on = true;
@@ -309,15 +310,17 @@ void schedule(struct owner o)
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
-	sched_account(c, prev, false);
+	bool fast = hint == SW_FAST; /* a constant: folds */
+	sched_account(c, prev, false, fast);
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
-	sched_update_tick(c, next);
-	if (next != c->idle) {
+	sched_update_tick(c, next, fast);
+	if (fast || next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
 				      memory_order_relaxed);
-		if (atomic_load_explicit(&c->parked, memory_order_relaxed))
+		if (!fast &&
+		    atomic_load_explicit(&c->parked, memory_order_relaxed))
 			c->stats.nonidle_while_parked++;
 	}
 	c->current = next;
@@ -381,6 +384,48 @@ void sched_block_switch(struct owner o, struct thread *next,
 	sched_switch_ipc(c, cur, next); /* its books count next in */
 }
 
+/** The fastpath's switch from the current thread to @next (both user
+ *  threads): books for @hint, then the arch's switch to @next's frame. */
+static inline __attribute__((always_inline)) struct thread *
+sched_fastpath_go(struct owner o, struct thread *next, enum load_hint hint)
+{
+	struct cpu *c = o.cpu;
+	struct thread *prev = c->current;
+	sched_switch_books(c, prev, next, hint);
+	if (atomic_exchange_explicit(&next->on_cpu, 1, memory_order_acquire))
+		c->stats.overlap++;
+	arch_context_switch_out(&prev->ctx);
+	if (c->vs_active != next->vs) { /* a user thread: vs is set */
+		c->vs_active = next->vs;
+		arch_vspace_activate(&next->vs->arch);
+	}
+	return arch_fastpath_switch(&prev->ctx,
+				    arch_uregs_of(next->kstack + KSTACK_SIZE),
+				    prev, arch_context_tpidr(&next->ctx));
+}
+
+struct thread *sched_fastpath_switch(struct owner o, struct thread *next)
+{
+	return sched_fastpath_go(o, next, SW_FAST);
+}
+
+struct thread *sched_fastpath_preempt(struct owner o, struct thread *next)
+{
+	/* prev stays runnable: the general load_switch books it */
+	sched_requeue_current(o.cpu, o.cpu->current);
+	return sched_fastpath_go(o, next, SW_ANY);
+}
+
+void sched_fastpath_finish(struct thread *prev)
+{
+	/* prev was made BLOCKED, or READY and queued, by the fastpath just
+	 * before the books; only this core, IRQs masked, could have changed
+	 * that since: nothing to hand over or free (sched_finish_switch's
+	 * other cases). */
+	atomic_store_explicit(&prev->on_cpu, 0, memory_order_release);
+	icc_flush();
+}
+
 void sched_finish_switch(struct thread *prev)
 {
 	/* The registers of prev are saved: another core may now run it. */
@@ -418,12 +463,12 @@ void sched_tick(void)
 	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	sched_account(c, cur, true);
+	sched_account(c, cur, true, false);
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();
 	sched_wake_sleepers(c);
-	sched_update_tick(c, cur);
+	sched_update_tick(c, cur, false);
 	if (cur == c->idle)
 		return;
 	if (cur->slice_left > 0)

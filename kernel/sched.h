@@ -31,6 +31,24 @@ void schedule(struct owner o);
  *  made ready and the best thread runs). Consumes @o. */
 void sched_block_switch(struct owner o, struct thread *next,
 			uint64_t deadline);
+/**
+ * The IPC fastpath's hand-off (fastpath.c): the current thread of o.cpu,
+ * already BLOCKED, gives the core to @next, a BLOCKED thread o.cpu owns
+ * whose wait the fastpath completed, which it resumes at EL0 straight
+ * from its user frame. Pre: no ready thread outranks @next, the core is
+ * not parked, no switch pending. Returns in the blocked thread's context,
+ * when a later switch resumes it, the thread that switched to it (for
+ * sched_finish_switch). Consumes @o.
+ */
+struct thread *sched_fastpath_switch(struct owner o, struct thread *next);
+/** sched_fastpath_switch(), but the current thread stays runnable: it
+ *  is queued as a preempted thread (a signal woke a higher-priority
+ *  thread). Same pre- and postconditions otherwise. */
+struct thread *sched_fastpath_preempt(struct owner o, struct thread *next);
+/** sched_finish_switch() for the fastpath's switch (called by
+ *  arch_fastpath_switch on the next thread's stack): @prev is BLOCKED,
+ *  or READY on this core's run queue. */
+void sched_fastpath_finish(struct thread *prev);
 /** Second half of a switch, in the new thread's context: release the
  *  previous thread (post its TASK_IN if migrating, free it if dead). */
 void sched_finish_switch(struct thread *prev);

@@ -37,17 +37,6 @@ static int sys_msg_in(struct thread *t, struct arch_uregs *u,
 	return 0;
 }
 
-/** Return a received message: x1 badge, x2..x5 MRs, x6 info. */
-static void sys_msg_out(struct arch_uregs *u, const struct ipc_msg *m)
-{
-	arch_uregs_set(u, 1, m->badge);
-	arch_uregs_set(u, 2, m->mr[0]);
-	arch_uregs_set(u, 3, m->mr[1]);
-	arch_uregs_set(u, 4, m->mr[2]);
-	arch_uregs_set(u, 5, m->mr[3]);
-	arch_uregs_set(u, 6, m->info);
-}
-
 /** Look up an endpoint or notification for a call that may block: the
  *  transient reference moves to t->sys_hold, where a kill finds it. */
 static int sys_hold_cap(struct thread *t, uint64_t slot, unsigned type,
@@ -57,6 +46,15 @@ static int sys_hold_cap(struct thread *t, uint64_t slot, unsigned type,
 	if (!err)
 		t->sys_hold = c->obj;
 	return err;
+}
+
+/** A blocking IPC call whose continuation after its wait is only
+ *  sys_msg_out + sys_unhold + the syscall exit (@ok) lets the fastpath
+ *  complete it for it (t->fp_uregs, fastpath.c). */
+static inline void sys_fp_mark(struct thread *t, struct arch_uregs *u,
+			       bool ok)
+{
+	t->fp_uregs = ok ? u : NULL;
 }
 
 static void sys_unhold(struct thread *t, struct cap *c)
@@ -74,8 +72,12 @@ static int64_t sys_send_common(struct thread *t, struct arch_uregs *u,
 	if (err)
 		return err;
 	err = sys_msg_in(t, u, &m, c.data);
-	if (!err)
-		err = ep_send(c.obj, t, &m, call, ipc_deadline(ARG(6)));
+	if (!err) {
+		uint64_t deadline = ipc_deadline(ARG(6));
+		sys_fp_mark(t, u, call && deadline == ~0ull);
+		err = ep_send(c.obj, t, &m, call, deadline);
+		t->fp_uregs = NULL;
+	}
 	if (!err && call)
 		sys_msg_out(u, &t->ipc_msg);
 	sys_unhold(t, &c);
@@ -98,7 +100,10 @@ static int64_t sys_recv(struct thread *t, struct arch_uregs *u)
 	int err = sys_hold_cap(t, ARG(0), FUL_CAP_ENDPOINT, FUL_R_READ, &c);
 	if (err)
 		return err;
-	err = ep_recv(c.obj, t, ipc_deadline(ARG(6)));
+	uint64_t deadline = ipc_deadline(ARG(6));
+	sys_fp_mark(t, u, deadline == ~0ull);
+	err = ep_recv(c.obj, t, deadline);
+	t->fp_uregs = NULL;
 	if (!err)
 		sys_msg_out(u, &t->ipc_msg);
 	sys_unhold(t, &c);
@@ -113,8 +118,12 @@ static int64_t sys_reply_recv(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	err = sys_msg_in(t, u, &m, 0);
-	if (!err)
-		err = ep_reply_recv(c.obj, t, &m, ipc_deadline(ARG(6)));
+	if (!err) {
+		uint64_t deadline = ipc_deadline(ARG(6));
+		sys_fp_mark(t, u, deadline == ~0ull);
+		err = ep_reply_recv(c.obj, t, &m, deadline);
+		t->fp_uregs = NULL;
+	}
 	if (!err)
 		sys_msg_out(u, &t->ipc_msg);
 	sys_unhold(t, &c);
@@ -182,7 +191,10 @@ static int64_t sys_ntfn_wait(struct thread *t, struct arch_uregs *u)
 	int err = sys_hold_cap(t, ARG(0), FUL_CAP_NTFN, FUL_R_READ, &c);
 	if (err)
 		return err;
-	err = ntfn_wait(c.obj, t, ipc_deadline(ARG(6)), &bits);
+	uint64_t deadline = ipc_deadline(ARG(6));
+	sys_fp_mark(t, u, deadline == ~0ull); /* continuation: x1 = bits */
+	err = ntfn_wait(c.obj, t, deadline, &bits);
+	t->fp_uregs = NULL;
 	arch_uregs_set(u, 1, bits);
 	sys_unhold(t, &c);
 	return err;

@@ -6,12 +6,24 @@
 #define KERNEL_SYSCALL_H
 
 #include "cap.h"
+#include "ipc.h"
 #include "thread.h"
 #include "vspace.h"
 
 typedef int64_t (*sys_fn)(struct thread *t, struct arch_uregs *u);
 
 #define ARG(i) arch_uregs_get(u, (i))
+
+/** Return a received message: x1 badge, x2..x5 MRs, x6 info. */
+static inline void sys_msg_out(struct arch_uregs *u, const struct ipc_msg *m)
+{
+	arch_uregs_set(u, 1, m->badge);
+	arch_uregs_set(u, 2, m->mr[0]);
+	arch_uregs_set(u, 3, m->mr[1]);
+	arch_uregs_set(u, 4, m->mr[2]);
+	arch_uregs_set(u, 5, m->mr[3]);
+	arch_uregs_set(u, 6, m->info);
+}
 
 int64_t sys_cap_copy(struct thread *t, struct arch_uregs *u);
 int64_t sys_cap_delete(struct thread *t, struct arch_uregs *u);

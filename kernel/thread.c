@@ -121,6 +121,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->ipcbuf_frame = NULL;
 	t->pool = NULL;
 	t->sys_hold = NULL;
+	t->fp_uregs = NULL;
 	t->reply_to = 0;
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_NONE),
 			      memory_order_relaxed);

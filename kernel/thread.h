@@ -96,6 +96,13 @@ struct thread {
 	struct rq_link ipc_link;        /* on that queue */
 	struct ipc_msg ipc_msg;         /* staged (sender) or delivered */
 	uint64_t reply_to;              /* [O] token of the caller awaiting our reply */
+	/* Set by the thread itself while it blocks in a call, a receive or
+	 * a reply-and-receive with no timeout: its frame, whose x0..x6 are
+	 * all that is left to fill once its wait is complete. A fastpath
+	 * that claims that wait fills them and resumes it at EL0 from the
+	 * frame, dropping its sys_hold; its kernel stack below the frame
+	 * is abandoned (fastpath.c). NULL otherwise. [O] */
+	struct arch_uregs *fp_uregs;
 };
 
 struct thread_attr {

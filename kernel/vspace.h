@@ -31,6 +31,9 @@ struct vspace {
 	struct arch_vspace arch;  /* [lock] */
 	struct mapping *maps;     /* [lock] VS_MAPPINGS records */
 	struct cap *slots;        /* [lock] FUL_CSLOTS capabilities */
+	_Atomic uint32_t cap_seq; /* [lock] odd while a slot is written: the
+				   * fastpath reads slots without the lock
+				   * (cap_read_unlocked) */
 	unsigned id;              /* [I] index; ASID = id + 1 */
 	struct pool *pool;        /* [I] charged vspace_charge + a page per
 				   * table; tables of a MAP charged here */

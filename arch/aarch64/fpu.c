@@ -22,10 +22,8 @@ void fpu_init_cpu(void)
 	__asm__ volatile("isb");
 }
 
-void arch_context_switch_out(struct arch_context *prev)
+void fpu_switch_out(struct arch_context *prev)
 {
-	if (!prev->fp_live)
-		return;
 	fpu_save(&prev->fpstate);
 	prev->fp_saved = true;
 	prev->fp_live = false;

@@ -63,6 +63,7 @@ int arch_vspace_init(struct arch_vspace *v, unsigned asid)
 	v->tables = 1;
 	v->l3_hot = 0;
 	v->asid = (uint16_t)asid;
+	v->ttbr = kva_to_pa((uintptr_t)v->root) | (uint64_t)v->asid << 48;
 	return 0;
 }
 
@@ -219,9 +220,7 @@ uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 
 void arch_vspace_activate(const struct arch_vspace *v)
 {
-	uint64_t ttbr = v ? kva_to_pa((uintptr_t)v->root) |
-				    (uint64_t)v->asid << 48
-			  : kva_to_pa((uintptr_t)empty_l0);
+	uint64_t ttbr = v ? v->ttbr : kva_to_pa((uintptr_t)empty_l0);
 	write_sysreg(ttbr0_el1, ttbr);
 	__asm__ volatile("isb" ::: "memory");
 }

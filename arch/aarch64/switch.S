@@ -32,3 +32,27 @@ arch_thread_trampoline:
 	mov	x1, x19
 	mov	x2, x20
 	b	thread_start
+
+	.global arch_fastpath_switch
+/* void *arch_fastpath_switch(from x0, to_u x1, pass x2, tpidr x3):
+ * save as arch_context_switch does (a later switch to `from` returns
+ * from this call), then run sched_fastpath_finish(pass) on the next
+ * thread's kernel stack, just below its user frame, and leave for EL0
+ * from that frame. */
+arch_fastpath_switch:
+	stp	x19, x20, [x0, #0]
+	stp	x21, x22, [x0, #16]
+	stp	x23, x24, [x0, #32]
+	stp	x25, x26, [x0, #48]
+	stp	x27, x28, [x0, #64]
+	stp	x29, x30, [x0, #80]
+	mov	x9, sp
+	mrs	x10, tpidr_el0
+	stp	x9, x10, [x0, #96]
+	msr	tpidr_el0, x3
+	mov	sp, x1
+	mov	x19, x1
+	mov	x0, x2
+	bl	sched_fastpath_finish
+	mov	x0, x19
+	b	arch_user_enter

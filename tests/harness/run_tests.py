@@ -350,8 +350,44 @@ def echo_lines(result, prefixes):
             print(line)
 
 
+def same_lines_problems(spec, outputs):
+    """--same-lines PREFIX:SUITE,SUITE...: the lines starting with PREFIX
+    must be the same, and present, in every named suite's output.
+    Returns a list of problems (empty: the check passed)."""
+    prefix, _, names = spec.rpartition(":")
+    names = [n for n in names.split(",") if n]
+    if not prefix or len(names) < 2:
+        return [f"bad --same-lines {spec!r}: want PREFIX:SUITE,SUITE..."]
+    seen = {}
+    for name in names:
+        if name not in outputs:
+            return [f"suite {name} did not run"]
+        lines = [l.rstrip("\r\n") for l in outputs[name]
+                 if l.startswith(prefix)]
+        if not lines:
+            return [f"suite {name} printed no {prefix!r} line"]
+        seen[name] = lines
+    first = names[0]
+    return [f"{n}: {seen[n]} differs from {first}: {seen[first]}"
+            for n in names[1:] if seen[n] != seen[first]]
+
+
+def check_same_lines(specs, outputs, totals):
+    """Report each --same-lines check as one test."""
+    for spec in specs:
+        problems = same_lines_problems(spec, outputs)
+        name = f"same-lines/{spec.rpartition(':')[0]}"
+        if problems:
+            print(f"FAIL {name}: {'; '.join(problems)}")
+            totals.failed += 1
+        else:
+            print(f"PASS {name}")
+            totals.passed += 1
+
+
 def run_suite(suite, opts, totals):
-    """Run one suite, print its results and wall time."""
+    """Run one suite, print its results and wall time; return its
+    output lines."""
     what = f"-smp {suite.cpus} \"{suite.args}\"" if suite.cpus else "host"
     print(f"== {suite.name} ({what})", flush=True)
     log_path = os.path.join(opts.log_dir, f"{suite.name}.log")
@@ -360,6 +396,7 @@ def run_suite(suite, opts, totals):
     status = "ok" if failures == 0 else f"{failures} failed"
     print(f"-- {suite.name}: {status} in {result.elapsed:.1f}s "
           f"(log {log_path})", flush=True)
+    return result.lines
 
 
 def parse_suite_spec(spec, kernel):
@@ -506,6 +543,10 @@ def parse_args(argv):
                     help="NAME:CPUS:ARGS:modern|legacy: a --suite booted "
                     "with a fresh disk image, checked byte for byte after "
                     "the run")
+    ap.add_argument("--same-lines", action="append", default=[],
+                    metavar="PREFIX:SUITE,SUITE",
+                    help="the output lines starting with PREFIX must be "
+                         "equal (and present) in every named suite")
     ap.add_argument("--timeout", type=float, default=120,
                     help="per-program timeout in seconds (default 120)")
     ap.add_argument("--first-output", type=float,
@@ -531,8 +572,10 @@ def main(argv=None):
     if not suites:
         sys.exit("run_tests: nothing to run (no --host-bin or --suite)")
     totals = Totals()
+    outputs = {}
     for suite in suites:
-        run_suite(suite, opts, totals)
+        outputs[suite.name] = run_suite(suite, opts, totals)
+    check_same_lines(opts.same_lines, outputs, totals)
     summary = f"{totals.passed} passed, {totals.failed} failed"
     if totals.skipped:
         summary += f", {totals.skipped} skipped"

@@ -107,7 +107,19 @@ static unsigned ubench_ipc(const char *which)
 	static const struct { unsigned len, cross, id; } runs[] = {
 		{256, 0, 0}, {256, 1, 1}, {0, 0, 2}, {0, 1, 3},
 	};
+	char fp[8];
+	/* Booted with fastpath=0: the short same-core pair only, under its
+	 * own names (ipc_*_short_slowpath), beside the fastpath's. */
+	bool slow = ut_bootarg("fastpath", fp, sizeof fp) && fp[0] == '0';
 	unsigned lines = 0;
+	if (slow) {
+		unsigned long r;
+		long err = run_pair(1, 1, PEER_CLIENT,
+				    PEER_ARG(0, BENCH_RUNS, 4), &r);
+		if (err)
+			printf("ubench: ipc slowpath run failed: %ld\n", err);
+		return err ? 0 : 2;
+	}
 	for (unsigned i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		unsigned long r;
 		/* ubench=same / ubench=cross: one kind only (for profiling) */

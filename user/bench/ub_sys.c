@@ -55,12 +55,13 @@ static unsigned sy_null(void)
 }
 
 /** The high-priority side: wait, stamp, again; SY_WARMUP + SY_RUNS
- *  times. */
+ *  times. It waits without a timeout, as seL4_Wait does (sy_signal
+ *  kills it if the signalling side fails). */
 static void sg_waiter(void *arg)
 {
 	(void)arg;
 	for (int i = -SY_WARMUP; i < SY_RUNS; i++) {
-		long err = ful_ntfn_wait((unsigned)sg.ntfn, NULL, UT_TIMEOUT_US);
+		long err = ful_ntfn_wait((unsigned)sg.ntfn, NULL, FUL_FOREVER);
 		unsigned long t1 = ful_cycles();
 		if (err < 0) {
 			atomic_store(&sg.err, err);
@@ -94,6 +95,8 @@ static unsigned sy_signal(void)
 	}
 	if (!err)
 		err = atomic_load(&sg.err);
+	if (err && h.tid > 0)
+		ful_thread_kill(h.slot); /* it may wait for a signal forever */
 	ful_thread_reap(&h, UT_TIMEOUT_US);
 	if (sg.ntfn >= 0)
 		ful_slot_drop((unsigned)sg.ntfn);

@@ -34,6 +34,20 @@ struct arch_context {
 	struct arch_fpstate fpstate __attribute__((aligned(16)));
 };
 
+static inline uint64_t arch_context_tpidr(const struct arch_context *ctx)
+{
+	return ctx->tpidr_el0;
+}
+
+/* fpu.c: save live FP/SIMD registers of @prev and trap the next use. */
+void fpu_switch_out(struct arch_context *prev);
+
+static inline void arch_context_switch_out(struct arch_context *prev)
+{
+	if (prev->fp_live)
+		fpu_switch_out(prev);
+}
+
 /*
  * A thread's EL0 register state, saved by every exception from EL0 at the
  * top of its kernel stack (vectors.S builds it; FRAME_SIZE bytes).
@@ -85,6 +99,7 @@ struct arch_vspace {
 	uint64_t *root;  /* L0 table, kernel address */
 	uint32_t tables; /* table pages it holds, root included */
 	uint16_t asid;
+	uint64_t ttbr;   /* TTBR0_EL1 value: root's physical address, ASID */
 	/* 2 MiB region index + 1 known to have all its tables (0: none).
 	 * Tables are freed only with the vspace, so it stays true. */
 	uint64_t l3_hot;

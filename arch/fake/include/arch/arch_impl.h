@@ -23,6 +23,16 @@ struct arch_context {
 	uint64_t regs[13];
 };
 
+static inline uint64_t arch_context_tpidr(const struct arch_context *ctx)
+{
+	return ctx->regs[12];
+}
+
+static inline void arch_context_switch_out(struct arch_context *prev)
+{
+	(void)prev; /* no FP state on the host twin */
+}
+
 /* State of the fake "core" a host thread plays. Weak definitions, so
  * every translation unit that includes this header shares one copy per
  * thread (a test's arch_set_this_cpu() is seen by kernel code). */
