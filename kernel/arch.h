@@ -189,6 +189,36 @@ uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va);
 /** The kernel address of the page mapping @va and its rights, or 0. */
 uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 			     unsigned *rights);
+/** arch_vspace_map flag (beside the FUL_R_* rights): a device page,
+ *  Device-nGnRE and execute-never; arch_vspace_lookup never returns it
+ *  (the kernel does not touch user device mappings). */
+#define ARCH_MAP_DEVICE (1u << 8)
+/** Physical address of kernel linear-map address @kva, and back (a
+ *  physical address outside RAM gives an address to map, not to touch). */
+uint64_t arch_kva_to_phys(uintptr_t kva);
+uintptr_t arch_phys_to_kva(uint64_t pa);
+
+/*
+ * Interrupt lines for user-level handlers (irq.c). SPIs only; any core.
+ */
+/** Number of interrupt lines (INTIDs 0 .. n - 1; SPIs from 32). */
+unsigned arch_irq_lines(void);
+/** Does the kernel itself use SPI @intid (the console UART)? */
+bool arch_irq_kernel_owned(unsigned intid);
+/** Stop / resume forwarding SPI @intid (a pending one is kept). */
+void arch_irq_mask(unsigned intid);
+void arch_irq_unmask(unsigned intid);
+/** Deliver SPI @intid to core @cpu. */
+void arch_irq_route(unsigned intid, unsigned cpu);
+/** Tests: the cores SPI @intid is delivered to (a mask), and making it
+ *  pending by hand. */
+uint32_t arch_irq_targets(unsigned intid);
+void arch_irq_raise(unsigned intid);
+/** Called by the arch IRQ path for an SPI it does not handle itself,
+ *  before its end of interrupt: true if a user-level handler took it
+ *  (then it is masked until acked). IRQs masked. */
+bool irq_user_interrupt(unsigned intid);
+
 /** Make @v this core's user address space (NULL: none; EL0 accesses
  *  fault). IRQs masked. */
 void arch_vspace_activate(const struct arch_vspace *v);

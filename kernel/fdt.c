@@ -1,5 +1,6 @@
 /*
- * Minimal FDT walker: /memory reg, /cpus/cpu@* reg, /chosen bootargs.
+ * Minimal FDT walker: /memory reg, /cpus/cpu@* reg, /chosen bootargs,
+ * and the reg and interrupts of top-level "virtio,mmio" nodes.
  * The blob is untrusted: every offset and length read from it is checked
  * against [dtb, dtb + min(max, totalsize)) before use.
  */
@@ -45,6 +46,9 @@ struct walk {
 	int node1;   /* kind of the current depth-1 node */
 	bool in_cpu; /* at a depth-2 cpu node */
 	unsigned cpu_cells;
+	unsigned addr_cells, size_cells; /* of the root: its children's reg */
+	bool dev_virtio;     /* the current depth-1 node is virtio,mmio */
+	struct fdt_dev dev;  /* ... its reg (size 0: none yet) and irq */
 	struct fdt_info *out;
 };
 
@@ -59,12 +63,59 @@ static void fdt_prop_chosen(struct fdt_info *o, const uint8_t *val,
 	o->bootargs[n] = 0;
 }
 
+/** Is "virtio,mmio" one of the strings of the stringlist @val? */
+static bool fdt_is_virtio(const uint8_t *val, uint32_t len)
+{
+	static const char want[] = "virtio,mmio";
+	for (uint32_t i = 0; i < len;) {
+		uint32_t n = 0;
+		while (i + n < len && val[i + n])
+			n++;
+		if (n == sizeof(want) - 1 && i + n < len) {
+			bool eq = true;
+			for (uint32_t k = 0; k < n; k++)
+				eq &= val[i + k] == (uint8_t)want[k];
+			if (eq)
+				return true;
+		}
+		i += n + 1;
+	}
+	return false;
+}
+
+/** A property of a depth-1 device node: compatible, reg, interrupts
+ *  (3 GIC cells: 0 = SPI, 1 = PPI; number; flags). */
+static void fdt_prop_dev(struct walk *w, const char *pname, size_t pavail,
+			 const uint8_t *val, uint32_t len)
+{
+	unsigned rc = w->addr_cells + w->size_cells;
+	if (name_is(pname, pavail, "compatible")) {
+		w->dev_virtio = fdt_is_virtio(val, len);
+	} else if (name_is(pname, pavail, "reg") && w->addr_cells <= 2 &&
+		   w->size_cells >= 1 && w->size_cells <= 2 && len >= 4 * rc) {
+		w->dev.base = be_cells(val, w->addr_cells);
+		w->dev.size = be_cells(val + 4 * w->addr_cells, w->size_cells);
+	} else if (name_is(pname, pavail, "interrupts") && len >= 12) {
+		uint32_t type = be32(val), num = be32(val + 4);
+		if (type <= 1 && num < 988)
+			w->dev.intid = num + (type == 0 ? 32 : 16);
+	}
+}
+
 /** One property of the current node; @val has @len readable bytes. */
 static void fdt_prop(struct walk *w, const char *pname, size_t pavail,
 		     const uint8_t *val, uint32_t len)
 {
 	struct fdt_info *o = w->out;
-	if (w->depth == 1 && w->node1 == N_MEMORY &&
+	if (w->depth == 0 && len == 4 &&
+	    name_is(pname, pavail, "#address-cells")) {
+		w->addr_cells = be32(val);
+	} else if (w->depth == 0 && len == 4 &&
+		   name_is(pname, pavail, "#size-cells")) {
+		w->size_cells = be32(val);
+	} else if (w->depth == 1 && w->node1 == N_OTHER) {
+		fdt_prop_dev(w, pname, pavail, val, len);
+	} else if (w->depth == 1 && w->node1 == N_MEMORY &&
 	    name_is(pname, pavail, "reg") && len >= 16 && !o->ram_size) {
 		o->ram_base = be_cells(val, 2);
 		o->ram_size = be_cells(val + 8, 2);
@@ -85,6 +136,10 @@ static void fdt_prop(struct walk *w, const char *pname, size_t pavail,
 static void fdt_begin(struct walk *w, const char *name, size_t avail)
 {
 	w->depth++;
+	if (w->depth == 1) {
+		w->dev_virtio = false;
+		w->dev = (struct fdt_dev){0};
+	}
 	if (w->depth == 1)
 		w->node1 = name_is(name, avail, "memory") ? N_MEMORY
 			   : name_is(name, avail, "cpus") ? N_CPUS
@@ -92,6 +147,15 @@ static void fdt_begin(struct walk *w, const char *name, size_t avail)
 							    : N_OTHER;
 	w->in_cpu = w->depth == 2 && w->node1 == N_CPUS &&
 		    name_is(name, avail, "cpu");
+}
+
+/** The end of a node: a depth-1 virtio,mmio node with a reg is kept. */
+static void fdt_end(struct walk *w)
+{
+	struct fdt_info *o = w->out;
+	if (w->depth == 1 && w->dev_virtio && w->dev.size &&
+	    o->ndevs < FDT_MAX_DEVS)
+		o->devs[o->ndevs++] = w->dev;
 }
 
 /** Walk the structure block [p, end). Returns 0 or -1 on malformed. */
@@ -109,6 +173,7 @@ static int fdt_walk(struct walk *w, const uint8_t *p, const uint8_t *end)
 			fdt_begin(w, (const char *)p, n);
 			p += (n + 4) & ~(size_t)3;
 		} else if (tok == FDT_END_NODE) {
+			fdt_end(w);
 			w->depth--;
 			w->in_cpu = false;
 		} else if (tok == FDT_PROP) {
@@ -154,6 +219,8 @@ int fdt_parse(const void *dtb, size_t max, struct fdt_info *out)
 			 .strings_len = size_strings,
 			 .depth = (unsigned)-1,
 			 .cpu_cells = 1,
+			 .addr_cells = 2,
+			 .size_cells = 1,
 			 .out = out};
 	if (fdt_walk(&w, b + off_struct, b + off_struct + size_struct) != 0)
 		return -1;

@@ -54,6 +54,7 @@ int frame_create_unzeroed(struct pool *p, unsigned npages,
 	}
 	obj_init(&f->obj, KOBJ_FRAME);
 	f->kva = (uintptr_t)mem;
+	f->kind = FRAME_RAM;
 	f->pool = p;
 	f->npages = npages;
 	*out = f;
@@ -75,6 +76,7 @@ int frame_wrap(uintptr_t kva, unsigned npages, struct frame **out)
 		return -FUL_ENOMEM;
 	obj_init(&f->obj, KOBJ_FRAME);
 	f->kva = kva;
+	f->kind = FRAME_RAM;
 	f->pool = NULL;
 	f->npages = npages;
 	*out = f;

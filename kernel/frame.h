@@ -9,10 +9,21 @@
 
 struct pool;
 
+/* What a frame's pages are. */
+enum frame_kind {
+	FRAME_RAM = 0, /* ordinary memory */
+	FRAME_DMA,     /* ordinary memory whose physical address its holder
+			* may read (DMA_PADDR) */
+	FRAME_DEVICE,  /* device registers (devmem.c): mapped Device-nGnRE,
+			* never touched by the kernel, never destroyed */
+};
+
 struct frame {
 	struct kobj obj;
-	uintptr_t kva;      /* [I] kernel address of the first page */
+	uintptr_t kva;      /* [I] kernel address of the first page (a
+			     * device frame: arch_phys_to_kva of it) */
 	uint32_t npages;    /* [I] */
+	uint8_t kind;       /* [I] enum frame_kind */
 	struct pool *pool;  /* [I] charged FRAME_CHARGE, credited on destroy */
 };
 

@@ -6,6 +6,7 @@
 #include "args.h"
 #include "coninput.h"
 #include "console.h"
+#include "devmem.h"
 #include "fdt.h"
 #include "fastpath.h"
 #include "kernel.h"
@@ -169,6 +170,7 @@ void kmain(void)
 	 * kernel's own threads and for the stacks thread slots keep for
 	 * their next occupant. */
 	pool_init_root(page_free_count() / 4 * 3 * PAGE_SIZE);
+	devmem_init(&fi);
 	load_init();
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,

@@ -33,6 +33,9 @@ static void obj_destroy(struct kobj *o)
 	case KOBJ_POOL:
 		pool_destroy(o);
 		break;
+	case KOBJ_IRQ:
+		irq_destroy(o);
+		break;
 	default:
 		panic("obj: destroying object of type %u", o->type);
 	}
@@ -85,6 +88,8 @@ void obj_cap_put(struct kobj *o)
 			endpoint_orphan(o);
 		else if (o->type == KOBJ_NTFN)
 			ntfn_orphan(o);
+		else if (o->type == KOBJ_IRQ)
+			irq_orphan(o);
 	}
 	obj_put(o);
 }

@@ -19,6 +19,7 @@ enum kobj_type {
 	KOBJ_ENDPOINT = 4,
 	KOBJ_NTFN = 5,
 	KOBJ_POOL = 7,
+	KOBJ_IRQ = 12, /* an SPI's handler record (irq.c) */
 };
 
 struct kobj {
@@ -50,5 +51,7 @@ void endpoint_orphan(struct kobj *o);
 void ntfn_destroy(struct kobj *o);
 void ntfn_orphan(struct kobj *o);
 void pool_destroy(struct kobj *o);
+void irq_destroy(struct kobj *o);
+void irq_orphan(struct kobj *o);
 
 #endif

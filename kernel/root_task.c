@@ -2,9 +2,11 @@
  * Starting user space: build the rootserver's task from its boot module
  * (ELF), give it every capability (its task, its thread, the scheduling
  * controls, the memory pool, the bootinfo page, console input, one
- * read-only frame per boot module) and start it on core 0. Everything else in user space is
+ * read-only frame per boot module, the IRQ control, one device-memory
+ * capability per device region) and start it on core 0. Everything else in user space is
  * started by the rootserver.
  */
+#include "devmem.h"
 #include "elf.h"
 #include "frame.h"
 #include "kernel.h"
@@ -92,7 +94,23 @@ static void root_bootinfo(struct vspace *vs, struct ful_bootinfo *bi)
 		root_frame(vs, (unsigned)(PAGE_UP(m->size) / PAGE_SIZE), 0, 0,
 			   m->start, m->size, 0, bm->slot);
 	}
-	bi->first_free_slot = FUL_SLOT_MODULE0 + bi->nmodules;
+	unsigned slot = FUL_SLOT_MODULE0 + bi->nmodules;
+	struct cap c = {.type = FUL_CAP_IRQCTL, .rights = FUL_R_ALL};
+	bi->irqctl_slot = slot;
+	cap_insert(vs, slot++, &c);
+	for (unsigned i = 0; i < devmem_count() && i < FUL_MAX_DEVREGIONS;
+	     i++) {
+		const struct fdt_dev *d;
+		struct ful_devregion *r = &bi->devregions[bi->ndevregions++];
+		c = (struct cap){.type = FUL_CAP_DEVMEM,
+				 .rights = FUL_R_READ | FUL_R_WRITE,
+				 .obj = devmem_region(i, &d)};
+		*r = (struct ful_devregion){.paddr = d->base, .size = d->size,
+					    .intid = d->intid, .slot = slot,
+					    .compatible = "virtio,mmio"};
+		cap_insert(vs, slot++, &c);
+	}
+	bi->first_free_slot = slot;
 }
 
 void root_task_start(void)

@@ -300,6 +300,13 @@ static int64_t sys_cons_read(struct thread *t, struct arch_uregs *u)
 	return err;
 }
 
+/** A reserved number that names no call yet. */
+static int64_t sys_nosys(struct thread *t, struct arch_uregs *u)
+{
+	(void)t, (void)u;
+	return -FUL_ENOSYS;
+}
+
 static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_DEBUG_WRITE] = sys_debug_write,
 	[FUL_SYS_YIELD] = sys_yield,
@@ -337,6 +344,19 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_UTIL_SET] = sys_util_set,
 	[FUL_SYS_CONS_BIND] = sys_cons_bind,
 	[FUL_SYS_CONS_READ] = sys_cons_read,
+	/* 36..39 reserved: sys_nosys */
+	[36] = sys_nosys,
+	[37] = sys_nosys,
+	[38] = sys_nosys,
+	[39] = sys_nosys,
+	[FUL_SYS_DEVMEM_MAP] = sys_devmem_map,
+	[FUL_SYS_DEVMEM_INFO] = sys_devmem_info,
+	[FUL_SYS_IRQ_GET] = sys_irq_get,
+	[FUL_SYS_IRQ_BIND] = sys_irq_bind,
+	[FUL_SYS_IRQ_ACK] = sys_irq_ack,
+	[FUL_SYS_IRQ_UNBIND] = sys_irq_unbind,
+	[FUL_SYS_DMA_CREATE] = sys_dma_create,
+	[FUL_SYS_DMA_PADDR] = sys_dma_paddr,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -44,6 +44,15 @@ int64_t sys_thread_info(struct thread *t, struct arch_uregs *u);
 int64_t sys_pool_create(struct thread *t, struct arch_uregs *u);
 int64_t sys_pool_info(struct thread *t, struct arch_uregs *u);
 int64_t sys_util_set(struct thread *t, struct arch_uregs *u);
+/* Devices (devmem.c, irq.c, syscall_obj.c). */
+int64_t sys_devmem_map(struct thread *t, struct arch_uregs *u);
+int64_t sys_devmem_info(struct thread *t, struct arch_uregs *u);
+int64_t sys_irq_get(struct thread *t, struct arch_uregs *u);
+int64_t sys_irq_bind(struct thread *t, struct arch_uregs *u);
+int64_t sys_irq_ack(struct thread *t, struct arch_uregs *u);
+int64_t sys_irq_unbind(struct thread *t, struct arch_uregs *u);
+int64_t sys_dma_create(struct thread *t, struct arch_uregs *u);
+int64_t sys_dma_paddr(struct thread *t, struct arch_uregs *u);
 /** FUL_SYS_THREAD_SET after its checks: set @attr of @tid to @value (a
  *  value thread_set_check accepted) on the thread's owner core, retrying
  *  while it moves. 0 or -FUL_E*. Thread context. */

@@ -152,7 +152,10 @@ static void sys_frame_zero(struct thread *t, struct frame *f)
 	t->sys_hold = NULL;
 }
 
-int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
+/** FRAME_CREATE and DMA_CREATE: a frame of @kind (every frame is
+ *  physically contiguous; a DMA one may tell its address). */
+static int64_t sys_frame_create_kind(struct thread *t, struct arch_uregs *u,
+				     enum frame_kind kind)
 {
 	struct cap pool;
 	int occupied = sys_create_check(t, u, &pool);
@@ -170,8 +173,33 @@ int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
 		cap_release(&pool);
 		return err;
 	}
+	f->kind = (uint8_t)kind;
 	sys_frame_zero(t, f);
 	return sys_create_finish(t, u, FUL_CAP_FRAME, &f->obj);
+}
+
+int64_t sys_frame_create(struct thread *t, struct arch_uregs *u)
+{
+	return sys_frame_create_kind(t, u, FRAME_RAM);
+}
+
+int64_t sys_dma_create(struct thread *t, struct arch_uregs *u)
+{
+	return sys_frame_create_kind(t, u, FRAME_DMA);
+}
+
+/** DMA_PADDR(frame): frame READ; not a DMA frame (ESTATE). */
+int64_t sys_dma_paddr(struct thread *t, struct arch_uregs *u)
+{
+	struct cap c;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_FRAME, FUL_R_READ, &c);
+	if (err)
+		return err;
+	struct frame *f = c.obj;
+	int64_t pa = f->kind == FRAME_DMA ? (int64_t)arch_kva_to_phys(f->kva)
+					  : -FUL_ESTATE;
+	cap_release(&c);
+	return pa;
 }
 
 int64_t sys_vspace_create(struct thread *t, struct arch_uregs *u)

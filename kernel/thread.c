@@ -104,6 +104,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->runtime = 0;
 	t->win_idx = t->win_base = t->win_last = 0;
 	t->migrations = 0;
+	atomic_store_explicit(&t->irq_bound, 0, memory_order_relaxed);
 	t->affinity = ~0u;
 	t->lrec = &load_area.thread[slot];
 	t->load_counted = false;

@@ -63,6 +63,8 @@ struct thread {
 	struct rq_link sleep_link; /* [O] on its owner's sleepers list */
 	bool sleeping;           /* [O] on the sleepers list */
 	uint32_t migrations;     /* [O] completed moves */
+	_Atomic uint32_t irq_bound; /* [A] SPIs it bound (irq.c): they
+				     * follow it when it migrates */
 	uint32_t affinity;       /* [O] cores it may be moved to (syscalls) */
 	struct ful_load_thread *lrec; /* [I] its record in the load area */
 	bool load_counted;       /* [O] in its core's load sums (load.c) */

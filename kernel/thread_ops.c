@@ -2,6 +2,7 @@
  * Owner-core operations on threads (migration, kill, accept, wake) and
  * the requests that reach them. See thread.c for the ownership rules.
  */
+#include "irq.h"
 #include "kernel.h"
 #include "kport.h"
 #include "load.h"
@@ -57,6 +58,8 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		load_blocked_moved(o, t, dest);
 	load_thread_static(t, dest);
 	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	if (atomic_load_explicit(&t->irq_bound, memory_order_relaxed))
+		irq_thread_moved(t, dest); /* its interrupts follow it */
 	race_point_cpu(c, RACE_MIG_HANDOVER, t); /* a delay point */
 	if (st == T_READY) {
 		icc_post(dest, &t->mig_req);

@@ -174,6 +174,8 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	    va > FUL_USER_MAX - len || !(rights & FUL_R_READ) ||
 	    (rights & ~(FUL_R_READ | FUL_R_WRITE | FUL_R_EXEC)))
 		return -FUL_EINVAL;
+	unsigned arights = rights |
+			   (f->kind == FRAME_DEVICE ? ARCH_MAP_DEVICE : 0);
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	struct mapping *m = vspace_free_record(vs);
 	int err = vspace_overlaps(vs, va, len) ? -FUL_ESTATE
@@ -185,7 +187,7 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 		err = need;
 	for (uint32_t i = 0; !err && i < f->npages; i++) {
 		err = arch_vspace_map(&vs->arch, va + i * PAGE_SIZE,
-				      f->kva + i * PAGE_SIZE, rights);
+				      f->kva + i * PAGE_SIZE, arights);
 		if (err) /* undo the pages mapped so far */
 			while (i--)
 				arch_vspace_unmap(&vs->arch, va + i * PAGE_SIZE);

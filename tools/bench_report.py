@@ -217,7 +217,8 @@ def warn(message):
 def boot(opts, index):
     """Boot the kernel once and return its output lines."""
     extra = ([] if opts.no_icount else qemu.ICOUNT_ARGS) + \
-        shlex.split(opts.extra_qemu_args)
+        shlex.split(opts.extra_qemu_args) + \
+        (qemu.disk_args(opts.disk) if opts.disk else [])
     log = os.path.join(opts.out, f"boot{index}.log")
     print(f"bench: boot {index} (-smp {opts.cpus} \"{opts.append}\"), "
           f"log {log}", flush=True)
@@ -291,6 +292,9 @@ def parse_args(argv):
                     help="kernel command line (default bench=all)")
     ap.add_argument("--extra-qemu-args", default="",
                     help="extra QEMU arguments (one shell-quoted string)")
+    ap.add_argument("--disk", metavar="IMG",
+                    help="attach raw image IMG as a virtio-blk disk "
+                         "(modern transport)")
     ap.add_argument("--no-icount", action="store_true",
                     help="multi-threaded TCG instead of -icount (for "
                          "ratios measured within one run)")

@@ -10,7 +10,8 @@ next to the other helpers the Makefile runs, because `make run` and
 `make bench` use it as much as the tests do.
 
     qemu.py --kernel K [--cpus N] [--append ARGS] [--mem SIZE]
-            [--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS]
+            [--disk IMG [--disk-legacy]] [--dumpdtb FILE] [--print]
+            [-- EXTRA QEMU ARGS]
     qemu.py --smoke
 
 The first form execs QEMU (the terminal stays QEMU's: Ctrl-A x quits),
@@ -71,8 +72,19 @@ MISSING_PACKAGES = (
 
 # ---------------------------------------------------------- command line
 
+def disk_args(image, legacy=False):
+    """QEMU arguments attaching raw `image` as a virtio-blk device on
+    virtio-mmio (the one that D, user/servers/disk, drives): the modern
+    transport (version 2), or the legacy one (version 1, QEMU's own
+    default for virtio-mmio) with `legacy`."""
+    return ["-drive", f"file={image},if=none,format=raw,id=d0",
+            "-device", "virtio-blk-device,drive=d0",
+            "-global",
+            f"virtio-mmio.force-legacy={'true' if legacy else 'false'}"]
+
+
 def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
-                  dumpdtb=None, nic_none=True):
+                  dumpdtb=None, nic_none=True, disk=None, disk_legacy=False):
     """Return the QEMU argv that boots `kernel` on `cpus` cores.
 
     `-nic none`: Fulcrum has no network driver, and `-M virt` would
@@ -80,7 +92,8 @@ def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
     ipxe-qemu) QEMU refuses to start without. A caller that needs a
     device adds it through `extra_args`. `dumpdtb` makes QEMU write the
     machine's device tree to that file and exit. `nic_none=False` is for
-    tests only: it shows that they can see the default NIC.
+    tests only: it shows that they can see the default NIC. `disk`
+    attaches a raw image (disk_args).
     """
     machine = MACHINE + (f",dumpdtb={dumpdtb}" if dumpdtb else "")
     cmd = [
@@ -95,6 +108,8 @@ def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
     if nic_none:
         cmd += ["-nic", "none"]
     cmd += ["-kernel", kernel, "-append", append]
+    if disk:
+        cmd += disk_args(disk, disk_legacy)
     return cmd + list(extra_args)
 
 
@@ -437,6 +452,10 @@ def parse_args(argv):
     ap.add_argument("--append", default="", help="kernel command line")
     ap.add_argument("--mem", default=DEFAULT_MEM,
                     help=f"RAM size (default {DEFAULT_MEM})")
+    ap.add_argument("--disk", metavar="IMG",
+                    help="attach raw image IMG as a virtio-blk disk")
+    ap.add_argument("--disk-legacy", action="store_true",
+                    help="the disk on the legacy virtio-mmio transport")
     ap.add_argument("--dumpdtb", metavar="FILE",
                     help="write the machine's device tree to FILE and exit")
     ap.add_argument("--print", action="store_true",
@@ -460,7 +479,8 @@ def main(argv=None):
     if opts.smoke:
         return smoke()
     cmd = build_command(opts.kernel, opts.cpus, opts.append, extra,
-                        mem=opts.mem, dumpdtb=opts.dumpdtb)
+                        mem=opts.mem, dumpdtb=opts.dumpdtb, disk=opts.disk,
+                        disk_legacy=opts.disk_legacy)
     if opts.print:
         print(shlex.join(cmd))
         return 0

@@ -121,3 +121,38 @@ void arch_free_ram(uint64_t ram_base, uint64_t ram_size, uintptr_t *start,
 	*start = ((uintptr_t)_kernel_end + 4095) & ~4095ul;
 	*end = (uintptr_t)(ram_base + ram_size + KVA_OFFSET);
 }
+
+unsigned arch_irq_lines(void)
+{
+	return gic_lines();
+}
+
+bool arch_irq_kernel_owned(unsigned intid)
+{
+	return intid == UART0_INTID;
+}
+
+void arch_irq_mask(unsigned intid)
+{
+	gic_mask(intid);
+}
+
+void arch_irq_unmask(unsigned intid)
+{
+	gic_unmask(intid);
+}
+
+void arch_irq_route(unsigned intid, unsigned cpu)
+{
+	gic_route(intid, cpu);
+}
+
+uint32_t arch_irq_targets(unsigned intid)
+{
+	return gic_targets(intid);
+}
+
+void arch_irq_raise(unsigned intid)
+{
+	gic_raise(intid);
+}

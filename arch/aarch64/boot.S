@@ -8,7 +8,8 @@
  */
 #include <arch/memlayout.h>
 
-#define MAIR_VALUE 0x44FF00 /* attr0 device nGnRnE, attr1 WB, attr2 NC */
+#define MAIR_VALUE 0x0444FF00 /* attr0 device nGnRnE, attr1 WB, attr2 NC,
+					 * attr3 device nGnRE (user devmem) */
 #define TCR_VALUE ((16 << 0) | (1 << 8) | (1 << 10) | (3 << 12) | \
 		   (16 << 16) | (1 << 24) | (1 << 26) | (3 << 28) | \
 		   (2 << 30) | (2 << 32) | (1 << 36))

@@ -6,6 +6,9 @@
 #define GICD MMIO(GICD_PA)
 #define GICC MMIO(GICC_PA)
 #define GICD_CTLR 0x000
+#define GICD_TYPER 0x004
+#define GICD_ICENABLER 0x180
+#define GICD_ISPENDR 0x200
 #define GICD_ISENABLER 0x100
 #define GICD_IPRIORITYR 0x400
 #define GICD_ITARGETSR 0x800
@@ -57,4 +60,47 @@ uint32_t gic_ack(void)
 void gic_eoi(uint32_t iar)
 {
 	mmio_write32(GICC + GICC_EOIR, iar);
+}
+
+/** Interrupt lines the distributor implements (32 * (ITLinesNumber + 1),
+ *  at most 1020). */
+unsigned gic_lines(void)
+{
+	unsigned n = 32 * ((mmio_read32(GICD + GICD_TYPER) & 0x1f) + 1);
+	return n > 1020 ? 1020 : n;
+}
+
+/** Stop forwarding @intid (its pending state is kept). */
+void gic_mask(unsigned intid)
+{
+	mmio_write32(GICD + GICD_ICENABLER + 4 * (intid / 32),
+		     1u << (intid % 32));
+}
+
+void gic_unmask(unsigned intid)
+{
+	mmio_write32(GICD + GICD_ISENABLER + 4 * (intid / 32),
+		     1u << (intid % 32));
+}
+
+/** Send SPI @intid to core @cpu only (one byte of ITARGETSR, which
+ *  GICv2 allows to be written alone; QEMU's core i is CPU interface i),
+ *  at the priority gic_enable_spi gives SPIs. */
+void gic_route(unsigned intid, unsigned cpu)
+{
+	*(volatile uint8_t *)(GICD + GICD_IPRIORITYR + intid) = 0x80;
+	*(volatile uint8_t *)(GICD + GICD_ITARGETSR + intid) =
+		(uint8_t)(1u << cpu);
+}
+
+uint32_t gic_targets(unsigned intid)
+{
+	return *(volatile uint8_t *)(GICD + GICD_ITARGETSR + intid);
+}
+
+/** Make SPI @intid pending, as its device would (tests). */
+void gic_raise(unsigned intid)
+{
+	mmio_write32(GICD + GICD_ISPENDR + 4 * (intid / 32),
+		     1u << (intid % 32));
 }

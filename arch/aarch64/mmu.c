@@ -15,6 +15,8 @@
 #define PTE_VALID 1ull
 #define PTE_TABLE 3ull /* table (levels 0-2) or page (level 3) */
 #define PTE_ATTR_NORMAL (1ull << 2) /* MAIR attr1: write-back */
+#define PTE_ATTR_DEVICE (3ull << 2) /* MAIR attr3: Device-nGnRE */
+#define PTE_ATTR_MASK (7ull << 2)
 #define PTE_AP_EL0 (1ull << 6)
 #define PTE_AP_RO (1ull << 7)
 #define PTE_SH_INNER (3ull << 8)
@@ -171,13 +173,18 @@ int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 	uint64_t *e = pt_walk(v, va, &v->tables);
 	if (!e)
 		return -FUL_ENOMEM;
-	uint64_t pte = kva_to_pa(kva) | PTE_TABLE | PTE_ATTR_NORMAL |
-		       PTE_AP_EL0 | PTE_SH_INNER | PTE_AF | PTE_NG | PTE_PXN;
+	uint64_t pte = kva_to_pa(kva) | PTE_TABLE | PTE_AP_EL0 | PTE_AF |
+		       PTE_NG | PTE_PXN;
+	if (rights & ARCH_MAP_DEVICE) /* never executable, never cached */
+		pte |= PTE_ATTR_DEVICE | PTE_UXN;
+	else
+		pte |= PTE_ATTR_NORMAL | PTE_SH_INNER;
 	if (!(rights & FUL_R_WRITE))
 		pte |= PTE_AP_RO;
-	if (!(rights & FUL_R_EXEC))
+	if (!(rights & (FUL_R_EXEC | ARCH_MAP_DEVICE)))
 		pte |= PTE_UXN;
-	else /* code written through the linear map: make it fetchable */
+	else if (!(rights & ARCH_MAP_DEVICE)) /* code written through the
+						* linear map: make it fetchable */
 		sync_icache(kva);
 	*e = pte;
 	/* Invalid entries are never cached in a TLB: no invalidation. */
@@ -202,7 +209,9 @@ uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 			     unsigned *rights)
 {
 	uint64_t *e = pt_walk(v, va, NULL);
-	if (!e || !(*e & PTE_VALID))
+	/* A device page is never memory the kernel may copy to or from. */
+	if (!e || !(*e & PTE_VALID) ||
+	    (*e & PTE_ATTR_MASK) == PTE_ATTR_DEVICE)
 		return 0;
 	*rights = FUL_R_READ | (*e & PTE_AP_RO ? 0 : FUL_R_WRITE) |
 		  (*e & PTE_UXN ? 0 : FUL_R_EXEC);
@@ -222,4 +231,14 @@ void mmu_init_cpu(void)
 {
 	arch_vspace_activate(NULL);
 	__asm__ volatile("tlbi vmalle1; dsb nsh; isb" ::: "memory");
+}
+
+uint64_t arch_kva_to_phys(uintptr_t kva)
+{
+	return kva_to_pa(kva);
+}
+
+uintptr_t arch_phys_to_kva(uint64_t pa)
+{
+	return (uintptr_t)(pa + KVA_OFFSET);
 }

@@ -31,8 +31,12 @@ static void irq_dispatch(uint32_t iar)
 		gic_eoi(iar);
 		console_rx_interrupt();
 	} else if (intid < 1020) {
+		/* A user-level handler's SPI is masked before the EOI, so
+		 * it stays quiet until the handler acks (irq.c). */
+		bool user = irq_user_interrupt(intid);
 		gic_eoi(iar);
-		kprintf("irq: unexpected intid %u\n", intid);
+		if (!user)
+			kprintf("irq: unexpected intid %u\n", intid);
 	}
 }
 

@@ -38,6 +38,18 @@ struct ful_module {
 	unsigned long size; /* bytes of the image at the start of the frame */
 };
 
+/* Device regions the DTB lists that user space may drive (virtio-mmio
+ * transports), each given as a FUL_CAP_DEVMEM capability (READ|WRITE). */
+#define FUL_MAX_DEVREGIONS 32
+
+struct ful_devregion {
+	unsigned long paddr;
+	unsigned long size;
+	unsigned int intid; /* GIC INTID of its interrupt, 0 if none */
+	unsigned int slot;  /* its FUL_CAP_DEVMEM capability */
+	char compatible[16]; /* "virtio,mmio" */
+};
+
 struct ful_bootinfo {
 	unsigned long magic;
 	unsigned int ncpus;
@@ -46,6 +58,9 @@ struct ful_bootinfo {
 	unsigned int pool_pages; /* budget of FUL_SLOT_POOL, in pages (POOL_INFO: bytes) */
 	char bootargs[256];
 	struct ful_module modules[FUL_MAX_MODULES];
+	unsigned int irqctl_slot; /* FUL_CAP_IRQCTL, ALL */
+	unsigned int ndevregions;
+	struct ful_devregion devregions[FUL_MAX_DEVREGIONS];
 };
 
 #endif

@@ -70,7 +70,16 @@
 #define FUL_SYS_UTIL_SET 33    /* sched    win_ms (utilization window, FUL_UTIL_WIN_MS_MIN..MAX, <fulcrum/load.h>) */
 #define FUL_SYS_CONS_BIND 34   /* console ntfn   bits   (console input -> ntfn, one at a time) */
 #define FUL_SYS_CONS_READ 35   /* console ntfn   buf*   len   -> bytes (0: none; never blocks) */
-#define FUL_SYS_COUNT 36
+/* 36..39: reserved (no call: -FUL_ENOSYS). Devices, 40..47, below. */
+#define FUL_SYS_DEVMEM_MAP 40  /* vs       devmem  vaddr  rights (device-nGnRE, never cached) */
+#define FUL_SYS_DEVMEM_INFO 41 /* devmem   info*  (struct ful_devmem_info)          */
+#define FUL_SYS_IRQ_GET 42     /* irqctl   dst     intid  (an IRQ handler cap)      */
+#define FUL_SYS_IRQ_BIND 43    /* irq      ntfn    bits   (the caller handles it)   */
+#define FUL_SYS_IRQ_ACK 44     /* irq      (unmask: the next interrupt may come)    */
+#define FUL_SYS_IRQ_UNBIND 45  /* irq                                              */
+#define FUL_SYS_DMA_CREATE 46  /* pool     dst     npages (contiguous, a frame cap) */
+#define FUL_SYS_DMA_PADDR 47   /* frame    -> physical address of its first byte   */
+#define FUL_SYS_COUNT 48
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender
@@ -97,6 +106,9 @@
 #define FUL_CAP_POOL 7     /* memory budget that object creation draws on */
 #define FUL_CAP_REPLY 8    /* the right to reply once to one blocked caller */
 #define FUL_CAP_CONSOLE 9  /* console input: ADMIN binds a notification, READ reads */
+#define FUL_CAP_DEVMEM 10  /* a physical MMIO range: READ/WRITE map it (DEVMEM_MAP) */
+#define FUL_CAP_IRQCTL 11  /* the right to make IRQ handler caps (ADMIN) */
+#define FUL_CAP_IRQ 12     /* one SPI: ADMIN binds/unbinds, WRITE acks */
 
 /* Rights (CAP_INFO bits 8..11). */
 #define FUL_R_READ 1u   /* endpoint: receive; ntfn: wait/poll; frame: map readable */
@@ -170,6 +182,47 @@ struct ful_sysinfo {
  * number of bytes copied, 0 if none are buffered.
  */
 #define FUL_CONS_READ_MAX 256
+
+/*
+ * Devices (docs/design.md "Device memory, interrupts, DMA"): mechanism
+ * only; which driver gets which device is the rootserver's choice.
+ *
+ * DEVMEM_MAP(vs, devmem, vaddr, rights): vs ADMIN; devmem READ, and
+ * every right asked for (ERIGHTS); rights READ or READ|WRITE, nothing
+ * else (EINVAL: device memory is never executable); vaddr page aligned
+ * with the whole range in the user space (EINVAL); overlaps a mapping
+ * (ESTATE); no mapping record or table pages (ENOMEM). The pages are
+ * Device-nGnRE, execute-never; the range covers whole pages, so a
+ * region smaller than a page maps its page (QEMU virt: 8 virtio-mmio
+ * transports share one page). The kernel never reads or writes user
+ * device mappings: as a system-call buffer they are EFAULT. UNMAP
+ * removes the mapping.
+ * DEVMEM_INFO(devmem, info*): devmem READ; info writable (EFAULT).
+ * IRQ_GET(irqctl, dst, intid): irqctl ADMIN; dst (EBADCAP); intid not
+ * an SPI of the interrupt controller (ERANGE); an SPI the kernel uses
+ * (EINVAL); dst occupied, or a handler capability for intid exists
+ * (ESTATE). The new capability has all rights. Deleting its last copy
+ * unbinds and masks the SPI and frees it for another IRQ_GET.
+ * IRQ_BIND(irq, ntfn, bits): irq ADMIN; ntfn WRITE; bits | the ntfn's
+ * badge 0 (EINVAL); already bound (ESTATE: unbind first). Each
+ * interrupt masks the SPI and signals the bits; IRQ_ACK unmasks it.
+ * The interrupt goes to the core of the binding thread, and follows
+ * that thread when it migrates (GICv2 ITARGETSR).
+ * IRQ_ACK(irq): irq WRITE; not bound (ESTATE). IRQ_UNBIND(irq): irq
+ * ADMIN; not bound (ESTATE); masks the SPI.
+ * DMA_CREATE(pool, dst, npages): as FRAME_CREATE; a zeroed, physically
+ * contiguous frame (FUL_CAP_FRAME, mapped with MAP, cacheable: the
+ * devices of QEMU virt are DMA-coherent, "dma-coherent" in the DTB).
+ * DMA_PADDR(frame): frame READ; not a DMA frame (ESTATE). Returns the
+ * physical address of its first page.
+ */
+struct ful_devmem_info {
+	unsigned long paddr; /* first byte of the region (not page aligned) */
+	unsigned long size;  /* bytes of the region */
+	unsigned long map_offset; /* paddr - the first mapped page's address */
+	unsigned int pages;  /* pages DEVMEM_MAP maps */
+	unsigned int intid;  /* its interrupt (GIC INTID), 0 if none */
+};
 
 /* Memory pools: budgets and charges in bytes (POOL_CREATE, POOL_INFO). */
 #define FUL_POOL_BUDGET_MAX (1UL << 48)

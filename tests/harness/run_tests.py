@@ -23,6 +23,12 @@ an expect suite (`<suite>/expect`: the boot must print the expected
 lines, no PANIC or DEMO-FAIL line, and power off), and a dialog suite
 (`<suite>/dialog`: lines of a script are typed into the console, its
 expected texts must follow in order, and the machine must power off).
+A disk suite is a protocol suite booted with a raw disk image attached
+(tools/qemu.py disk_args), made fresh in the log directory with the
+host pattern H in every block; after the run one more test,
+`<suite>/disk-image`, checks the image byte for byte: the blocks the
+guest tests that passed write (user/tests/t_disk.c, t_cache.c;
+DISK_WRITERS) hold their pattern P, every other block still holds H.
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -61,6 +67,7 @@ class Suite:
                               # must each appear in some output line
     dialog: list = None       # dialog suites: ready text, lines to type
     expect_seq: list = None   # dialog suites: texts to find, in order
+    disk: str = None          # disk suites: the image attached
 
 
 @dataclass
@@ -234,6 +241,72 @@ def dialog_problems(suite, result, timeout):
     return problems
 
 
+# ------------------------------------------------------------ disk suites
+
+DISK_BLOCK = 4096
+DISK_BLOCKS = 1024            # a 4 MiB image
+# Blocks the guest writes with pattern P, per test that does, if it
+# passed: user/tests/t_disk.c disk_io; user/tests/t_cache.c
+# cache_writeback with the cache suites' cache=64 (Makefile).
+CACHE_SUITE_LINES = 64
+DISK_WRITERS = {
+    "disk_io": set(range(100, 116)) | set(range(200, 212)),
+    "cache_writeback": (set(range(400, 416)) |
+                        set(range(800, 800 + CACHE_SUITE_LINES + 1))),
+}
+_DISK_BASE_H = bytes((31 * i) & 0xFF for i in range(DISK_BLOCK))
+_DISK_BASE_P = bytes((7 * i) & 0xFF for i in range(DISK_BLOCK))
+
+
+def disk_pattern(block, written):
+    """Block `block` as the host fills it (H: byte i is 31 i + 17 b +
+    0x5a) or as the guest writes it (P: 7 i + 29 b + 0xa5), mod 256."""
+    base, add = ((_DISK_BASE_P, 29 * block + 0xA5) if written
+                 else (_DISK_BASE_H, 17 * block + 0x5A))
+    shift = bytes((x + add) & 0xFF for x in range(256))
+    return base.translate(shift)
+
+
+def disk_prepare(path):
+    """Write a fresh image: every block holds H."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "wb") as f:
+        for b in range(DISK_BLOCKS):
+            f.write(disk_pattern(b, False))
+
+
+def disk_written(proto):
+    """The blocks the tests that passed in `proto` wrote (P)."""
+    passed = {name for status, name, _ in proto.tests if status == "PASS"}
+    out = set()
+    for name, blocks in DISK_WRITERS.items():
+        if name in passed:
+            out |= blocks
+    return out
+
+
+def disk_image_problems(path, written):
+    """What is wrong with the image after the run: [] if the blocks in
+    `written` hold P and every other block H; a run in which no writing
+    test passed has nothing to check, which is a problem too."""
+    if not written:
+        return ["no test that writes the disk passed"]
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return [f"cannot read {path}: {exc}"]
+    if len(data) != DISK_BLOCKS * DISK_BLOCK:
+        return [f"{path}: {len(data)} bytes, want {DISK_BLOCKS * DISK_BLOCK}"]
+    bad = [b for b in range(DISK_BLOCKS)
+           if data[b * DISK_BLOCK:(b + 1) * DISK_BLOCK]
+           != disk_pattern(b, b in written)]
+    if not bad:
+        return []
+    return [f"{len(bad)} blocks differ from the expected pattern, "
+            f"first {bad[:8]} ({len(written)} should hold P)"]
+
+
 def run_one(suite, opts, log_path, totals):
     """Run one suite of any kind and report it; return its failures."""
     def go(stop_on_panic=True):
@@ -255,9 +328,16 @@ def run_one(suite, opts, log_path, totals):
             suite, "expect", expect_problems(suite, result, opts.timeout),
             result, totals)
     else:
+        if suite.disk:
+            disk_prepare(suite.disk)
         result = go()
         proto = parse_protocol(result.lines)
         failures = report_suite(suite, result, proto, opts.timeout, totals)
+        if suite.disk:
+            failures += report_single(
+                suite, "disk-image",
+                disk_image_problems(suite.disk, disk_written(proto)),
+                result, totals)
     return result, failures
 
 
@@ -394,6 +474,22 @@ def parse_dialog_spec(spec, kernel):
     return suite
 
 
+def parse_disk_spec(spec, kernel, log_dir):
+    """NAME:CPUS:ARGS:MODE -> a protocol Suite booted with a fresh disk
+    image LOG_DIR/NAME.img on the modern (MODE modern) or legacy (MODE
+    legacy) virtio-mmio transport."""
+    head, sep, mode = spec.rpartition(":")
+    if not sep or mode not in ("modern", "legacy"):
+        raise argparse.ArgumentTypeError(f"bad --disk-suite {spec!r}, "
+                                         "want NAME:CPUS:ARGS:modern|legacy")
+    suite = parse_suite_spec(head, kernel)
+    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
+    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
+                                   qemu.MTTCG_ARGS, disk=suite.disk,
+                                   disk_legacy=mode == "legacy")
+    return suite
+
+
 def host_suite(path):
     """A host test program (a binary or an executable script), named
     after its file without the extension."""
@@ -408,6 +504,8 @@ def build_suites(opts):
     specs += [(s, parse_panic_spec) for s in opts.panic_suite]
     specs += [(s, parse_expect_spec) for s in opts.expect_suite]
     specs += [(s, parse_dialog_spec) for s in opts.dialog_suite]
+    specs += [(s, lambda spec, k: parse_disk_spec(spec, k, opts.log_dir))
+              for s in opts.disk_suite]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
@@ -441,6 +539,10 @@ def parse_args(argv):
                     help="NAME:CPUS:ARGS:FILE: type the lines of script "
                     "FILE into the console and find its expected texts "
                     "in order, no PANIC line, then power off")
+    ap.add_argument("--disk-suite", action="append", default=[],
+                    help="NAME:CPUS:ARGS:modern|legacy: a --suite booted "
+                    "with a fresh disk image, checked byte for byte after "
+                    "the run")
     ap.add_argument("--same-lines", action="append", default=[],
                     metavar="PREFIX:SUITE,SUITE",
                     help="the output lines starting with PREFIX must be "

@@ -179,6 +179,16 @@ static void check_virt(struct htest_ctx *htest_ctx_, const struct virt_tree *t,
 	if (strcmp(o->bootargs, want) != 0)
 		HTEST_FAIL_("%s: bootargs \"%.100s\", want \"%.100s\"",
 			    t->file, o->bootargs, want);
+	/* QEMU virt: 32 virtio-mmio transports of 0x200 bytes from
+	 * 0x0a000000, SPIs 16..47 (INTIDs 48..79), listed from the top. */
+	CHECK_EQ(o->ndevs, 32);
+	for (unsigned i = 0; i < o->ndevs; i++) {
+		const struct fdt_dev *d = &o->devs[i];
+		CHECK_EQ(d->size, 0x200);
+		CHECK_EQ((d->base - 0x0a000000) % 0x200, 0);
+		CHECK(d->base >= 0x0a000000 && d->base < 0x0a004000);
+		CHECK_EQ(d->intid, 48 + (d->base - 0x0a000000) / 0x200);
+	}
 }
 
 HTEST(qemu_virt_trees)

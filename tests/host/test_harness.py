@@ -8,7 +8,7 @@ programs (`false`, `sh -c ...`, `sleep`) through tools/qemu.py's run(),
 then real QEMU through tests/harness/run_tests.py (a kernel file that
 does not exist; a kernel of zeros that prints nothing), then the rules
 of the expect suites, and the dialog suites: typing into a fake console,
-their rules and their scripts.
+their rules and their scripts; the disk suites' spec and image check.
 
     test_harness.py [substring]    run only tests whose name contains it
 """
@@ -301,6 +301,56 @@ def test_dialog_spec_parse():
     return None
 
 
+def test_disk_image_check():
+    """A disk suite's image check: H everywhere but the blocks written
+    by the tests that passed, which hold P; a block off by one byte, or
+    a run where no writing test passed, fails."""
+    passed = run_tests.Protocol(tests=[("PASS", "disk_io", None),
+                                       ("FAIL", "cache_writeback", "x")])
+    written = run_tests.disk_written(passed)
+    if written != run_tests.DISK_WRITERS["disk_io"]:
+        return f"written {sorted(written)[:4]}..."
+    with tempfile.TemporaryDirectory(prefix="fulcrum-disk-") as tmp:
+        img = os.path.join(tmp, "d.img")
+        run_tests.disk_prepare(img)
+        if not run_tests.disk_image_problems(img, written):
+            return "a fresh image passed for blocks never written"
+        with open(img, "r+b") as f:
+            for b in sorted(written):
+                f.seek(b * run_tests.DISK_BLOCK)
+                f.write(run_tests.disk_pattern(b, True))
+        if run_tests.disk_image_problems(img, written):
+            return "the expected image failed"
+        if not run_tests.disk_image_problems(img, set()):
+            return "no writer passed, yet the check passed"
+        with open(img, "r+b") as f:
+            f.seek(5 * run_tests.DISK_BLOCK + 7)
+            f.write(b"\x00")
+        if not run_tests.disk_image_problems(img, written):
+            return "one wrong byte in an unwritten block passed"
+    return None
+
+
+def test_disk_spec_parse():
+    """--disk-suite NAME:CPUS:ARGS:modern|legacy attaches NAME.img."""
+    suite = run_tests.parse_disk_spec("d:2:utest=disk,disk:legacy", "k",
+                                      "/logs")
+    cmd = " ".join(suite.cmd)
+    if (suite.name, suite.cpus, suite.args) != ("d", 2, "utest=disk,disk") \
+            or suite.disk != "/logs/d.img" \
+            or "file=/logs/d.img" not in cmd \
+            or "virtio-mmio.force-legacy=true" not in cmd \
+            or "-nic none" not in cmd:
+        return f"parsed {suite}"
+    for bad in ("d:2:x:fast", "d:2:x", "d"):
+        try:
+            run_tests.parse_disk_spec(bad, "k", "/logs")
+            return f"accepted {bad!r}"
+        except run_tests.argparse.ArgumentTypeError:
+            pass
+    return None
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
     ("run_exits_at_start", test_run_exits_at_start),
@@ -316,6 +366,8 @@ TESTS = [
     ("dialog_typing", test_dialog_typing),
     ("dialog_suite_rules", test_dialog_suite_rules),
     ("dialog_spec_parse", test_dialog_spec_parse),
+    ("disk_image_check", test_disk_image_check),
+    ("disk_spec_parse", test_disk_spec_parse),
 ]
 
 if __name__ == "__main__":

@@ -45,7 +45,16 @@ enum {
 	F_FREE,               /* always empty: a valid destination */
 	F_REPLY, F_CALLER, F_NOIPC, F_SCRATCH,
 	F_ARENA_EP, F_ARENA_NTFN, F_ARENA_FRAME, F_ARENA_SPARE, F_ARENA_THREAD,
-	BI_HIDDEN_END,
+	/* devices: granted IRQ control (ALL) and a device region (R|W) */
+	H_IRQCTL, H_DEVMEM,
+	F_IRQCTL_R,           /* IRQ control without ADMIN */
+	F_DEVMEM_R, F_DEVMEM_NONE,
+	F_IRQ,                /* a handler made here, never bound */
+	F_IRQ_R,              /* ... copied with READ only */
+	F_IRQ_BOUND,          /* a handler bound to F_IRQ_NTFN */
+	F_IRQ_NTFN,
+	F_DMA,                /* a DMA frame */
+	BI_HIDDEN_END,        /* <= 252: B_EMPTY names 252 and 255 */
 };
 
 /* Memory: mappings in F_SPARE, free addresses, the caller's buffers. */
@@ -59,6 +68,7 @@ extern char bi_scratch[2 * FUL_PAGE_SIZE];     /* writable, .bss */
 extern const char bi_ro_zero[FUL_PAGE_SIZE];   /* read-only zeros */
 extern unsigned bi_ncpus;
 extern unsigned bi_tid; /* the caller's own thread */
+extern unsigned long bi_intid; /* the SPI of F_IRQ (issued: IRQ_GET fails) */
 
 /* Argument kinds: each names a small set of values (kinds.c). The B_*
  * kinds (from B_GARBAGE on) are the bad ones; the systematic run
@@ -72,6 +82,8 @@ enum bi_kind {
 	V_BUDGET, V_UTIL_MS, V_CONS_LEN, V_CONS_R,
 	V_EP, V_NTFN, V_FRAME, V_VS, V_SPARE, V_POOL, V_POOL_R, V_SCHED,
 	V_THREAD_R, V_THREAD_INACT, V_FREE, V_ANYCAP, V_UNBADGEABLE,
+	V_DEVMEM, V_DEVMEM_R, V_DEVMEM_RIGHTS, V_DEVMEM_RW, V_IRQCTL,
+	V_INTID, V_IRQ, V_IRQ_BOUND,
 	B_GARBAGE, /* unused arguments full of garbage: must be ignored */
 	B_RANGE, B_EMPTY, B_DST_RANGE, B_DST_USED,
 	B_NOT_EP, B_NOT_NTFN, B_NOT_FRAME, B_NOT_VS, B_NOT_POOL,
@@ -88,6 +100,10 @@ enum bi_kind {
 	B_MOVES_N, B_TID, B_TA, B_SLICE, B_NICE, B_AFFINITY,
 	B_BUDGET, B_BUDGET0, B_BUDGET_BIG, B_UTIL_MS,
 	B_NOT_CONS, B_CONS_NO_R, B_CONS_NO_ADMIN, B_CONS_LEN,
+	B_NOT_DEVMEM, B_DEVMEM_NO_R, B_DEVMEM_RO, B_DEVMEM_RIGHTS,
+	B_DEVMEM_EXEC, B_NOT_IRQCTL, B_IRQCTL_NO_ADMIN, B_INTID,
+	B_INTID_KERNEL, B_NOT_IRQ, B_IRQ_NO_ADMIN, B_IRQ_NO_W, B_IRQ_BOUND,
+	B_IRQ_UNBOUND, B_FRAME_NOT_DMA,
 	K_TA_SLICE, K_TA_NICE, K_TA_AFFINITY, /* valid attrs with bad values */
 	B_NR,
 	BI_NKINDS

@@ -235,6 +235,53 @@ const struct bi_case bi_cases[] = {
 	C(CONS_READ, ESTATE, "ntfn not the bound one", V_CONS_R, V_NTFN, V_PTR_W, V_CONS_LEN, A, A, A),
 	C(CONS_READ, ERANGE, "order: len before buf", V_CONS_R, V_NTFN, B_PTR, B_CONS_LEN, A, A, A),
 	C(CONS_READ, ETYPE, "order: ntfn before len", V_CONS_R, B_NOT_NTFN, V_PTR_W, B_CONS_LEN, A, A, A),
+	/* 40 DEVMEM_MAP(vs, devmem, vaddr, rights): only failing calls */
+	CAP4_0(DEVMEM_MAP, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_DEVMEM, V_VADDR, V_DEVMEM_RIGHTS, A, A, A),
+	CAP4_1(DEVMEM_MAP, "devmem", B_NOT_DEVMEM, B_DEVMEM_NO_R, V_SPARE, V_VADDR, V_DEVMEM_RIGHTS, A, A, A),
+	C(DEVMEM_MAP, ERIGHTS, "rights beyond the cap's", V_SPARE, B_DEVMEM_RO, V_VADDR, V_DEVMEM_RW, A, A, A),
+	C(DEVMEM_MAP, ERIGHTS, "exec or admin: never granted", V_SPARE, V_DEVMEM, V_VADDR, B_DEVMEM_EXEC, A, A, A),
+	C(DEVMEM_MAP, EINVAL, "bad rights", V_SPARE, V_DEVMEM, V_VADDR, B_DEVMEM_RIGHTS, A, A, A),
+	C(DEVMEM_MAP, EINVAL, "misaligned or outside vaddr", V_SPARE, V_DEVMEM, B_VADDR, V_DEVMEM_RIGHTS, A, A, A),
+	C(DEVMEM_MAP, ESTATE, "onto an existing mapping", V_SPARE, V_DEVMEM, B_VADDR_USED, V_DEVMEM_RIGHTS, A, A, A),
+	C(DEVMEM_MAP, ERIGHTS, "order: devmem rights before vaddr", V_SPARE, B_DEVMEM_RO, B_VADDR, V_DEVMEM_RW, A, A, A),
+	C(DEVMEM_MAP, EINVAL, "order: rights before mapped", V_SPARE, V_DEVMEM, B_VADDR_USED, B_DEVMEM_RIGHTS, A, A, A),
+	/* 41 DEVMEM_INFO(devmem, info*) */
+	CAP4_0(DEVMEM_INFO, "devmem", B_NOT_DEVMEM, B_DEVMEM_NO_R, V_PTR_W, A, A, A, A, A),
+	C(DEVMEM_INFO, EFAULT, "unmapped info", V_DEVMEM_R, B_PTR, A, A, A, A, A),
+	C(DEVMEM_INFO, EFAULT, "info runs off the map", V_DEVMEM_R, B_PTR_CROSS, A, A, A, A, A),
+	C(DEVMEM_INFO, EFAULT, "read-only info", V_DEVMEM_R, B_PTR_RO, A, A, A, A, A),
+	C(DEVMEM_INFO, ZERO, "READ suffices", V_DEVMEM_R, V_PTR_W, A, A, A, A, A),
+	/* 42 IRQ_GET(irqctl, dst, intid): V_INTID is issued already */
+	CAP4_0(IRQ_GET, "irqctl", B_NOT_IRQCTL, B_IRQCTL_NO_ADMIN, V_FREE, V_INTID, A, A, A, A),
+	C(IRQ_GET, EBADCAP, "dst out of range", V_IRQCTL, B_DST_RANGE, V_INTID, A, A, A, A),
+	C(IRQ_GET, ERANGE, "not an SPI of the GIC", V_IRQCTL, V_FREE, B_INTID, A, A, A, A),
+	C(IRQ_GET, EINVAL, "the kernel's own SPI", V_IRQCTL, V_FREE, B_INTID_KERNEL, A, A, A, A),
+	C(IRQ_GET, ESTATE, "dst occupied", V_IRQCTL, B_DST_USED, V_INTID, A, A, A, A),
+	C(IRQ_GET, ESTATE, "SPI has a handler already", V_IRQCTL, V_FREE, V_INTID, A, A, A, A),
+	C(IRQ_GET, EBADCAP, "order: dst before intid", V_IRQCTL, B_DST_RANGE, B_INTID, A, A, A, A),
+	C(IRQ_GET, ERANGE, "order: intid before occupied", V_IRQCTL, B_DST_USED, B_INTID, A, A, A, A),
+	C(IRQ_GET, EINVAL, "order: kernel's before occupied", V_IRQCTL, B_DST_USED, B_INTID_KERNEL, A, A, A, A),
+	/* 43 IRQ_BIND(irq, ntfn, bits): V_IRQ is unbound, so every row
+	 * fails on another argument */
+	CAP4_0(IRQ_BIND, "irq", B_NOT_IRQ, B_IRQ_NO_ADMIN, V_NTFN, V_BITS, A, A, A, A),
+	CAP4_1(IRQ_BIND, "ntfn", B_NOT_NTFN, B_NTFN_NO_W, V_IRQ, V_BITS, A, A, A, A),
+	C(IRQ_BIND, EINVAL, "no bits, no badge", V_IRQ, V_NTFN, B_BITS0, A, A, A, A),
+	C(IRQ_BIND, ESTATE, "double bind", B_IRQ_BOUND, V_NTFN, V_BITS, A, A, A, A),
+	C(IRQ_BIND, EINVAL, "order: bits before bound", B_IRQ_BOUND, V_NTFN, B_BITS0, A, A, A, A),
+	C(IRQ_BIND, ERIGHTS, "order: irq before ntfn", B_IRQ_NO_ADMIN, B_NOT_NTFN, B_BITS0, A, A, A, A),
+	/* 44 IRQ_ACK(irq), 45 IRQ_UNBIND(irq) */
+	CAP4_0(IRQ_ACK, "irq", B_NOT_IRQ, B_IRQ_NO_W, A, A, A, A, A, A),
+	C(IRQ_ACK, ESTATE, "ack without bind", B_IRQ_UNBOUND, A, A, A, A, A, A),
+	C(IRQ_ACK, ZERO, "ack a bound one (quiet SPI)", V_IRQ_BOUND, A, A, A, A, A, A),
+	CAP4_0(IRQ_UNBIND, "irq", B_NOT_IRQ, B_IRQ_NO_ADMIN, A, A, A, A, A, A),
+	C(IRQ_UNBIND, ESTATE, "not bound", B_IRQ_UNBOUND, A, A, A, A, A, A),
+	/* 46 DMA_CREATE(pool, dst, npages), 47 DMA_PADDR(frame) */
+	CREATE(DMA_CREATE, V_NPAGES),
+	C(DMA_CREATE, ERANGE, "npages > max", V_POOL, V_FREE, B_NPAGES, A, A, A, A),
+	C(DMA_CREATE, EINVAL, "npages 0", V_POOL, V_FREE, B_NPAGES0, A, A, A, A),
+	C(DMA_CREATE, ERANGE, "order: npages before occupied", V_POOL, B_DST_USED, B_NPAGES, A, A, A, A),
+	CAP4_0(DMA_PADDR, "frame", B_NOT_FRAME, B_FRAME_NO_R, A, A, A, A, A, A),
+	C(DMA_PADDR, ESTATE, "not a DMA frame", B_FRAME_NOT_DMA, A, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

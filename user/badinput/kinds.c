@@ -17,6 +17,7 @@ char bi_scratch[2 * FUL_PAGE_SIZE] __attribute__((aligned(4096)));
 const char bi_ro_zero[FUL_PAGE_SIZE] __attribute__((aligned(4096)));
 unsigned bi_ncpus;
 unsigned bi_tid;
+unsigned long bi_intid;
 
 /* THREAD_CREATE attribute blocks: one valid, the rest bad in one field. */
 #define BI_NATTR 24
@@ -104,7 +105,7 @@ static void init_numbers(void)
 	    1UL << 32 | FUL_UTIL_WIN_MS_DEFAULT, ~0UL);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
 	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
-	PUT(B_NR, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
+	PUT(B_NR, 36, 37, 38, 39, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
 	    1UL << 32, (1UL << 32) | FUL_SYS_YIELD, (1UL << 32) | FUL_SYS_EXIT,
 	    (1UL << 32) | FUL_SYS_SHUTDOWN, 1UL << 63, ~0UL);
 }
@@ -156,10 +157,34 @@ static void init_caps(void)
 	    F_EP_BADGED, F_THREAD_R, F_DEAD);
 	PUT(V_UNBADGEABLE, F_FRAME, F_SPARE, H_POOL, H_SCHED, F_INACT,
 	    F_THREAD_R);
+	PUT(V_DEVMEM, H_DEVMEM);
+	PUT(V_DEVMEM_R, F_DEVMEM_R, H_DEVMEM);
+	PUT(V_DEVMEM_RIGHTS, FUL_R_READ, FUL_R_READ | FUL_R_WRITE);
+	PUT(V_DEVMEM_RW, FUL_R_READ | FUL_R_WRITE);
+	PUT(B_DEVMEM_NO_R, F_DEVMEM_NONE);
+	PUT(B_DEVMEM_RO, F_DEVMEM_R);
+	/* within the cap's READ|WRITE, or bits no right has: EINVAL */
+	PUT(B_DEVMEM_RIGHTS, 0, FUL_R_WRITE, 16, FUL_R_READ | 16,
+	    (1UL << 32) | FUL_R_READ, 1UL << 63);
+	PUT(B_DEVMEM_EXEC, FUL_R_READ | FUL_R_EXEC, FUL_R_EXEC,
+	    FUL_R_READ | FUL_R_ADMIN);
+	PUT(V_IRQCTL, H_IRQCTL);
+	PUT(B_IRQCTL_NO_ADMIN, F_IRQCTL_R);
+	PUT(V_INTID, bi_intid);
+	PUT(B_INTID, 0, 16, 31, 32 + 256, 1019, 1020, 1023, ~0UL,
+	    (1UL << 32) | bi_intid);
+	PUT(B_INTID_KERNEL, 33); /* the console UART */
+	PUT(V_IRQ, F_IRQ);
+	PUT(V_IRQ_BOUND, F_IRQ_BOUND);
+	PUT(B_IRQ_NO_ADMIN, F_IRQ_R);
+	PUT(B_IRQ_NO_W, F_IRQ_R);
+	PUT(B_IRQ_BOUND, F_IRQ_BOUND);
+	PUT(B_IRQ_UNBOUND, F_IRQ);
+	PUT(B_FRAME_NOT_DMA, F_FRAME, F_FRAME_R);
 	PUT(B_RANGE, 0, FUL_CSLOTS, FUL_CSLOTS + 1, 100000, ~0UL,
 	    (1UL << 32) | F_EP, (1UL << 32) | H_VS, (1UL << 32) | H_POOL,
 	    (1UL << 32) | F_THREAD_R, (1UL << 32) | F_NTFN, 1UL << 63);
-	PUT(B_EMPTY, 40, 128, 199, 241, 255, F_FREE);
+	PUT(B_EMPTY, 40, 128, 199, 252, 255, F_FREE);
 	PUT(B_DST_RANGE, 0, FUL_CSLOTS, 100000, ~0UL, (1UL << 32) | F_FREE);
 	PUT(B_DST_USED, F_EP, H_VS, F_FRAME, F_DEAD);
 	PUT(B_EP_NO_R, F_EP_W, F_EP_NONE);
@@ -189,6 +214,8 @@ static void init_wrong_types(void)
 		{FUL_CAP_FRAME, F_FRAME_R},   {FUL_CAP_ENDPOINT, F_EP_R},
 		{FUL_CAP_NTFN, F_NTFN_R},     {FUL_CAP_SCHED, F_SCHED_R},
 		{FUL_CAP_POOL, F_POOL_R},     {FUL_CAP_CONSOLE, F_CONS_NONE},
+		{FUL_CAP_DEVMEM, F_DEVMEM_NONE}, {FUL_CAP_IRQCTL, F_IRQCTL_R},
+		{FUL_CAP_IRQ, F_IRQ_R},
 	};
 	static const struct { unsigned kind, type; } nots[] = {
 		{B_NOT_EP, FUL_CAP_ENDPOINT}, {B_NOT_NTFN, FUL_CAP_NTFN},
@@ -196,6 +223,8 @@ static void init_wrong_types(void)
 		{B_NOT_POOL, FUL_CAP_POOL},   {B_NOT_THREAD, FUL_CAP_THREAD},
 		{B_NOT_SCHED, FUL_CAP_SCHED}, {B_NOT_REPLY, FUL_CAP_REPLY},
 		{B_NOT_CONS, FUL_CAP_CONSOLE},
+		{B_NOT_DEVMEM, FUL_CAP_DEVMEM}, {B_NOT_IRQCTL, FUL_CAP_IRQCTL},
+		{B_NOT_IRQ, FUL_CAP_IRQ},
 	};
 	for (unsigned i = 0; i < sizeof nots / sizeof nots[0]; i++)
 		for (unsigned j = 0; j < sizeof reps / sizeof reps[0]; j++)

@@ -28,7 +28,7 @@ static void print_mismatch(const struct bi_mismatch *m, unsigned flags)
 	printf("badinput: %s %s(%lu) [%s]: expected %ld, got %ld; args %lx %lx "
 	       "%lx %lx %lx %lx %lx\n",
 	       (flags & BI_FIXED) ? "REGRESSION" : "MISMATCH",
-	       bi_call_name(m->nr < FUL_SYS_COUNT ? (unsigned)m->nr : BI_NR_INVALID),
+	       bi_call_name(bi_nr_index(m->nr)),
 	       m->nr, m->what, m->expected, m->got, m->args[0], m->args[1],
 	       m->args[2], m->args[3], m->args[4], m->args[5], m->args[6]);
 }
@@ -54,7 +54,7 @@ bool bi_check(struct bi_run *r, unsigned long nr, const unsigned long a[7],
 
 void bi_count(struct bi_run *r, unsigned long nr)
 {
-	unsigned i = nr < FUL_SYS_COUNT ? (unsigned)nr : BI_NR_INVALID;
+	unsigned i = bi_nr_index(nr);
 	r->rep->per_call[i]++;
 	if (r->count_cases)
 		r->rep->cases++;
@@ -97,7 +97,9 @@ static void move_granted(void)
 	SETUP(ful_cap_copy(4, H_VS, H_POOL, FUL_R_ALL, 0));
 	SETUP(ful_cap_copy(5, H_VS, H_SCHED, FUL_R_ALL, 0));
 	SETUP(ful_cap_copy(6, H_VS, H_CONS, FUL_R_ALL, 0));
-	for (unsigned s = 1; s <= 6; s++)
+	SETUP(ful_cap_copy(7, H_VS, H_IRQCTL, FUL_R_ALL, 0));
+	SETUP(ful_cap_copy(8, H_VS, H_DEVMEM, FUL_R_ALL, 0));
+	for (unsigned s = 1; s <= 8; s++)
 		SETUP(ful_cap_delete(s));
 }
 
@@ -133,6 +135,34 @@ static void make_objects(void)
 	SETUP(copy(H_SCHED, F_SCHED_R, FUL_R_READ, 0));
 	SETUP(copy(H_THREAD, F_THREAD_R, FUL_R_READ, 0));
 	SETUP(copy(H_CONS, F_CONS_NONE, 0, 0));
+}
+
+/** Device fixtures: reduced copies of the IRQ control and the device
+ *  region, a DMA frame, and two handlers of SPIs nobody else holds (the
+ *  first free ones from the region's own: other badinput tasks run at
+ *  the same time), one bound to a notification of its own. The SPIs are
+ *  those of virtio-mmio transports without a device: they never fire. */
+static void make_devices(void)
+{
+	struct ful_devmem_info di;
+	SETUP(copy(H_IRQCTL, F_IRQCTL_R, FUL_R_READ | FUL_R_WRITE, 0));
+	SETUP(copy(H_DEVMEM, F_DEVMEM_R, FUL_R_READ, 0));
+	SETUP(copy(H_DEVMEM, F_DEVMEM_NONE, 0, 0));
+	SETUP(ful_dma_create(H_POOL, F_DMA, 1));
+	SETUP(ful_devmem_info(H_DEVMEM, &di));
+	unsigned long intid = di.intid;
+	while (intid < di.intid + 32 &&
+	       ful_irq_get(H_IRQCTL, F_IRQ, intid) == -FUL_ESTATE)
+		intid++;
+	bi_intid = intid;
+	SETUP(ful_cap_info(F_IRQ));
+	while (++intid < di.intid + 32 &&
+	       ful_irq_get(H_IRQCTL, F_IRQ_BOUND, intid) == -FUL_ESTATE)
+		;
+	SETUP(ful_cap_info(F_IRQ_BOUND));
+	SETUP(copy(F_IRQ, F_IRQ_R, FUL_R_READ, 0));
+	SETUP(ful_ntfn_create(H_POOL, F_IRQ_NTFN));
+	SETUP(ful_irq_bind(F_IRQ_BOUND, F_IRQ_NTFN, 1));
 }
 
 /** The thread fixtures: one never started, one that has exited (the
@@ -220,6 +250,7 @@ int main(void)
 	move_granted();
 	if (mode != BI_MODE_PING) {
 		make_objects();
+		make_devices();
 		make_threads(&run);
 		SETUP(bi_kinds_init());
 	}

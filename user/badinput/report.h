@@ -9,6 +9,9 @@
  *   slot 3  the report endpoint, WRITE, badged
  *   slot 4  the memory pool, ADMIN       (FUL_CHILD_SLOT_ARG0)
  *   slot 5  the scheduling control, ADMIN
+ *   slot 6  console input, READ
+ *   slot 7  the IRQ control, ALL
+ *   slot 8  a device region (the first virtio-mmio one), READ|WRITE
  * and x0 = BI_ARG0(mode, seed), x1 = BI_ARG1(phase-1 calls, phase-2
  * calls). It ends with one message on slot 3: label BI_LABEL_REPORT, the
  * bytes of struct bi_report in the IPC buffer.
@@ -37,6 +40,14 @@ enum bi_mode {
 /* per_call[] index of the invalid call numbers. */
 #define BI_NR_INVALID FUL_SYS_COUNT
 #define BI_NCALLS (FUL_SYS_COUNT + 1)
+/* The reserved numbers (no call: ENOSYS) count as invalid ones. */
+#define BI_NR_RESERVED(nr) ((nr) >= 36 && (nr) <= 39)
+/** per_call[] index of call number @nr. */
+static inline unsigned bi_nr_index(unsigned long nr)
+{
+	return nr < FUL_SYS_COUNT && !BI_NR_RESERVED(nr) ? (unsigned)nr
+							  : BI_NR_INVALID;
+}
 /* bi_mismatch.expected for "any documented result" (random phase 2). */
 #define BI_EXPECT_DOCUMENTED 1000
 
@@ -72,7 +83,10 @@ static inline const char *bi_call_name(unsigned nr)
 		"thread_create", "thread_start", "thread_kill",
 		"thread_migrate", "thread_info", "reply_save", "reply_to",
 		"sysinfo", "shutdown", "migrate", "thread_set", "pool_create",
-		"pool_info", "util_set", "(invalid)",
+		"pool_info", "util_set", "cons_bind", "cons_read",
+		"(reserved)", "(reserved)", "(reserved)", "(reserved)",
+		"devmem_map", "devmem_info", "irq_get", "irq_bind", "irq_ack",
+		"irq_unbind", "dma_create", "dma_paddr", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

@@ -39,6 +39,8 @@ unsigned ub_migrate_run(void); /* ub_migrate.c */
 unsigned ub_matmul_run(void); /* ub_matmul.c */
 unsigned ub_frame_run(void); /* ub_frame.c */
 unsigned ub_sys_run(void); /* ub_sys.c */
+unsigned ub_disk_run(void); /* ub_disk.c */
+unsigned ub_cache_run(void); /* ub_disk.c */
 unsigned ub_wake_run(void); /* ub_wake.c */
 unsigned ub_alb_run(void);  /* ub_alb.c */
 #define RTT_CALLS 2000
@@ -168,6 +170,10 @@ static void ubench_run(const char *which)
 		n = ub_frame_run();
 	} else if (!strcmp(which, "sys")) {
 		n = ub_sys_run();
+	} else if (!strcmp(which, "disk")) {
+		n = ub_disk_run();
+	} else if (!strcmp(which, "cache")) {
+		n = ub_cache_run();
 	} else if (!strcmp(which, "wake") && ut_ncpus() >= 2) {
 		n = ub_wake_run();
 	} else if (ut_ncpus() < 3) {

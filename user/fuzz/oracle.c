@@ -29,6 +29,9 @@ static const char *const fz_names[FZ_NCALLS] = {
     "thread_info",   "reply_save",    "reply_to",    "sysinfo",
     "shutdown",	     "migrate",	      "thread_set",  "pool_create",
     "pool_info",     "util_set",      "cons_bind",   "cons_read",
+    "(reserved)",    "(reserved)",    "(reserved)",  "(reserved)",
+    "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
+    "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "(invalid)",
 };
 
@@ -50,8 +53,9 @@ static bool fz_documented(unsigned long nr, const unsigned long a[7], long got,
 		return (unsigned long)got == a[1];
 	case FUL_SYS_CAP_INFO:
 		return (got & 0xff) >= FUL_CAP_THREAD &&
-		       (got & 0xff) <= FUL_CAP_REPLY && (got >> 8) <= FUL_R_ALL;
+		       (got & 0xff) <= FUL_CAP_IRQ && (got >> 8) <= FUL_R_ALL;
 	case FUL_SYS_THREAD_CREATE:
+	case FUL_SYS_DMA_PADDR:
 		return got > 0;
 	case FUL_SYS_MIGRATE:
 		return (unsigned long)got <= a[2];

@@ -48,6 +48,15 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_UTIL_SET] = CAPS | E(INVAL),
 	[FUL_SYS_CONS_BIND] = CAPS | E(INVAL) | E(STATE),
 	[FUL_SYS_CONS_READ] = CAPS | E(RANGE) | E(FAULT) | E(STATE),
+	[36] = E(NOSYS), [37] = E(NOSYS), [38] = E(NOSYS), [39] = E(NOSYS),
+	[FUL_SYS_DEVMEM_MAP] = CAPS | E(INVAL) | E(STATE) | E(NOMEM),
+	[FUL_SYS_DEVMEM_INFO] = CAPS | E(FAULT),
+	[FUL_SYS_IRQ_GET] = CAPS | E(RANGE) | E(INVAL) | E(STATE),
+	[FUL_SYS_IRQ_BIND] = CAPS | E(INVAL) | E(STATE),
+	[FUL_SYS_IRQ_ACK] = CAPS | E(STATE),
+	[FUL_SYS_IRQ_UNBIND] = CAPS | E(STATE),
+	[FUL_SYS_DMA_CREATE] = CAPS | MSG | E(NOMEM),
+	[FUL_SYS_DMA_PADDR] = CAPS | E(STATE),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

@@ -9,12 +9,18 @@
  *                   demo; with "demo", power off after it; else start
  *                   the shell (user/shell) and serve its requests
  *                   (with "kdebug" the kernel's debug monitor instead)
+ *   disk            first start D, the disk driver server (disk.c);
+ *                   the test program is its client
+ *   cache=N         with disk: also B, the block cache server of N
+ *                   blocks (cache.c), over D; the test program is its
+ *                   client too
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
  *                   p: mginkgo (the default), fulcrum, alb or count
  *                   (root_balancer_start)
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ful/ful.h>
@@ -54,6 +60,14 @@ int main(void)
 	 * holders of the balancer capability use it; <fulcrum/balctl.h>). */
 	if (root_serve_init() || bal_init("mginkgo"))
 		printf("rootserver: no service endpoint or balancer\n");
+	if (root_bootarg("disk", v, sizeof(v))) {
+		char c[16];
+		unsigned long cache = root_bootarg("cache", c, sizeof(c))
+					      ? strtoul(c, NULL, 0)
+					      : 0;
+		if (!root_disk_start(cache) && cache)
+			root_cache_start(cache);
+	}
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");
 		ful_shutdown(FUL_SLOT_SCHED);

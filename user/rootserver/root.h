@@ -43,4 +43,18 @@ void root_shell_serve(void);
  *  holder of the balancer capability) into @r (serve.c). */
 void root_balctl(const struct ful_msg *m, struct ful_msg *r);
 
+/** Start D, the disk driver server (disk.c, boot argument `disk`), with
+ *  a window of @cache_pages for B (0: none), and wait until it serves a
+ *  disk: 0 or -FUL_E* (then there is none). */
+long root_disk_start(unsigned long cache_pages);
+/** D's endpoint (ALL) and the client window, if D runs. */
+bool root_disk_client(unsigned *ep, unsigned *win);
+/** D's endpoint and B's window (badge 2), if D runs with one. */
+bool root_disk_cache_window(unsigned *ep, unsigned *win);
+/** Start B, the block cache server (cache.c, boot argument cache=N),
+ *  over D's window 2: 0 or -FUL_E*. */
+long root_cache_start(unsigned long blocks);
+/** B's endpoint (ALL) and its client window, if B runs. */
+bool root_cache_client(unsigned *ep, unsigned *win);
+
 #endif

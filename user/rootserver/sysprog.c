@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <fulcrum/cache.h>
+#include <fulcrum/disk.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/load.h>
 #include <ful/spawn.h>
@@ -26,15 +28,20 @@ struct sysprog {
 	const char *peers[SP_MAX_PEERS]; /* boot modules it may start */
 	unsigned console; /* rights on console input (FUL_SLOT_CONSOLE) */
 	bool balancer;    /* gets the balancer capability (<fulcrum/balctl.h>) */
+	bool devices;     /* gets the IRQ control and the first device region
+			   * (the bad-input tests use them), same slots */
+	bool disk;        /* a client of D and B, if they run
+			   * (<fulcrum/disk.h>, <fulcrum/cache.h>) */
 	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
 static const struct sysprog sysprogs[] = {
-	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true,
-	 FUL_ROOT_BADGE_PROG},
-	{"bench", {"ipcpeer"}, 0, false, FUL_ROOT_BADGE_PROG},
-	{"fuzz", {NULL}, 0, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, FUL_ROOT_BADGE_SHELL},
+	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true, true,
+	 true, FUL_ROOT_BADGE_PROG},
+	{"bench", {"ipcpeer"}, 0, false, false, true, FUL_ROOT_BADGE_PROG},
+	{"fuzz", {NULL}, 0, false, false, false, FUL_ROOT_BADGE_PROG},
+	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false, false,
+	 FUL_ROOT_BADGE_SHELL},
 };
 
 /** Add a grant of the module frame @name (READ, at its own slot). */
@@ -74,6 +81,35 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.dst = FUL_SLOT_BALANCER,
 						.rights = FUL_R_WRITE,
 						.badge = FUL_ROOT_BADGE_BAL};
+	const struct ful_bootinfo *bi = ful_bootinfo();
+	unsigned dep, dwin;
+	if (sp->disk && root_disk_client(&dep, &dwin)) {
+		g[n++] = (struct ful_cap_grant){.src = dep,
+						.dst = FUL_SYSPROG_SLOT_DISK,
+						.rights = FUL_R_WRITE,
+						.badge = 1};
+		g[n++] = (struct ful_cap_grant){.src = dwin,
+						.dst = FUL_SYSPROG_SLOT_DISK_WIN,
+						.rights = FUL_R_READ | FUL_R_WRITE};
+	}
+	if (sp->disk && root_cache_client(&dep, &dwin)) {
+		g[n++] = (struct ful_cap_grant){.src = dep,
+						.dst = FUL_SYSPROG_SLOT_CACHE,
+						.rights = FUL_R_WRITE,
+						.badge = 1};
+		g[n++] = (struct ful_cap_grant){.src = dwin,
+						.dst = FUL_SYSPROG_SLOT_CACHE_WIN,
+						.rights = FUL_R_READ | FUL_R_WRITE};
+	}
+	if (sp->devices && bi->ndevregions) {
+		g[n++] = (struct ful_cap_grant){.src = bi->irqctl_slot,
+						.dst = bi->irqctl_slot,
+						.rights = FUL_R_ALL};
+		g[n++] = (struct ful_cap_grant){
+			.src = bi->devregions[0].slot,
+			.dst = bi->devregions[0].slot,
+			.rights = FUL_R_READ | FUL_R_WRITE};
+	}
 	return n;
 }
 
@@ -94,7 +130,7 @@ static long sp_start(const struct sysprog *sp, struct ful_task *t)
 		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 		 .va = FUL_LOAD_VADDR},
 	};
-	struct ful_cap_grant g[6 + SP_MAX_PEERS];
+	struct ful_cap_grant g[12 + SP_MAX_PEERS];
 	int mod = ful_module_find(sp->name);
 	unsigned ng = sp_grants(sp, g);
 	if (mod < 0 || !ng)

@@ -14,17 +14,22 @@
 
 extern const struct utest __start_utests[], __stop_utests[];
 
-/** Run one test and print its line; true if it passed. */
-static bool utest_run_one(const struct utest *t)
+/** Run one test and print its line; 1 if it passed, 0 if it failed,
+ *  -1 if it skipped itself. */
+static int utest_run_one(const struct utest *t)
 {
 	struct ut ut = {0};
 	t->fn(&ut);
 	if (ut.failed) {
 		printf("TEST-FAIL %s :: %s\n", t->name, ut.why);
-		return false;
+		return 0;
+	}
+	if (ut.skipped) {
+		printf("TEST-SKIP %s :: %s\n", t->name, ut.why);
+		return -1;
 	}
 	printf("TEST-PASS %s\n", t->name);
-	return true;
+	return 1;
 }
 
 /** Run the tests matching @filter; prints the protocol, returns the
@@ -41,10 +46,9 @@ static unsigned utest_run_all(const char *filter)
 			       t->min_cpus);
 			continue;
 		}
-		if (utest_run_one(t))
-			passed++;
-		else
-			failed++;
+		int r = utest_run_one(t);
+		passed += r > 0;
+		failed += r == 0;
 	}
 	printf("TEST-DONE %u %u\n", passed, failed);
 	return failed;

@@ -194,10 +194,12 @@ static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 	UT_NEAR(c.util_long, 1000, UW_TOL_PM);
 	UT_CHECK(avg * n >= (1000 - UW_TOL_PM));
 	/* The running thread's record is as old as its core's last tick
-	 * (`stamp`), which a stopped vCPU can delay by more than a tick. */
-	unsigned long now = ful_counter();
+	 * (`stamp`), which a stopped vCPU can delay by more than a tick.
+	 * The stamp is read first: read after `now`, a tick in between
+	 * made it later than `now` and the tolerance negative. */
+	unsigned long stamp = uw_cpu(x).stamp, now = ful_counter();
 	uw_twin_at(ut, u, now, &cur, &last);
-	UT_NEAR(last, u->win, 2 * tick + (now - uw_cpu(x).stamp));
+	UT_NEAR(last, u->win, 2 * tick + (now - stamp));
 	if (idle >= 0) {
 		uw_util((unsigned)idle, &s, &l, &avg);
 		UT_NEAR(s, 0, UW_TOL_PM);

@@ -15,13 +15,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <ful/ful.h>
 
 struct ut {
 	bool failed;
+	bool skipped; /* UT_SKIP: the machine lacks what it needs */
 	char why[200];
 };
+
+/** End the test as skipped (TEST-SKIP): only for a machine without
+ *  what the test needs (a device), never for a failure. */
+#define UT_SKIP(reason)                                                   \
+	do {                                                              \
+		ut->skipped = true;                                       \
+		snprintf(ut->why, sizeof ut->why, "%s", (reason));        \
+		return;                                                   \
+	} while (0)
 
 struct utest {
 	const char *name;

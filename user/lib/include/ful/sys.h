@@ -278,6 +278,57 @@ static inline long ful_cons_read(unsigned console, unsigned ntfn, void *buf,
 	return FUL__SC(FUL_SYS_CONS_READ, console, ntfn, buf, len, 0, 0, 0).x0;
 }
 
+/* ---- devices (<fulcrum/syscall.h>: DEVMEM_MAP .. DMA_PADDR) ---- */
+
+/** Map device region @devmem at @vaddr in @vs (READ or READ|WRITE;
+ *  Device-nGnRE, never executable). */
+static inline long ful_devmem_map(unsigned vs, unsigned devmem,
+				  unsigned long vaddr, unsigned rights)
+{
+	return FUL__SC(FUL_SYS_DEVMEM_MAP, vs, devmem, vaddr, rights, 0, 0, 0).x0;
+}
+
+static inline long ful_devmem_info(unsigned devmem, struct ful_devmem_info *info)
+{
+	return FUL__SC(FUL_SYS_DEVMEM_INFO, devmem, info, 0, 0, 0, 0, 0).x0;
+}
+
+/** The handler capability of SPI @intid into slot @dst. */
+static inline long ful_irq_get(unsigned irqctl, unsigned dst, unsigned long intid)
+{
+	return FUL__SC(FUL_SYS_IRQ_GET, irqctl, dst, intid, 0, 0, 0, 0).x0;
+}
+
+/** Each interrupt of @irq signals @bits on @ntfn and masks it until
+ *  ful_irq_ack; it is delivered to the caller's core (and follows it). */
+static inline long ful_irq_bind(unsigned irq, unsigned ntfn, unsigned long bits)
+{
+	return FUL__SC(FUL_SYS_IRQ_BIND, irq, ntfn, bits, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_irq_ack(unsigned irq)
+{
+	return FUL__SC(FUL_SYS_IRQ_ACK, irq, 0, 0, 0, 0, 0, 0).x0;
+}
+
+static inline long ful_irq_unbind(unsigned irq)
+{
+	return FUL__SC(FUL_SYS_IRQ_UNBIND, irq, 0, 0, 0, 0, 0, 0).x0;
+}
+
+/** A zeroed, physically contiguous frame of @npages for DMA into @dst. */
+static inline long ful_dma_create(unsigned pool, unsigned dst,
+				  unsigned long npages)
+{
+	return FUL__SC(FUL_SYS_DMA_CREATE, pool, dst, npages, 0, 0, 0, 0).x0;
+}
+
+/** Physical address of DMA frame @frame, or -FUL_E*. */
+static inline long ful_dma_paddr(unsigned frame)
+{
+	return FUL__SC(FUL_SYS_DMA_PADDR, frame, 0, 0, 0, 0, 0, 0).x0;
+}
+
 static inline long ful_sysinfo(struct ful_sysinfo *info)
 {
 	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;

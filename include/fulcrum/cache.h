@@ -1,0 +1,50 @@
+/*
+ * B, the block cache server (user/servers/cache), and its clients: the
+ * IPC protocol (docs/design.md "B, the block cache server").
+ *
+ * B keeps N 4 KiB blocks of the disk (boot argument cache=N) in the
+ * window D gave it (badge 2 of <fulcrum/disk.h>): D reads and writes
+ * cache lines by DMA, B copies between its lines and a client's window
+ * (a frame of FUL_CACHE_WINDOW_PAGES pages both have mapped). Least
+ * recently used lines go first; writes stay in the cache (dirty) until
+ * an eviction or a SYNC writes them to D.
+ *
+ * A request is a CALL with label FUL_CACHE_OP_*, mr0 first block, mr1
+ * number of blocks (1..FUL_CACHE_MAX_BATCH), mr2 first page of the
+ * window; the reply's mr0 is 0 or -FUL_E* (ERANGE: count, block or page
+ * out of range; EINVAL: unknown op or badge; or D's error, which may
+ * leave a request half done). INFO: mr1 disk blocks, mr2 window pages,
+ * mr3 cache lines. STATS: mr1 hits, mr2 misses (lookups of blocks not
+ * cached, by READ or WRITE), mr3 blocks written back to D. SYNC writes
+ * every dirty line, then flushes D.
+ *
+ * Start-up: B gets D's endpoint (WRITE, badge 2) in slot 4, its cache
+ * (D's window 2, a DMA frame of arg0 pages) in slot 5, its own endpoint
+ * (READ) in slot 6, the client window (badge 1) in slot 7, and reports
+ * FUL_CACHE_READY (mr0 0 or -FUL_E*) on FUL_CHILD_SLOT_REPORT.
+ */
+#ifndef FULCRUM_CACHE_H
+#define FULCRUM_CACHE_H
+
+#define FUL_CACHE_WINDOW_PAGES 32
+#define FUL_CACHE_MAX_BATCH 16
+
+enum ful_cache_op {
+	FUL_CACHE_OP_INFO = 1,
+	FUL_CACHE_OP_READ,
+	FUL_CACHE_OP_WRITE,
+	FUL_CACHE_OP_SYNC,
+	FUL_CACHE_OP_STATS,
+};
+
+#define FUL_CACHE_READY 0xcac4
+#define FUL_CACHE_SLOT_DISK 4
+#define FUL_CACHE_SLOT_LINES 5
+#define FUL_CACHE_SLOT_EP 6
+#define FUL_CACHE_SLOT_WIN 7
+
+/* Slots of a system program for its cache client capabilities. */
+#define FUL_SYSPROG_SLOT_CACHE 252     /* B's endpoint, WRITE, badge 1 */
+#define FUL_SYSPROG_SLOT_CACHE_WIN 253 /* the window frame, READ|WRITE */
+
+#endif

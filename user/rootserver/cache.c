@@ -1,0 +1,90 @@
+/*
+ * Starting B, the block cache server (user/servers/cache), with the boot
+ * argument cache=N after D: the rootserver's half of the start-up in
+ * <fulcrum/cache.h>. B gets D's window 2 (its N lines, made by
+ * root_disk_start) and a badge-2 capability to D, its own endpoint and
+ * a client window, which the rootserver hands to a system program
+ * (sysprog.c) with a badge-1 capability to B.
+ */
+#include <stdio.h>
+
+#include <fulcrum/cache.h>
+#include <ful/spawn.h>
+
+#include "root.h"
+
+#define CACHE_PRIO 120 /* paper 002: F = B, below D, above clients */
+
+static struct {
+	unsigned ep, win; /* B's endpoint (ALL) and the client window */
+	struct ful_task task;
+} ch;
+
+/** A new endpoint or frame in a fresh slot, or -FUL_E*. */
+static long cache_new(bool frame, unsigned long pages)
+{
+	long s = ful_slot_alloc();
+	if (s < 0)
+		return s;
+	long err = frame ? ful_frame_create(FUL_SLOT_POOL, (unsigned)s, pages)
+			 : ful_ep_create(FUL_SLOT_POOL, (unsigned)s);
+	if (err < 0) {
+		ful_slot_free((unsigned)s);
+		return err;
+	}
+	return s;
+}
+
+/** Spawn B over D's endpoint @dep and window @dwin, reporting on @rep. */
+static long cache_spawn(unsigned long blocks, unsigned dep, unsigned dwin,
+			unsigned rep)
+{
+	const struct ful_cap_grant g[] = {
+		{dep, FUL_CACHE_SLOT_DISK, FUL_R_WRITE, 2},
+		{dwin, FUL_CACHE_SLOT_LINES, FUL_R_READ | FUL_R_WRITE, 0},
+		{ch.ep, FUL_CACHE_SLOT_EP, FUL_R_READ, 0},
+		{ch.win, FUL_CACHE_SLOT_WIN, FUL_R_READ | FUL_R_WRITE, 0},
+	};
+	int mod = ful_module_find("cache");
+	if (mod < 0)
+		return mod;
+	struct ful_spawn_args a = {
+		.module = (unsigned)mod, .cpu = 0, .prio = CACHE_PRIO,
+		.arg0 = blocks, .vs_rights = FUL_R_ALL, .report_ep = rep,
+		.report_badge = 1, .caps = g, .ncaps = sizeof g / sizeof g[0]};
+	return ful_spawn(&a, &ch.task);
+}
+
+long root_cache_start(unsigned long blocks)
+{
+	unsigned dep, dwin;
+	struct ful_msg m;
+	long ep = cache_new(false, 0), rep = cache_new(false, 0);
+	long win = cache_new(true, FUL_CACHE_WINDOW_PAGES);
+	long err = ep < 0 ? ep : rep < 0 ? rep : win < 0 ? win : 0;
+	if (!err && !root_disk_cache_window(&dep, &dwin))
+		err = -FUL_ESTATE;
+	if (!err) {
+		ch.ep = (unsigned)ep;
+		ch.win = (unsigned)win;
+		err = cache_spawn(blocks, dep, dwin, (unsigned)rep);
+	}
+	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)
+		err = FUL_MSG_LABEL(m.info) != FUL_CACHE_READY ? -FUL_EINVAL
+							      : (long)m.mr[0];
+	if (err) {
+		printf("rootserver: cache server B did not start: %ld\n", err);
+		ful_task_destroy(&ch.task);
+		ch.ep = ch.win = 0;
+		return err;
+	}
+	printf("rootserver: cache server B ready: %lu lines\n", blocks);
+	return 0;
+}
+
+bool root_cache_client(unsigned *ep, unsigned *win)
+{
+	*ep = ch.ep;
+	*win = ch.win;
+	return ch.ep != 0;
+}

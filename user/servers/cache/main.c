@@ -1,0 +1,277 @@
+/*
+ * B, the block cache server of paper 002 (<fulcrum/cache.h>): N lines
+ * of 4 KiB in front of D, least recently used first out, write-back.
+ *
+ * Line i is page i of the window D gave B, so D moves blocks into and
+ * out of the cache by DMA and B itself copies only between a line and a
+ * client's window. The lines form one LRU list (most recent at the
+ * head, lines never used or dropped at the tail) and a hash table by
+ * block number. One thread: a miss calls D and waits (docs/design.md
+ * says what that costs); the request's blocks go one by one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fulcrum/cache.h>
+#include <fulcrum/disk.h>
+#include <ful/ful.h>
+
+#define B_LINES_VA 0x30000000UL
+#define B_WIN_VA 0x38000000UL
+#define B_NONE (-1)
+
+struct line {
+	unsigned long blk;
+	bool valid, dirty;
+	int prev, next; /* LRU list */
+	int hnext;      /* hash chain */
+};
+
+static struct {
+	unsigned n;           /* lines */
+	struct line *l;
+	int *hash;            /* heads, hmask + 1 of them */
+	unsigned hmask;
+	int mru, lru;         /* list ends */
+	unsigned long disk_blocks;
+	unsigned long hits, misses, writebacks;
+} b;
+
+static unsigned char *b_line(int i)
+{
+	return (unsigned char *)(B_LINES_VA + (unsigned long)i * FUL_PAGE_SIZE);
+}
+
+static unsigned char *b_win(unsigned long page)
+{
+	return (unsigned char *)(B_WIN_VA + page * FUL_PAGE_SIZE);
+}
+
+/** Copy one 4 KiB page, 16 bytes a step (picolibc's memcpy, built for
+ *  size, copies a byte at a time: 25,863 instructions per cached read
+ *  with it against the figure in docs/benchmarks.md with this). */
+static void b_copy_page(void *dst, const void *src)
+{
+	unsigned __int128 *d = dst;
+	const unsigned __int128 *s = src;
+	for (unsigned i = 0; i < FUL_PAGE_SIZE / sizeof *d; i++)
+		d[i] = s[i];
+}
+
+/** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
+static long b_disk(unsigned op, unsigned long blk, int i)
+{
+	struct ful_msg m = {.info = FUL_MSG(op, 0),
+			    .mr = {blk, 1, (unsigned long)i}};
+	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+static void b_unlink(int i)
+{
+	struct line *x = &b.l[i];
+	if (x->prev != B_NONE)
+		b.l[x->prev].next = x->next;
+	else
+		b.mru = x->next;
+	if (x->next != B_NONE)
+		b.l[x->next].prev = x->prev;
+	else
+		b.lru = x->prev;
+}
+
+/** Make line @i the most recently used. */
+static void b_touch(int i)
+{
+	b_unlink(i);
+	b.l[i].prev = B_NONE;
+	b.l[i].next = b.mru;
+	if (b.mru != B_NONE)
+		b.l[b.mru].prev = i;
+	b.mru = i;
+	if (b.lru == B_NONE)
+		b.lru = i;
+}
+
+static int b_lookup(unsigned long blk)
+{
+	for (int i = b.hash[blk & b.hmask]; i != B_NONE; i = b.l[i].hnext)
+		if (b.l[i].blk == blk)
+			return i;
+	return B_NONE;
+}
+
+static void b_hash_remove(int i)
+{
+	int *p = &b.hash[b.l[i].blk & b.hmask];
+	while (*p != i)
+		p = &b.l[*p].hnext;
+	*p = b.l[i].hnext;
+}
+
+/** Free the least recently used line, writing it back if dirty. The
+ *  line, or -FUL_E* (D failed: the line stays as it was). */
+static long b_evict(void)
+{
+	int i = b.lru;
+	struct line *x = &b.l[i];
+	if (x->valid && x->dirty) {
+		long err = b_disk(FUL_DISK_OP_WRITE, x->blk, i);
+		if (err)
+			return err;
+		b.writebacks++;
+	}
+	if (x->valid)
+		b_hash_remove(i);
+	x->valid = x->dirty = false;
+	return i;
+}
+
+/** The line of @blk, made most recent; filled from D on a miss if
+ *  @fill. The line or -FUL_E*. */
+static long b_get(unsigned long blk, bool fill)
+{
+	int i = b_lookup(blk);
+	if (i != B_NONE) {
+		b.hits++;
+		b_touch(i);
+		return i;
+	}
+	b.misses++;
+	long e = b_evict();
+	if (e < 0)
+		return e;
+	i = (int)e;
+	if (fill) {
+		long err = b_disk(FUL_DISK_OP_READ, blk, i);
+		if (err)
+			return err; /* the line stays free, at the tail */
+	}
+	b.l[i] = (struct line){.blk = blk, .valid = true, .prev = b.l[i].prev,
+			       .next = b.l[i].next,
+			       .hnext = b.hash[blk & b.hmask]};
+	b.hash[blk & b.hmask] = i;
+	b_touch(i);
+	return i;
+}
+
+/** Write every dirty line to D, then flush it. */
+static long b_sync(void)
+{
+	for (unsigned i = 0; i < b.n; i++) {
+		struct line *x = &b.l[i];
+		if (!x->valid || !x->dirty)
+			continue;
+		long err = b_disk(FUL_DISK_OP_WRITE, x->blk, (int)i);
+		if (err)
+			return err;
+		x->dirty = false;
+		b.writebacks++;
+	}
+	return b_disk(FUL_DISK_OP_FLUSH, 0, 0);
+}
+
+/** READ or WRITE of a checked request. */
+static long b_rw(bool write, unsigned long blk, unsigned long n,
+		 unsigned long page)
+{
+	for (unsigned long k = 0; k < n; k++) {
+		long i = b_get(blk + k, !write);
+		if (i < 0)
+			return i;
+		if (write) {
+			b_copy_page(b_line((int)i), b_win(page + k));
+			b.l[i].dirty = true;
+		} else {
+			b_copy_page(b_win(page + k), b_line((int)i));
+		}
+	}
+	return 0;
+}
+
+/** Handle request @m into its reply. */
+static void b_handle(struct ful_msg *m)
+{
+	unsigned op = (unsigned)FUL_MSG_LABEL(m->info);
+	unsigned long blk = m->mr[0], n = m->mr[1], page = m->mr[2];
+	struct ful_msg r = {.mr = {0}};
+	long err = 0;
+	if (m->badge != 1) {
+		err = -FUL_EINVAL;
+	} else if (op == FUL_CACHE_OP_READ || op == FUL_CACHE_OP_WRITE) {
+		if (n == 0 || n > FUL_CACHE_MAX_BATCH || blk >= b.disk_blocks ||
+		    n > b.disk_blocks - blk || page >= FUL_CACHE_WINDOW_PAGES ||
+		    n > FUL_CACHE_WINDOW_PAGES - page)
+			err = -FUL_ERANGE;
+		else
+			err = b_rw(op == FUL_CACHE_OP_WRITE, blk, n, page);
+	} else if (op == FUL_CACHE_OP_SYNC) {
+		err = b_sync();
+	} else if (op == FUL_CACHE_OP_INFO) {
+		r.mr[1] = b.disk_blocks;
+		r.mr[2] = FUL_CACHE_WINDOW_PAGES;
+		r.mr[3] = b.n;
+	} else if (op == FUL_CACHE_OP_STATS) {
+		r.mr[1] = b.hits;
+		r.mr[2] = b.misses;
+		r.mr[3] = b.writebacks;
+	} else {
+		err = -FUL_EINVAL;
+	}
+	r.mr[0] = (unsigned long)err;
+	*m = r;
+}
+
+/** Lines, hash, mappings, and D's view of the window. 0 or -FUL_E*. */
+static long b_setup(unsigned n)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_DISK_OP_INFO, 0)};
+	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
+	if (err < 0 || (long)m.mr[0] < 0 || m.mr[2] != n || n == 0)
+		return err < 0 ? err : -FUL_ESTATE;
+	b.disk_blocks = m.mr[1];
+	b.n = n;
+	for (b.hmask = 1; b.hmask < n; b.hmask <<= 1)
+		;
+	b.hmask--;
+	b.l = calloc(n, sizeof *b.l);
+	b.hash = malloc((b.hmask + 1) * sizeof *b.hash);
+	if (!b.l || !b.hash)
+		return -FUL_ENOMEM;
+	for (unsigned h = 0; h <= b.hmask; h++)
+		b.hash[h] = B_NONE;
+	for (unsigned i = 0; i < n; i++)
+		b.l[i] = (struct line){.prev = (int)i - 1,
+				       .next = i + 1 < n ? (int)i + 1 : B_NONE,
+				       .hnext = B_NONE};
+	b.mru = 0;
+	b.lru = (int)n - 1;
+	if ((err = ful_map(FUL_CHILD_SLOT_VS, FUL_CACHE_SLOT_LINES, B_LINES_VA,
+			   FUL_R_READ | FUL_R_WRITE)) < 0)
+		return err;
+	return ful_map(FUL_CHILD_SLOT_VS, FUL_CACHE_SLOT_WIN, B_WIN_VA,
+		       FUL_R_READ | FUL_R_WRITE);
+}
+
+int main(void)
+{
+	long err = b_setup((unsigned)ful_arg0);
+	struct ful_msg m = {.info = FUL_MSG(FUL_CACHE_READY, 0),
+			    .mr = {(unsigned long)err}};
+	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
+	if (err) {
+		printf("cache: not serving (%ld)\n", err);
+		return 1;
+	}
+	printf("cache: %u lines of 4 KiB over %lu disk blocks\n", b.n,
+	       b.disk_blocks);
+	if (ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
+		return 1;
+	for (;;) {
+		b_handle(&m);
+		if (ful_reply_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0 &&
+		    ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
+			return 1;
+	}
+}
