@@ -262,6 +262,11 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 	@echo "  HOSTCC  $@"
 	$(Q)$(HOSTCC) $(HCFLAGS) $(HOST_CPPFLAGS) -o $@ $< $(HOST_LIB)
 
+# F's ext2 code (user/servers/fs) on mke2fs images, checked by e2fsck.
+EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
+$(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
+
 $(BUILD)/host/test_fdt: $(HOST_DTBS)
 $(BUILD)/host/test_fdt: HOST_CPPFLAGS += -DFDT_DIR='"$(abspath $(HOST_DTB_DIR))"'
 

@@ -22,6 +22,7 @@ CMD_PKGS=(
     "make:make"
     "gcc:gcc"
     "spin:spin"
+    "mke2fs:e2fsprogs"
 )
 # QEMU by package too: the binary's name belongs to tools/qemu.py.
 DPKG_PKGS=(

@@ -1,0 +1,297 @@
+/*
+ * Host tests of the ext2 code of F (user/servers/fs/ext2*.c) on real
+ * images: made by mke2fs (-t ext2 -b 4096, populated with -d), read back
+ * byte for byte; written by Fulcrum's code, then checked clean by
+ * `e2fsck -fn` and read back by `debugfs -R cat`. Images live in
+ * build/host/ext2/ and are never committed.
+ */
+#define _GNU_SOURCE
+#define HTEST_MAIN
+#include "host_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../user/servers/fs/ext2.h"
+
+#define DIR_ "build/host/ext2"
+#define PATHS "PATH=$PATH:/usr/sbin:/sbin "
+#define BIG_SIZE (4u * 1024 * 1024 + 300 * 1024) /* past double indirect */
+
+static int img_fd = -1;
+
+static int dev_read(void *ctx, uint32_t blk, void *buf)
+{
+	(void)ctx;
+	return pread(img_fd, buf, EXT2_BLOCK, (off_t)blk * EXT2_BLOCK) ==
+			       EXT2_BLOCK
+		       ? 0
+		       : -EIO;
+}
+
+static int dev_write(void *ctx, uint32_t blk, const void *buf)
+{
+	(void)ctx;
+	return pwrite(img_fd, buf, EXT2_BLOCK, (off_t)blk * EXT2_BLOCK) ==
+			       EXT2_BLOCK
+		       ? 0
+		       : -EIO;
+}
+
+static uint32_t dev_now(void *ctx)
+{
+	(void)ctx;
+	return 1764000000u;
+}
+
+static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL};
+static struct ext2_fs fs;
+
+/** Deterministic contents: byte i of file @seed. */
+static uint8_t pat(unsigned seed, size_t i)
+{
+	return (uint8_t)(i * 31 + seed * 7 + (i >> 12));
+}
+
+static void fill(uint8_t *b, size_t n, unsigned seed, size_t from)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = pat(seed, from + i);
+}
+
+static int sh(const char *cmd)
+{
+	char full[1024];
+	snprintf(full, sizeof full, PATHS "%s", cmd);
+	return system(full);
+}
+
+static void write_host_file(const char *path, size_t n, unsigned seed)
+{
+	uint8_t *b = malloc(n ? n : 1);
+	fill(b, n, seed, 0);
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, n, f);
+	fclose(f);
+	free(b);
+}
+
+/** A fresh image of @mb MiB at @img, populated from a small tree. */
+static int make_image(const char *img, unsigned mb)
+{
+	char cmd[512];
+	sh("rm -rf " DIR_ "/tree && mkdir -p " DIR_ "/tree/sub/deep");
+	write_host_file(DIR_ "/tree/small.txt", 100, 1);
+	write_host_file(DIR_ "/tree/empty", 0, 2);
+	write_host_file(DIR_ "/tree/sub/indirect.bin", 60 * 1024, 3);
+	write_host_file(DIR_ "/tree/sub/deep/big.bin", BIG_SIZE, 4);
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s && mke2fs -q -F -t ext2 -b 4096 -d " DIR_
+		 "/tree %s %uM >/dev/null 2>&1",
+		 img, img, mb);
+	return sh(cmd);
+}
+
+static int open_image(const char *img)
+{
+	if (img_fd >= 0)
+		close(img_fd);
+	img_fd = open(img, O_RDWR);
+	return img_fd >= 0 ? ext2_mount(&fs, &dev) : -EIO;
+}
+
+/** e2fsck -fn's exit status on @img (0: clean). */
+static int fsck(const char *img)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "e2fsck -fn %s > " DIR_ "/fsck.log 2>&1", img);
+	int r = sh(cmd);
+	if (r)
+		sh("cat " DIR_ "/fsck.log >&2");
+	return r;
+}
+
+/** Does file @path of @ino hold @n bytes of pattern @seed? */
+static bool file_is(uint32_t ino, size_t n, unsigned seed)
+{
+	uint8_t *b = malloc(n + 1);
+	long r = ext2_read(&fs, ino, 0, b, n + 1);
+	bool ok = r == (long)n;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = b[i] == pat(seed, i);
+	free(b);
+	return ok;
+}
+
+HTEST(mount_reads_mke2fs_tree)
+{
+	CHECK_EQ(sh("mkdir -p " DIR_), 0);
+	CHECK_EQ(make_image(DIR_ "/read.img", 64), 0);
+	CHECK_EQ(open_image(DIR_ "/read.img"), 0);
+	uint32_t ino;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &ino), 0);
+	CHECK(file_is(ino, 100, 1));
+	CHECK_EQ(ext2_namei(&fs, "empty", &ino), 0);
+	CHECK(file_is(ino, 0, 2));
+	CHECK_EQ(ext2_namei(&fs, "/sub/indirect.bin", &ino), 0);
+	CHECK(file_is(ino, 60 * 1024, 3));
+	CHECK_EQ(ext2_namei(&fs, "/sub//deep/big.bin", &ino), 0);
+	CHECK(file_is(ino, BIG_SIZE, 4));
+	CHECK_EQ(ext2_namei(&fs, "/nothere", &ino), -ENOENT);
+	CHECK_EQ(ext2_namei(&fs, "/small.txt/x", &ino), -ENOTDIR);
+}
+
+static int count_fn(void *arg, const char *name, size_t len, uint32_t ino,
+		    unsigned type)
+{
+	(void)name, (void)len, (void)ino, (void)type;
+	++*(int *)arg;
+	return 0;
+}
+
+HTEST(write_tree_fsck_clean)
+{
+	const char *img = DIR_ "/write.img";
+	CHECK_EQ(make_image(img, 64), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t root = EXT2_ROOT_INO, d, f, g, big, sub;
+	CHECK_EQ(ext2_mkdir(&fs, root, "made", 4, 0755, &d), 0);
+	CHECK_EQ(ext2_create(&fs, d, "a.txt", 5, 0644, &f), 0);
+	size_t n = BIG_SIZE + 12345;
+	uint8_t *b = malloc(n);
+	fill(b, n, 9, 0);
+	CHECK_EQ(ext2_write(&fs, f, 0, b, 5000), 5000);
+	CHECK_EQ(ext2_write(&fs, f, 5000, b + 5000, 3000), 3000); /* append */
+	CHECK_EQ(ext2_create(&fs, d, "big", 3, 0644, &big), 0);
+	CHECK_EQ(ext2_write(&fs, big, 0, b, n), (long)n);
+	CHECK(file_is(big, n, 9));
+	CHECK_EQ(ext2_truncate(&fs, big, 70000), 0); /* back into indirect */
+	CHECK(file_is(big, 70000, 9));
+	CHECK_EQ(ext2_create(&fs, d, "gone", 4, 0644, &g), 0);
+	CHECK_EQ(ext2_write(&fs, g, 0, b, 100000), 100000);
+	CHECK_EQ(ext2_unlink(&fs, d, "gone", 4), 0);
+	CHECK_EQ(ext2_mkdir(&fs, d, "sub", 3, 0755, &sub), 0);
+	CHECK_EQ(ext2_rename(&fs, d, "a.txt", 5, sub, "b.txt", 5), 0);
+	CHECK_EQ(ext2_rename(&fs, d, "sub", 3, d, "moved", 5), 0);
+	/* a directory with contents to another parent: its ".." follows */
+	CHECK_EQ(ext2_rename(&fs, root, "sub", 3, d, "sub2", 4), 0);
+	CHECK_EQ(ext2_namei(&fs, "/made/sub2/deep/big.bin", &g), 0);
+	CHECK(file_is(g, BIG_SIZE, 4));
+	CHECK_EQ(ext2_lookup(&fs, sub, "..", 2, &g), 0);
+	CHECK_EQ(g, d);
+	CHECK_EQ(ext2_mkdir(&fs, d, "empty", 5, 0755, &g), 0);
+	CHECK_EQ(ext2_rmdir(&fs, d, "empty", 5), 0);
+	/* a file replaced by a rename */
+	CHECK_EQ(ext2_create(&fs, d, "old", 3, 0644, &g), 0);
+	CHECK_EQ(ext2_write(&fs, g, 0, b, 50000), 50000);
+	CHECK_EQ(ext2_create(&fs, d, "new", 3, 0644, &g), 0);
+	CHECK_EQ(ext2_rename(&fs, d, "new", 3, d, "old", 3), 0);
+	for (int i = 0; i < 300; i++) { /* directory grows past a block */
+		char name[32];
+		int len = snprintf(name, sizeof name, "file-with-a-long-name-%03d", i);
+		CHECK_EQ(ext2_create(&fs, d, name, (size_t)len, 0644, &g), 0);
+		if (i % 3 == 0)
+			CHECK_EQ(ext2_unlink(&fs, d, name, (size_t)len), 0);
+	}
+	int count = 0;
+	uint64_t pos = 0;
+	CHECK_EQ(ext2_readdir(&fs, d, &pos, count_fn, &count), 0);
+	CHECK_EQ(count, 2 + 4 + 200); /* . .. big moved sub2 old, the files */
+	CHECK_EQ(ext2_sync(&fs), 0);
+	close(img_fd), img_fd = -1;
+	CHECK_EQ(fsck(img), 0);
+	/* the host reads what Fulcrum wrote, byte for byte */
+	CHECK_EQ(sh("debugfs -R 'cat /made/moved/b.txt' " DIR_ "/write.img > "
+		    DIR_ "/b.out 2>/dev/null"), 0);
+	FILE *o = fopen(DIR_ "/b.out", "rb");
+	CHECK(o != NULL);
+	uint8_t got[8001];
+	size_t r = o ? fread(got, 1, sizeof got, o) : 0;
+	if (o)
+		fclose(o);
+	CHECK_EQ(r, 8000u);
+	CHECK(!memcmp(got, b, 8000));
+	free(b);
+}
+
+HTEST(errors_change_nothing)
+{
+	const char *img = DIR_ "/err.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t ino, sub;
+	char longname[300];
+	memset(longname, 'x', sizeof longname);
+	CHECK_EQ(ext2_create(&fs, 2, "small.txt", 9, 0644, &ino), -EEXIST);
+	CHECK_EQ(ext2_create(&fs, 2, longname, 256, 0644, &ino), -ENAMETOOLONG);
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &ino), 0);
+	CHECK_EQ(ext2_create(&fs, ino, "x", 1, 0644, &sub), -ENOTDIR);
+	CHECK_EQ(ext2_unlink(&fs, 2, "sub", 3), -EISDIR);
+	CHECK_EQ(ext2_rmdir(&fs, 2, "sub", 3), -ENOTEMPTY);
+	CHECK_EQ(ext2_rmdir(&fs, 2, "small.txt", 9), -ENOTDIR);
+	CHECK_EQ(ext2_unlink(&fs, 2, "nothere", 7), -ENOENT);
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(ext2_rename(&fs, 2, "sub", 3, sub, "in", 2), -EINVAL);
+	CHECK_EQ(ext2_write(&fs, sub, 0, "x", 1), -EISDIR);
+	CHECK_EQ(ext2_sync(&fs), 0);
+	close(img_fd), img_fd = -1;
+	CHECK_EQ(fsck(img), 0);
+}
+
+HTEST(full_disk_enospc_stays_clean)
+{
+	const char *img = DIR_ "/full.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint8_t *b = calloc(1, 1 << 20);
+	uint32_t ino;
+	long r = 0;
+	int files = 0;
+	for (; files < 64 && r >= 0; files++) {
+		char name[16];
+		int len = snprintf(name, sizeof name, "fill%d", files);
+		if (ext2_create(&fs, 2, name, (size_t)len, 0644, &ino))
+			break;
+		for (int k = 0; k < 8 && r >= 0; k++)
+			r = ext2_write(&fs, ino, (uint64_t)k << 20, b, 1 << 20);
+	}
+	CHECK(r == -ENOSPC || r >= 0);
+	CHECK_EQ(fs.free_blocks, 0u);
+	CHECK_EQ(ext2_sync(&fs), 0);
+	free(b);
+	close(img_fd), img_fd = -1;
+	CHECK_EQ(fsck(img), 0);
+}
+
+HTEST(corrupt_superblock_refused)
+{
+	const char *img = DIR_ "/bad.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	int fd = open(img, O_RDWR);
+	uint8_t z[2] = {0, 0};
+	CHECK_EQ(pwrite(fd, z, 2, 1024 + 56), 2); /* the magic */
+	close(fd);
+	CHECK_EQ(open_image(img), -EINVAL);
+	CHECK(strstr(fs.why, "magic") != NULL);
+	CHECK_EQ(make_image(img, 8), 0);
+	fd = open(img, O_RDWR);
+	uint8_t big[4] = {0xff, 0xff, 0xff, 0x7f};
+	CHECK_EQ(pwrite(fd, big, 4, 4096 + 8), 4); /* group 0's inode table */
+	close(fd);
+	CHECK_EQ(open_image(img), -EIO);
+}
+
+/* The e2fsck check can fail: a group's free count one off is caught. */
+HTEST(fsck_catches_a_wrong_count)
+{
+	const char *img = DIR_ "/wrong.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	fs.group[0].free_blocks--;
+	fs.free_blocks--;
+	CHECK_EQ(ext2_sync(&fs), 0);
+	close(img_fd), img_fd = -1;
+	CHECK(sh("e2fsck -fn " DIR_ "/wrong.img > /dev/null 2>&1") != 0);
+}

@@ -1,0 +1,553 @@
+/*
+ * ext2: superblock and group descriptors, inodes, the block and inode
+ * bitmaps, the block map (direct, indirect, double indirect) and file
+ * data. Directories are in ext2_dir.c. Layout facts: the superblock is
+ * the 1,024 bytes at byte 1,024 (in block 0 with 4 KiB blocks), the
+ * group descriptors (32 bytes each) fill the blocks after it, bit i of
+ * group g's block bitmap is block first_data_block + g * blocks_per_group
+ * + i, bit i of its inode bitmap is inode g * inodes_per_group + i + 1.
+ */
+#include "ext2_int.h"
+
+#define GD_SIZE 32u
+
+int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
+{
+	if (blk >= fs->blocks && fs->blocks) {
+		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
+		return -EIO;
+	}
+	return fs->dev.read(fs->dev.ctx, blk, buf);
+}
+
+int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
+{
+	if (blk >= fs->blocks || blk == 0)
+		return -EIO;
+	return fs->dev.write(fs->dev.ctx, blk, buf);
+}
+
+/** Check the superblock fields Fulcrum depends on. */
+static int sb_check(struct ext2_fs *fs)
+{
+	const uint8_t *s = fs->sb;
+	if (le16(s + 56) != EXT2_MAGIC)
+		return snprintf(fs->why, sizeof fs->why, "no ext2 magic"),
+		       -EINVAL;
+	if (le32(s + 76) != 1 || le32(s + 24) != 2)
+		return snprintf(fs->why, sizeof fs->why,
+				"not revision 1 with 4 KiB blocks"),
+		       -EINVAL;
+	if (fs->incompat & ~EXT2_INCOMPAT_FILETYPE)
+		return snprintf(fs->why, sizeof fs->why,
+				"unknown incompatible features %#x",
+				fs->incompat),
+		       -EINVAL;
+	if (!fs->blocks_per_group || fs->blocks_per_group > 8 * EXT2_BLOCK ||
+	    !fs->inodes_per_group || fs->inodes_per_group > 8 * EXT2_BLOCK ||
+	    fs->inode_size < 128 || fs->inode_size > EXT2_BLOCK ||
+	    (fs->inode_size & (fs->inode_size - 1)) || fs->first_ino < 11 ||
+	    fs->groups == 0 || fs->groups > EXT2_MAX_GROUPS ||
+	    fs->inodes != fs->groups * fs->inodes_per_group)
+		return snprintf(fs->why, sizeof fs->why,
+				"inconsistent superblock"),
+		       -EIO;
+	return 0;
+}
+
+/** Read the group descriptors; check each against the disk's size. */
+static int gd_read(struct ext2_fs *fs)
+{
+	uint32_t per = EXT2_BLOCK / GD_SIZE;
+	for (uint32_t g = 0; g < fs->groups; g++) {
+		if (g % per == 0) {
+			int err = ext2_bread(fs, fs->first_data_block + 1 + g / per,
+					     fs->buf);
+			if (err)
+				return err;
+		}
+		const uint8_t *d = fs->buf + (g % per) * GD_SIZE;
+		struct ext2_group *gr = &fs->group[g];
+		gr->block_bitmap = le32(d), gr->inode_bitmap = le32(d + 4);
+		gr->inode_table = le32(d + 8), gr->free_blocks = le16(d + 12);
+		gr->free_inodes = le16(d + 14), gr->used_dirs = le16(d + 16);
+		uint32_t itb = fs->inodes_per_group * fs->inode_size / EXT2_BLOCK;
+		if (gr->block_bitmap >= fs->blocks ||
+		    gr->inode_bitmap >= fs->blocks ||
+		    gr->inode_table + itb > fs->blocks)
+			return snprintf(fs->why, sizeof fs->why,
+					"group %u descriptor out of range", g),
+			       -EIO;
+	}
+	return 0;
+}
+
+int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
+{
+	memset(fs, 0, sizeof *fs);
+	fs->dev = *dev;
+	int err = ext2_bread(fs, 0, fs->buf);
+	if (err)
+		return err;
+	memcpy(fs->sb, fs->buf + 1024, sizeof fs->sb);
+	const uint8_t *s = fs->sb;
+	fs->inodes = le32(s), fs->blocks = le32(s + 4);
+	fs->free_blocks = le32(s + 12), fs->free_inodes = le32(s + 16);
+	fs->first_data_block = le32(s + 20);
+	fs->blocks_per_group = le32(s + 32), fs->inodes_per_group = le32(s + 40);
+	fs->first_ino = le32(s + 84), fs->inode_size = le16(s + 88);
+	fs->incompat = le32(s + 96), fs->ro_compat = le32(s + 100);
+	fs->groups = fs->blocks_per_group
+			     ? (fs->blocks - fs->first_data_block +
+				fs->blocks_per_group - 1) / fs->blocks_per_group
+			     : 0;
+	if ((err = sb_check(fs)))
+		return err;
+	fs->gdt_blocks = (fs->groups * GD_SIZE + EXT2_BLOCK - 1) / EXT2_BLOCK;
+	return gd_read(fs);
+}
+
+int ext2_sync(struct ext2_fs *fs)
+{
+	uint32_t per = EXT2_BLOCK / GD_SIZE;
+	for (uint32_t b = 0; b < fs->gdt_blocks; b++) {
+		uint32_t blk = fs->first_data_block + 1 + b;
+		int err = ext2_bread(fs, blk, fs->buf);
+		for (uint32_t g = b * per; !err && g < fs->groups &&
+					   g < (b + 1) * per; g++) {
+			uint8_t *d = fs->buf + (g % per) * GD_SIZE;
+			put16(d + 12, fs->group[g].free_blocks);
+			put16(d + 14, fs->group[g].free_inodes);
+			put16(d + 16, fs->group[g].used_dirs);
+		}
+		if (err || (err = ext2_bwrite(fs, blk, fs->buf)))
+			return err;
+	}
+	put32(fs->sb + 12, fs->free_blocks);
+	put32(fs->sb + 16, fs->free_inodes);
+	put32(fs->sb + 48, ext2_now(fs)); /* s_wtime */
+	int err = fs->dev.read(fs->dev.ctx, 0, fs->buf);
+	if (err)
+		return err;
+	memcpy(fs->buf + 1024, fs->sb, sizeof fs->sb);
+	return fs->dev.write(fs->dev.ctx, 0, fs->buf);
+}
+
+/* ---- inodes ---- */
+
+/** Block and offset of inode @ino, or -EIO if out of range. */
+static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
+{
+	if (ino == 0 || ino > fs->inodes)
+		return snprintf(fs->why, sizeof fs->why, "inode %u", ino), -EIO;
+	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
+	uint64_t byte = (uint64_t)(i % fs->inodes_per_group) * fs->inode_size;
+	*off = (uint32_t)(byte % EXT2_BLOCK);
+	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
+}
+
+int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
+{
+	uint32_t off;
+	long blk = inode_pos(fs, ino, &off);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	const uint8_t *p = fs->buf + off;
+	in->mode = le16(p), in->uid = le16(p + 2), in->size = le32(p + 4);
+	in->atime = le32(p + 8), in->ctime = le32(p + 12);
+	in->mtime = le32(p + 16), in->dtime = le32(p + 20);
+	in->gid = le16(p + 24), in->links = le16(p + 26);
+	in->blocks = le32(p + 28), in->flags = le32(p + 32);
+	for (int i = 0; i < 15; i++)
+		in->block[i] = le32(p + 40 + 4 * i);
+	in->size_high = le32(p + 108);
+	if ((in->mode & EXT2_S_IFMT) == EXT2_S_IFREG && in->size_high)
+		return snprintf(fs->why, sizeof fs->why,
+				"inode %u: file of 4 GiB or more", ino),
+		       -EIO;
+	return 0;
+}
+
+int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
+{
+	uint32_t off;
+	long blk = inode_pos(fs, ino, &off);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	uint8_t *p = fs->buf + off;
+	put16(p, in->mode), put16(p + 2, in->uid), put32(p + 4, in->size);
+	put32(p + 8, in->atime), put32(p + 12, in->ctime);
+	put32(p + 16, in->mtime), put32(p + 20, in->dtime);
+	put16(p + 24, in->gid), put16(p + 26, in->links);
+	put32(p + 28, in->blocks), put32(p + 32, in->flags);
+	for (int i = 0; i < 15; i++)
+		put32(p + 40 + 4 * i, in->block[i]);
+	put32(p + 108, in->size_high);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+}
+
+/* ---- bitmaps ---- */
+
+/** Find and set a clear bit in bitmap block @bm of @nbits, from @from;
+ *  its index or -ENOSPC. */
+static long bitmap_take(struct ext2_fs *fs, uint32_t bm, uint32_t nbits,
+			uint32_t from)
+{
+	int err = ext2_bread(fs, bm, fs->buf);
+	if (err)
+		return err;
+	for (uint32_t k = 0; k < nbits; k++) {
+		uint32_t i = (from + k) % nbits;
+		if (fs->buf[i / 8] & (1u << (i % 8)))
+			continue;
+		fs->buf[i / 8] |= (uint8_t)(1u << (i % 8));
+		err = ext2_bwrite(fs, bm, fs->buf);
+		return err ? err : (long)i;
+	}
+	return -ENOSPC;
+}
+
+/** Clear bit @i of bitmap block @bm; -EIO if it was clear already. */
+static int bitmap_clear(struct ext2_fs *fs, uint32_t bm, uint32_t i)
+{
+	int err = ext2_bread(fs, bm, fs->buf);
+	if (err)
+		return err;
+	if (!(fs->buf[i / 8] & (1u << (i % 8))))
+		return snprintf(fs->why, sizeof fs->why,
+				"freeing a free bit %u of block %u", i, bm),
+		       -EIO;
+	fs->buf[i / 8] &= (uint8_t) ~(1u << (i % 8));
+	return ext2_bwrite(fs, bm, fs->buf);
+}
+
+/** Bits that group @g's bitmap has (the last group may be short). */
+static uint32_t group_blocks(const struct ext2_fs *fs, uint32_t g)
+{
+	uint32_t start = fs->first_data_block + g * fs->blocks_per_group;
+	uint32_t left = fs->blocks - start;
+	return left < fs->blocks_per_group ? left : fs->blocks_per_group;
+}
+
+/** A new zeroed block, first looked for in group @g0: its number or
+ *  -ENOSPC. */
+static long balloc(struct ext2_fs *fs, uint32_t g0)
+{
+	for (uint32_t k = 0; k < fs->groups; k++) {
+		uint32_t g = (g0 + k) % fs->groups;
+		struct ext2_group *gr = &fs->group[g];
+		if (!gr->free_blocks)
+			continue;
+		long i = bitmap_take(fs, gr->block_bitmap, group_blocks(fs, g), 0);
+		if (i == -ENOSPC)
+			continue;
+		if (i < 0)
+			return i;
+		gr->free_blocks--, fs->free_blocks--;
+		uint32_t blk = fs->first_data_block + g * fs->blocks_per_group +
+			       (uint32_t)i;
+		int err = ext2_bwrite(fs, blk, fs->zero);
+		return err ? err : (long)blk;
+	}
+	return -ENOSPC;
+}
+
+static int bfree(struct ext2_fs *fs, uint32_t blk)
+{
+	if (blk < fs->first_data_block || blk >= fs->blocks)
+		return snprintf(fs->why, sizeof fs->why, "free block %u", blk),
+		       -EIO;
+	uint32_t i = blk - fs->first_data_block, g = i / fs->blocks_per_group;
+	int err = bitmap_clear(fs, fs->group[g].block_bitmap,
+			       i % fs->blocks_per_group);
+	if (!err)
+		fs->group[g].free_blocks++, fs->free_blocks++;
+	return err;
+}
+
+long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir)
+{
+	uint32_t g0 = near ? (near - 1) / fs->inodes_per_group : 0;
+	for (uint32_t k = 0; k < fs->groups; k++) {
+		uint32_t g = (g0 + k) % fs->groups;
+		struct ext2_group *gr = &fs->group[g];
+		if (!gr->free_inodes)
+			continue;
+		/* the reserved inodes (below first_ino) stay reserved */
+		uint32_t from = g == 0 ? fs->first_ino - 1 : 0;
+		long i = bitmap_take(fs, gr->inode_bitmap, fs->inodes_per_group,
+				     from);
+		if (i == -ENOSPC)
+			continue;
+		if (i < 0)
+			return i;
+		if (g == 0 && (uint32_t)i < fs->first_ino - 1)
+			continue; /* wrapped into the reserved ones: full */
+		gr->free_inodes--, fs->free_inodes--;
+		if (dir)
+			gr->used_dirs++;
+		return (long)(g * fs->inodes_per_group + (uint32_t)i + 1);
+	}
+	return -ENOSPC;
+}
+
+int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
+{
+	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
+	int err = bitmap_clear(fs, fs->group[g].inode_bitmap,
+			       i % fs->inodes_per_group);
+	if (err)
+		return err;
+	fs->group[g].free_inodes++, fs->free_inodes++;
+	if (dir)
+		fs->group[g].used_dirs--;
+	return 0;
+}
+
+/* ---- the block map ---- */
+
+/** Entry @i of indirect block @blk, allocated if 0 and @alloc (the
+ *  indirect block rewritten, @in's sector count raised). */
+static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
+		    uint32_t i, bool alloc, uint32_t g)
+{
+	int err = ext2_bread(fs, blk, fs->buf);
+	if (err)
+		return err;
+	uint32_t v = le32(fs->buf + 4 * i);
+	if (v || !alloc)
+		return v;
+	long nb = balloc(fs, g);
+	if (nb < 0)
+		return nb;
+	in->blocks += EXT2_BLOCK / 512;
+	if ((err = ext2_bread(fs, blk, fs->buf)))
+		return err;
+	put32(fs->buf + 4 * i, (uint32_t)nb);
+	err = ext2_bwrite(fs, blk, fs->buf);
+	return err ? err : nb;
+}
+
+/** Slot @slot of @in's i_block, allocated if 0 and @alloc. */
+static long top_get(struct ext2_fs *fs, struct ext2_inode *in, unsigned slot,
+		    bool alloc, uint32_t g)
+{
+	if (in->block[slot] || !alloc)
+		return in->block[slot];
+	long nb = balloc(fs, g);
+	if (nb < 0)
+		return nb;
+	in->blocks += EXT2_BLOCK / 512;
+	in->block[slot] = (uint32_t)nb;
+	return nb;
+}
+
+long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+	       uint32_t fb, bool alloc)
+{
+	uint32_t g = (ino - 1) / fs->inodes_per_group;
+	if (fb < EXT2_NDIR)
+		return top_get(fs, in, fb, alloc, g);
+	fb -= EXT2_NDIR;
+	if (fb < EXT2_PER_BLOCK) {
+		long ind = top_get(fs, in, 12, alloc, g);
+		return ind <= 0 ? ind : ind_get(fs, in, (uint32_t)ind, fb, alloc, g);
+	}
+	fb -= EXT2_PER_BLOCK;
+	if (fb >= EXT2_PER_BLOCK * EXT2_PER_BLOCK)
+		return -EFBIG; /* triple indirect: past 4 GiB anyway */
+	long dind = top_get(fs, in, 13, alloc, g);
+	if (dind <= 0)
+		return dind;
+	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc, g);
+	return ind <= 0 ? ind
+			: ind_get(fs, in, (uint32_t)ind, fb % EXT2_PER_BLOCK,
+				  alloc, g);
+}
+
+/** Free the entries of indirect block @blk from @from on (@depth 1:
+ *  data blocks; 2: indirect blocks), then @blk itself if @from is 0.
+ *  Uses its own buffer: fs->buf is reused below. */
+static int ind_free(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
+		    uint32_t from, int depth)
+{
+	static uint8_t lvl[2][EXT2_BLOCK];
+	uint8_t *b = lvl[depth - 1];
+	int err = ext2_bread(fs, blk, b);
+	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
+	for (uint32_t i = from / per; !err && i < EXT2_PER_BLOCK; i++) {
+		uint32_t v = le32(b + 4 * i);
+		if (!v)
+			continue;
+		uint32_t sub = i == from / per ? from % per : 0;
+		if (depth == 1) {
+			err = bfree(fs, v);
+			if (!err)
+				in->blocks -= EXT2_BLOCK / 512;
+		} else {
+			/* frees (and counts) the child itself if sub is 0 */
+			err = ind_free(fs, in, v, sub, 1);
+		}
+		if (!err && (depth == 1 || sub == 0))
+			put32(b + 4 * i, 0);
+	}
+	if (err)
+		return err;
+	if (from == 0) {
+		in->blocks -= EXT2_BLOCK / 512;
+		return bfree(fs, blk);
+	}
+	return ext2_bwrite(fs, blk, b);
+}
+
+int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
+{
+	int err = 0;
+	for (uint32_t i = from; !err && i < EXT2_NDIR; i++) {
+		if (in->block[i]) {
+			err = bfree(fs, in->block[i]);
+			in->block[i] = 0, in->blocks -= EXT2_BLOCK / 512;
+		}
+	}
+	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
+	if (!err && in->block[12] && f1 < EXT2_PER_BLOCK) {
+		err = ind_free(fs, in, in->block[12], f1, 1);
+		if (!err && f1 == 0)
+			in->block[12] = 0;
+	}
+	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
+			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
+			      : 0;
+	if (!err && in->block[13]) {
+		err = ind_free(fs, in, in->block[13], f2, 2);
+		if (!err && f2 == 0)
+			in->block[13] = 0;
+	}
+	return err;
+}
+
+/* ---- file data ---- */
+
+int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	*st = (struct ext2_stat){.ino = ino, .mode = in.mode, .links = in.links,
+				 .size = in.size, .atime = in.atime,
+				 .mtime = in.mtime, .ctime = in.ctime,
+				 .blocks = in.blocks};
+	return 0;
+}
+
+long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
+	       size_t len)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if (off >= in.size)
+		return 0;
+	if (len > in.size - off)
+		len = (size_t)(in.size - off);
+	size_t done = 0;
+	while (done < len) {
+		uint64_t pos = off + done;
+		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
+		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
+							     : len - done;
+		long blk = ext2_bmap(fs, ino, &in, (uint32_t)(pos / EXT2_BLOCK),
+				     false);
+		if (blk < 0)
+			return blk;
+		if (blk == 0)
+			memset((uint8_t *)buf + done, 0, n); /* a hole */
+		else if ((err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+			return err;
+		else
+			memcpy((uint8_t *)buf + done, fs->buf + in_blk, n);
+		done += n;
+	}
+	return (long)done;
+}
+
+/** Write one block's part @n bytes at @in_blk of file block @fb. */
+static int write_part(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		      uint32_t fb, uint32_t in_blk, const uint8_t *src,
+		      size_t n)
+{
+	long blk = ext2_bmap(fs, ino, in, fb, true);
+	if (blk < 0)
+		return (int)blk;
+	int err = 0;
+	if (n < EXT2_BLOCK)
+		err = ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	memcpy(fs->buf + in_blk, src, n);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+}
+
+long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
+		const void *buf, size_t len)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if (ext2_is_dir(&in))
+		return -EISDIR;
+	if (off + len > 0xffffffffull)
+		return -EFBIG;
+	size_t done = 0;
+	while (done < len && !err) {
+		uint64_t pos = off + done;
+		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
+		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
+							     : len - done;
+		err = write_part(fs, ino, &in, (uint32_t)(pos / EXT2_BLOCK),
+				 in_blk, (const uint8_t *)buf + done, n);
+		if (!err)
+			done += n;
+	}
+	if (off + done > in.size)
+		in.size = (uint32_t)(off + done);
+	in.mtime = in.ctime = ext2_now(fs);
+	int err2 = ext2_iput(fs, ino, &in);
+	if (done == 0 && (err || err2))
+		return err ? err : err2;
+	return err2 ? err2 : (long)done;
+}
+
+int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if (ext2_is_dir(&in))
+		return -EISDIR;
+	if (size > 0xffffffffull)
+		return -EFBIG;
+	if (size < in.size) {
+		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
+		if ((err = ext2_free_from(fs, &in, keep)))
+			return err;
+		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
+		long blk = tail ? ext2_bmap(fs, ino, &in, keep - 1, false) : 0;
+		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf))) {
+			/* bytes past the end read as zeros if it grows again */
+			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
+			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+		}
+		if (err)
+			return err;
+	}
+	in.size = (uint32_t)size;
+	in.mtime = in.ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, &in);
+}

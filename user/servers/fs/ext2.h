@@ -1,0 +1,119 @@
+/*
+ * ext2 (revision 1, 4 KiB blocks) on a block device given as two
+ * callbacks: the on-disk format of F, the file server (paper 002's file
+ * management server), kept free of any OS so that it also builds for the
+ * host, where tests run it on images made by mke2fs and check what it
+ * wrote with e2fsck and debugfs.
+ *
+ * Errors are negative <errno.h> values of the C library it is built
+ * with (picolibc in the server, glibc on the host): ENOENT, EEXIST,
+ * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO.
+ * Not thread-safe: the file server serialises calls.
+ */
+#ifndef FS_EXT2_H
+#define FS_EXT2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EXT2_BLOCK 4096u
+#define EXT2_ROOT_INO 2u
+#define EXT2_NAME_MAX 255u
+#define EXT2_NDIR 12u                    /* direct blocks in an inode */
+#define EXT2_PER_BLOCK (EXT2_BLOCK / 4u) /* block numbers in a block */
+#define EXT2_MAX_GROUPS 64u              /* 2 GiB of 4 KiB blocks */
+
+/* i_mode's file types */
+#define EXT2_S_IFMT 0xF000u
+#define EXT2_S_IFREG 0x8000u
+#define EXT2_S_IFDIR 0x4000u
+
+struct ext2_dev {
+	/* One EXT2_BLOCK-byte block: 0 or a negative errno (EIO). */
+	int (*read)(void *ctx, uint32_t block, void *buf);
+	int (*write)(void *ctx, uint32_t block, const void *buf);
+	uint32_t (*now)(void *ctx); /* seconds since 1970, for the times */
+	void *ctx;
+};
+
+/* An inode as the file system keeps it (the on-disk fields it uses). */
+struct ext2_inode {
+	uint16_t mode, uid, gid, links;
+	uint32_t size, atime, ctime, mtime, dtime, blocks, flags;
+	uint32_t block[15];
+	uint32_t size_high; /* regular files: size bits 32..63 (must be 0) */
+};
+
+struct ext2_group {
+	uint32_t block_bitmap, inode_bitmap, inode_table;
+	uint16_t free_blocks, free_inodes, used_dirs;
+};
+
+struct ext2_fs {
+	struct ext2_dev dev;
+	uint32_t blocks, inodes, free_blocks, free_inodes;
+	uint32_t first_data_block, blocks_per_group, inodes_per_group;
+	uint32_t first_ino, inode_size, groups, gdt_blocks;
+	uint32_t incompat, ro_compat;
+	struct ext2_group group[EXT2_MAX_GROUPS];
+	uint8_t sb[1024];           /* the primary superblock as read */
+	uint8_t buf[EXT2_BLOCK];    /* scratch for metadata blocks */
+	uint8_t zero[EXT2_BLOCK];   /* a block of zeros (new blocks) */
+	char why[96];               /* the reason of the last EIO/EINVAL */
+};
+
+struct ext2_stat {
+	uint32_t ino, mode, links, size, atime, mtime, ctime, blocks;
+};
+
+/** Read and check the superblock and group descriptors of @dev. 0, or
+ *  -EINVAL (not ext2 rev 1 with 4 KiB blocks, or unknown incompatible
+ *  features) / -EIO (inconsistent numbers, unreadable), reason in
+ *  fs->why. */
+int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev);
+/** Write the superblock's and group descriptors' counts back. */
+int ext2_sync(struct ext2_fs *fs);
+
+/** Follow absolute @path ('/'-separated; empty components ignored) to
+ *  its inode number in *@ino. */
+int ext2_namei(struct ext2_fs *fs, const char *path, uint32_t *ino);
+/** The inode of @name (@len bytes) in directory @dir. */
+int ext2_lookup(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len, uint32_t *ino);
+int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st);
+
+/** Read up to @len bytes at @off of file @ino: bytes read (0 at end). */
+long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
+	       size_t len);
+/** Write @len bytes at @off (extending the file, holes read as zeros):
+ *  bytes written, or -ENOSPC / -EFBIG before anything was written. */
+long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
+		const void *buf, size_t len);
+/** Set the size of regular file @ino, freeing the blocks past it. */
+int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size);
+
+/** Directory entries of @dir from *@pos (0 at first; updated): calls
+ *  @fn for each until it returns non-zero. 0 at the end, or fn's value. */
+int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,
+		 int (*fn)(void *arg, const char *name, size_t len,
+			   uint32_t ino, unsigned type),
+		 void *arg);
+
+/** New regular file / directory @name in @dir: its inode in *@ino. */
+int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len, uint32_t mode, uint32_t *ino);
+int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
+	       size_t len, uint32_t mode, uint32_t *ino);
+/** Remove file @name from @dir (-EISDIR for a directory). */
+int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len);
+/** Remove empty directory @name from @dir (-ENOTEMPTY, -ENOTDIR). */
+int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
+	       size_t len);
+/** Move @from_dir/@from to @to_dir/@to, replacing a file there. */
+int ext2_rename(struct ext2_fs *fs, uint32_t from_dir, const char *from,
+		size_t from_len, uint32_t to_dir, const char *to,
+		size_t to_len);
+
+#endif

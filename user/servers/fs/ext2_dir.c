@@ -1,0 +1,518 @@
+/*
+ * ext2 directories: linear lists of entries (inode u32, rec_len u16,
+ * name_len u8, file_type u8, name), each block's entries covering it
+ * exactly. A removed entry is merged into the one before it, or zeroed
+ * (inode 0) if it is a block's first. A hashed directory (INDEX_FL, made
+ * by e2fsck -D or the Linux driver) reads as a linear one; it loses the
+ * flag when Fulcrum changes it, which e2fsck accepts.
+ */
+#include "ext2_int.h"
+
+#define DE_HEAD 8u
+
+static inline uint32_t de_size(uint32_t name_len)
+{
+	return (DE_HEAD + name_len + 3) & ~3u;
+}
+
+/** Walk the entries of directory @dir (inode @in): @fn(arg, block's
+ *  buffer, entry offset, file block) for each until it returns non-zero
+ *  (returned). The buffer is fs->buf, reread for every block. */
+static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
+		    int (*fn)(void *arg, struct ext2_fs *fs, uint8_t *blk,
+			      uint32_t off, uint32_t fb),
+		    void *arg)
+{
+	uint32_t nblk = in->size / EXT2_BLOCK;
+	for (uint32_t fb = 0; fb < nblk; fb++) {
+		long b = ext2_bmap(fs, dir, in, fb, false);
+		int err = b <= 0 ? (b < 0 ? (int)b : -EIO)
+				 : ext2_bread(fs, (uint32_t)b, fs->buf);
+		if (err)
+			return err;
+		for (uint32_t off = 0; off < EXT2_BLOCK;) {
+			uint32_t rec = le16(fs->buf + off + 4);
+			if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
+			    de_size(fs->buf[off + 6]) > rec) {
+				snprintf(fs->why, sizeof fs->why,
+					 "directory %u: bad entry at %u", dir,
+					 fb * EXT2_BLOCK + off);
+				return -EIO;
+			}
+			int r = fn(arg, fs, fs->buf, off, fb);
+			if (r)
+				return r;
+			off += rec;
+		}
+	}
+	return 0;
+}
+
+/* lookup */
+struct find {
+	const char *name;
+	size_t len;
+	uint32_t ino, fb, off, prev; /* prev: the entry before, or ~0 */
+	uint32_t last;               /* offset of the last entry seen */
+	uint32_t last_fb;
+};
+
+static int find_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
+		   uint32_t fb)
+{
+	(void)fs;
+	struct find *f = arg;
+	if (fb != f->last_fb || off == 0)
+		f->last = ~0u;
+	f->last_fb = fb;
+	uint32_t ino = le32(b + off);
+	if (ino && b[off + 6] == f->len && !memcmp(b + off + DE_HEAD, f->name, f->len)) {
+		f->ino = ino, f->fb = fb, f->off = off, f->prev = f->last;
+		return 1;
+	}
+	f->last = off;
+	return 0;
+}
+
+/** Find @name in directory @dir (inode @in read): 1 and *@f filled, 0
+ *  if absent, or an error. */
+static int dir_find(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
+		    const char *name, size_t len, struct find *f)
+{
+	*f = (struct find){.name = name, .len = len, .last = ~0u};
+	return dir_walk(fs, dir, in, find_fn, f);
+}
+
+/** @dir's inode, checked to be a directory, into *@in. */
+static int dir_get(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in)
+{
+	int err = ext2_iget(fs, dir, in);
+	if (!err && !ext2_is_dir(in))
+		err = -ENOTDIR;
+	return err;
+}
+
+static int name_ok(const char *name, size_t len)
+{
+	if (len == 0 || memchr(name, '/', len) ||
+	    (len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return -EINVAL;
+	return len > EXT2_NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+int ext2_lookup(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len, uint32_t *ino)
+{
+	struct ext2_inode in;
+	struct find f;
+	if (len > EXT2_NAME_MAX)
+		return -ENAMETOOLONG;
+	int r = dir_get(fs, dir, &in);
+	if (!r)
+		r = dir_find(fs, dir, &in, name, len, &f);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOENT;
+	*ino = f.ino;
+	return 0;
+}
+
+int ext2_namei(struct ext2_fs *fs, const char *path, uint32_t *ino)
+{
+	uint32_t cur = EXT2_ROOT_INO;
+	while (*path) {
+		while (*path == '/')
+			path++;
+		size_t len = strcspn(path, "/");
+		if (!len)
+			break;
+		int err = ext2_lookup(fs, cur, path, len, &cur);
+		if (err)
+			return err;
+		path += len;
+	}
+	*ino = cur;
+	return 0;
+}
+
+/* readdir */
+struct rd {
+	uint64_t *pos;
+	int (*fn)(void *, const char *, size_t, uint32_t, unsigned);
+	void *arg;
+};
+
+static int rd_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
+		 uint32_t fb)
+{
+	struct rd *r = arg;
+	uint64_t here = (uint64_t)fb * EXT2_BLOCK + off;
+	if (here < *r->pos)
+		return 0;
+	*r->pos = here + le16(b + off + 4);
+	uint32_t ino = le32(b + off);
+	if (!ino)
+		return 0;
+	unsigned type = fs->incompat & EXT2_INCOMPAT_FILETYPE ? b[off + 7] : 0;
+	return r->fn(r->arg, (const char *)b + off + DE_HEAD, b[off + 6], ino,
+		     type);
+}
+
+int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,
+		 int (*fn)(void *arg, const char *name, size_t len,
+			   uint32_t ino, unsigned type),
+		 void *arg)
+{
+	struct ext2_inode in;
+	int err = dir_get(fs, dir, &in);
+	if (err)
+		return err;
+	struct rd r = {pos, fn, arg};
+	return dir_walk(fs, dir, &in, rd_fn, &r);
+}
+
+/* adding an entry */
+struct slot {
+	uint32_t need, fb, off;
+	bool found;
+};
+
+static int slot_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
+		   uint32_t fb)
+{
+	(void)fs;
+	struct slot *s = arg;
+	uint32_t rec = le16(b + off + 4);
+	uint32_t used = le32(b + off) ? de_size(b[off + 6]) : 0;
+	if (rec - used < s->need)
+		return 0;
+	s->fb = fb, s->off = off, s->found = true;
+	return 1;
+}
+
+/** Write entry (@ino, @name, @type) into the block in fs->buf at @off,
+ *  splitting the entry there if it is in use; the block is @blk. */
+static int de_put(struct ext2_fs *fs, uint32_t blk, uint32_t off,
+		  uint32_t ino, const char *name, size_t len, unsigned type)
+{
+	uint8_t *b = fs->buf;
+	uint32_t rec = le16(b + off + 4);
+	if (le32(b + off)) { /* split: the old entry keeps what it needs */
+		uint32_t used = de_size(b[off + 6]);
+		put16(b + off + 4, (uint16_t)used);
+		off += used, rec -= used;
+	}
+	put32(b + off, ino);
+	put16(b + off + 4, (uint16_t)rec);
+	b[off + 6] = (uint8_t)len;
+	b[off + 7] = fs->incompat & EXT2_INCOMPAT_FILETYPE ? (uint8_t)type : 0;
+	memcpy(b + off + DE_HEAD, name, len);
+	return ext2_bwrite(fs, blk, b);
+}
+
+static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
+		   const char *name, size_t len, uint32_t ino, unsigned type)
+{
+	struct slot s = {.need = de_size((uint32_t)len)};
+	int err = dir_walk(fs, dir, din, slot_fn, &s);
+	if (err < 0)
+		return err;
+	long blk;
+	if (s.found) {
+		blk = ext2_bmap(fs, dir, din, s.fb, false);
+		if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+			return blk < 0 ? (int)blk : err ? err : -EIO;
+	} else { /* a new block, one empty entry covering it */
+		blk = ext2_bmap(fs, dir, din, din->size / EXT2_BLOCK, true);
+		if (blk < 0)
+			return (int)blk;
+		din->size += EXT2_BLOCK;
+		memset(fs->buf, 0, EXT2_BLOCK);
+		put16(fs->buf + 4, EXT2_BLOCK);
+		s.off = 0;
+	}
+	err = de_put(fs, (uint32_t)blk, s.off, ino, name, len, type);
+	din->flags &= ~EXT2_INDEX_FL;
+	din->mtime = din->ctime = ext2_now(fs);
+	int err2 = ext2_iput(fs, dir, din);
+	return err ? err : err2;
+}
+
+/** Remove found entry @f from @dir's block (merge or zero). */
+static int dir_del(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
+		   const struct find *f)
+{
+	long blk = ext2_bmap(fs, dir, din, f->fb, false);
+	int err = blk <= 0 ? (blk < 0 ? (int)blk : -EIO)
+			   : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	uint8_t *b = fs->buf;
+	if (f->prev != ~0u)
+		put16(b + f->prev + 4, (uint16_t)(le16(b + f->prev + 4) +
+						  le16(b + f->off + 4)));
+	else
+		put32(b + f->off, 0);
+	if ((err = ext2_bwrite(fs, (uint32_t)blk, b)))
+		return err;
+	din->flags &= ~EXT2_INDEX_FL;
+	din->mtime = din->ctime = ext2_now(fs);
+	return ext2_iput(fs, dir, din);
+}
+
+/** Checks common to create and mkdir: @dir a directory without @name. */
+static int new_name(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
+		    const char *name, size_t len)
+{
+	struct find f;
+	int err = name_ok(name, len);
+	if (!err)
+		err = dir_get(fs, dir, din);
+	if (!err)
+		err = dir_find(fs, dir, din, name, len, &f);
+	return err < 0 ? err : err ? -EEXIST : 0;
+}
+
+int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len, uint32_t mode, uint32_t *ino)
+{
+	struct ext2_inode din;
+	int err = new_name(fs, dir, &din, name, len);
+	if (err)
+		return err;
+	long n = ext2_ialloc(fs, dir, false);
+	if (n < 0)
+		return (int)n;
+	uint32_t t = ext2_now(fs);
+	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFREG | (mode & 07777)),
+				.links = 1, .atime = t, .ctime = t, .mtime = t};
+	if ((err = ext2_iput(fs, (uint32_t)n, &in)) ||
+	    (err = dir_add(fs, dir, &din, name, len, (uint32_t)n,
+			   EXT2_FT_REG))) {
+		ext2_ifree(fs, (uint32_t)n, false);
+		return err;
+	}
+	*ino = (uint32_t)n;
+	return 0;
+}
+
+/** The first block of new directory @ino: "." and "..". */
+static int dir_init(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		    uint32_t parent)
+{
+	long blk = ext2_bmap(fs, ino, in, 0, true);
+	if (blk < 0)
+		return (int)blk;
+	memset(fs->buf, 0, EXT2_BLOCK);
+	put16(fs->buf + 4, EXT2_BLOCK);
+	int err = de_put(fs, (uint32_t)blk, 0, ino, ".", 1, EXT2_FT_DIR);
+	if (!err)
+		err = de_put(fs, (uint32_t)blk, 0, parent, "..", 2, EXT2_FT_DIR);
+	in->size = EXT2_BLOCK;
+	return err;
+}
+
+int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
+	       size_t len, uint32_t mode, uint32_t *ino)
+{
+	struct ext2_inode din;
+	int err = new_name(fs, dir, &din, name, len);
+	if (err)
+		return err;
+	long n = ext2_ialloc(fs, dir, true);
+	if (n < 0)
+		return (int)n;
+	uint32_t t = ext2_now(fs);
+	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFDIR | (mode & 07777)),
+				.links = 2, .atime = t, .ctime = t, .mtime = t};
+	if ((err = dir_init(fs, (uint32_t)n, &in, dir)) ||
+	    (err = ext2_iput(fs, (uint32_t)n, &in))) {
+		ext2_free_from(fs, &in, 0);
+		ext2_ifree(fs, (uint32_t)n, true);
+		return err;
+	}
+	din.links++;
+	if ((err = dir_add(fs, dir, &din, name, len, (uint32_t)n, EXT2_FT_DIR)))
+		return err;
+	*ino = (uint32_t)n;
+	return 0;
+}
+
+/** Drop a link of @ino (@in read); free it with its blocks at zero. */
+static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		     unsigned drop)
+{
+	in->links = in->links > drop ? (uint16_t)(in->links - drop) : 0;
+	in->ctime = ext2_now(fs);
+	if (in->links)
+		return ext2_iput(fs, ino, in);
+	bool dir = ext2_is_dir(in);
+	int err = ext2_free_from(fs, in, 0);
+	in->size = 0, in->dtime = ext2_now(fs);
+	int err2 = ext2_iput(fs, ino, in);
+	int err3 = ext2_ifree(fs, ino, dir);
+	return err ? err : err2 ? err2 : err3;
+}
+
+/** Find @name in @dir: its entry in *@f, its inode in *@in. */
+static int find_child(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
+		      const char *name, size_t len, struct find *f,
+		      struct ext2_inode *in)
+{
+	int err = name_ok(name, len);
+	if (!err)
+		err = dir_get(fs, dir, din);
+	if (!err)
+		err = dir_find(fs, dir, din, name, len, f);
+	if (err <= 0)
+		return err < 0 ? err : -ENOENT;
+	return ext2_iget(fs, f->ino, in);
+}
+
+int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len)
+{
+	struct ext2_inode din, in;
+	struct find f;
+	int err = find_child(fs, dir, &din, name, len, &f, &in);
+	if (!err && ext2_is_dir(&in))
+		err = -EISDIR;
+	if (!err)
+		err = dir_del(fs, dir, &din, &f);
+	return err ? err : drop_link(fs, f.ino, &in, 1);
+}
+
+static int empty_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
+		    uint32_t fb)
+{
+	(void)arg, (void)fs, (void)fb;
+	uint32_t n = b[off + 6];
+	if (!le32(b + off) || (n == 1 && b[off + 8] == '.') ||
+	    (n == 2 && b[off + 8] == '.' && b[off + 9] == '.'))
+		return 0;
+	return 1;
+}
+
+int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
+	       size_t len)
+{
+	struct ext2_inode din, in;
+	struct find f;
+	int err = find_child(fs, dir, &din, name, len, &f, &in);
+	if (!err && !ext2_is_dir(&in))
+		err = -ENOTDIR;
+	if (!err && (err = dir_walk(fs, f.ino, &in, empty_fn, NULL)) > 0)
+		err = -ENOTEMPTY;
+	if (err)
+		return err;
+	if ((err = dir_del(fs, dir, &din, &f)))
+		return err;
+	din.links--;
+	if ((err = ext2_iput(fs, dir, &din)))
+		return err;
+	return drop_link(fs, f.ino, &in, in.links); /* "." and its name */
+}
+
+/** -EINVAL if directory @ino is @dir or one of its ancestors. */
+static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
+{
+	for (uint32_t cur = dir, n = 0; n < fs->inodes; n++) {
+		if (cur == ino)
+			return -EINVAL;
+		if (cur == EXT2_ROOT_INO)
+			return 0;
+		int err = ext2_lookup(fs, cur, "..", 2, &cur);
+		if (err)
+			return err;
+	}
+	return -EIO; /* a loop of ".." entries */
+}
+
+/** Point the ".." of directory @ino (second entry of its first block)
+ *  at @parent. */
+static int set_dotdot(struct ext2_fs *fs, uint32_t ino, uint32_t parent)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	long blk = err ? err : ext2_bmap(fs, ino, &in, 0, false);
+	if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+		return blk < 0 ? (int)blk : err ? err : -EIO;
+	uint8_t *b = fs->buf;
+	uint32_t off = le16(b + 4);
+	if (off + DE_HEAD + 2 > EXT2_BLOCK || b[off + 6] != 2 ||
+	    memcmp(b + off + DE_HEAD, "..", 2))
+		return snprintf(fs->why, sizeof fs->why,
+				"directory %u: no '..' second", ino),
+		       -EIO;
+	put32(b + off, parent);
+	return ext2_bwrite(fs, (uint32_t)blk, b);
+}
+
+/** Make room for @to in @tdir: remove what has that name (same kind as
+ *  the moved inode @isdir, a directory only if empty). 1 if @to already
+ *  names @ino (nothing to do). */
+static int rename_target(struct ext2_fs *fs, uint32_t tdir,
+			 struct ext2_inode *tdin, const char *to, size_t len,
+			 uint32_t ino, bool isdir)
+{
+	struct find t;
+	struct ext2_inode tin;
+	int r = dir_find(fs, tdir, tdin, to, len, &t);
+	if (r <= 0)
+		return r;
+	if (t.ino == ino)
+		return 1;
+	int err = ext2_iget(fs, t.ino, &tin);
+	if (err)
+		return err;
+	if (ext2_is_dir(&tin) != isdir)
+		return isdir ? -ENOTDIR : -EISDIR;
+	err = isdir ? ext2_rmdir(fs, tdir, to, len)
+		    : ext2_unlink(fs, tdir, to, len);
+	return err ? err : dir_get(fs, tdir, tdin);
+}
+
+int ext2_rename(struct ext2_fs *fs, uint32_t fdir, const char *from,
+		size_t flen, uint32_t tdir, const char *to, size_t tlen)
+{
+	struct ext2_inode fdin, in, tdin;
+	struct find f;
+	int err = find_child(fs, fdir, &fdin, from, flen, &f, &in);
+	if (!err)
+		err = name_ok(to, tlen);
+	if (!err)
+		err = dir_get(fs, tdir, &tdin);
+	bool isdir = ext2_is_dir(&in);
+	if (!err && isdir)
+		err = not_ancestor(fs, f.ino, tdir);
+	if (!err)
+		err = rename_target(fs, tdir, &tdin, to, tlen, f.ino, isdir);
+	if (err)
+		return err > 0 ? 0 : err;
+	uint32_t ino = f.ino;
+	if ((err = dir_add(fs, tdir, &tdin, to, tlen, ino,
+			   isdir ? EXT2_FT_DIR : EXT2_FT_REG)))
+		return err;
+	/* the old name, found again: the directory may just have changed */
+	if ((err = dir_get(fs, fdir, &fdin)) ||
+	    (err = dir_find(fs, fdir, &fdin, from, flen, &f)) <= 0)
+		return err < 0 ? err : -EIO;
+	if ((err = dir_del(fs, fdir, &fdin, &f)))
+		return err;
+	if (isdir && fdir != tdir) {
+		fdin.links--;
+		if ((err = set_dotdot(fs, ino, tdir)) ||
+		    (err = ext2_iput(fs, fdir, &fdin)) ||
+		    (err = dir_get(fs, tdir, &tdin)))
+			return err;
+		tdin.links++;
+		if ((err = ext2_iput(fs, tdir, &tdin)))
+			return err;
+	}
+	if ((err = ext2_iget(fs, ino, &in)))
+		return err;
+	in.ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, &in);
+}

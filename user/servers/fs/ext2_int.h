@@ -1,0 +1,70 @@
+/* Internal to ext2.c and ext2_dir.c: little-endian access, inodes,
+ * allocation and the block map. */
+#ifndef FS_EXT2_INT_H
+#define FS_EXT2_INT_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ext2.h"
+
+#define EXT2_MAGIC 0xEF53u
+#define EXT2_INDEX_FL 0x1000u /* hashed directory (we keep it linear) */
+/* Features: incompatible ones we understand (FILETYPE), read-only
+ * compatible ones we keep correct (SPARSE_SUPER, LARGE_FILE). */
+#define EXT2_INCOMPAT_FILETYPE 0x2u
+#define EXT2_RO_COMPAT_OK 0x3u
+
+/* directory entry file types (FILETYPE feature) */
+#define EXT2_FT_REG 1u
+#define EXT2_FT_DIR 2u
+
+static inline uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
+
+static inline bool ext2_is_dir(const struct ext2_inode *in)
+{
+	return (in->mode & EXT2_S_IFMT) == EXT2_S_IFDIR;
+}
+
+static inline uint32_t ext2_now(struct ext2_fs *fs)
+{
+	return fs->dev.now ? fs->dev.now(fs->dev.ctx) : 0;
+}
+
+int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
+int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf);
+int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in);
+int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in);
+/** A new inode near group of @near (a directory's when @dir): its
+ *  number, or -ENOSPC. */
+long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir);
+int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir);
+/** Physical block of file block @fb of @in, allocating it (and the
+ *  indirect blocks on the way, zeroed) if @alloc; 0 for a hole. */
+long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+	       uint32_t fb, bool alloc);
+/** Free every block of @in from file block @from on. */
+int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from);
+
+#endif
