@@ -31,7 +31,7 @@ KERNEL_HALF = 0xffff000000000000
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("target remote :%(port)d")
-gdb.execute("break sync_entry if $x8 == %(sysno)d && ($x1 & %(mask)d) == %(value)d")
+gdb.execute(%(brk)r)
 gdb.execute("continue")  # the first hit; then skip the next ones
 if %(skip)d > 0:
     gdb.execute("continue %(skip)d")
@@ -88,6 +88,11 @@ def main():
     ap.add_argument("--x1-value", type=lambda s: int(s, 0), default=0)
     ap.add_argument("--skip", type=int, default=40)
     ap.add_argument("--limit", type=int, default=20000)
+    ap.add_argument("--at", metavar="FUNC",
+                    help="start at FUNC instead (with --vcpu: only on that "
+                         "core, gdb thread vcpu + 1), e.g. the receiving "
+                         "side of a cross-core call")
+    ap.add_argument("--vcpu", type=int)
     ap.add_argument("--trace", action="store_true",
                     help="also print every pc with its function")
     args = ap.parse_args()
@@ -97,7 +102,14 @@ def main():
         out = os.path.join(tmp, "pcs")
         script = os.path.join(tmp, "prof.py")
         with open(script, "w") as f:
-            f.write(GDB_SCRIPT % dict(port=port, sysno=args.sysno,
+            if args.at:
+                brk = "break %s" % args.at
+                if args.vcpu is not None:
+                    brk += " thread %d" % (args.vcpu + 1)
+            else:
+                brk = ("break sync_entry if $x8 == %d && ($x1 & %d) == %d"
+                       % (args.sysno, args.x1_mask, args.x1_value))
+            f.write(GDB_SCRIPT % dict(port=port, brk=brk, sysno=args.sysno,
                                       mask=args.x1_mask,
                                       value=args.x1_value,
                                       skip=args.skip, limit=args.limit,
@@ -109,12 +121,14 @@ def main():
                               stderr=subprocess.DEVNULL,
                               stdin=subprocess.DEVNULL)
         try:
-            subprocess.run(["gdb-multiarch", "-batch", "-nx", "-x", script,
-                            args.kernel], capture_output=True, timeout=900)
+            g = subprocess.run(["gdb-multiarch", "-batch", "-nx", "-x",
+                                script, args.kernel], capture_output=True,
+                               text=True, timeout=900)
         finally:
             vm.kill()
             vm.wait()
         if not os.path.exists(out):
+            sys.stderr.write(g.stdout[-2000:] + g.stderr[-2000:])
             sys.exit("path_profile: gdb did not reach the call")
         pcs = [int(x, 16) for x in open(out).read().split()]
     names = symbolize(args.kernel, pcs)
