@@ -126,8 +126,11 @@ static void eq_op(struct eq *q, unsigned op, unsigned here, unsigned there)
 		eq_echo(q, it_rand(&q->seed) & 1 ? q->ep_there : q->ep_here,
 			IT_TMO);
 		break;
-	case 7:
+	case 7: /* a poll, and a call that times out after waiting */
 		eq_refused(q, q->ep_idle, FUL_MSG(2, 0), 0, -FUL_ETIMEOUT);
+		if (it_rand(&q->seed) % 8 == 0)
+			eq_refused(q, q->ep_idle, FUL_MSG(2, 0), 200,
+				   -FUL_ETIMEOUT);
 		break;
 	case 8: {
 		struct ful_msg m;
