@@ -22,6 +22,7 @@ void load_init(void)
 	h->nthreads = MAX_THREADS;
 	h->cpu_offset = (unsigned)offsetof(struct ful_load_page, cpu);
 	h->thread_offset = (unsigned)offsetof(struct ful_load_page, thread);
+	h->ev_offset = offsetof(struct ful_load_page, ev);
 	h->counter_freq = arch_counter_freq();
 	uint64_t ms = bootarg_num("util_win", FUL_UTIL_WIN_MS_DEFAULT);
 	if (ms < FUL_UTIL_WIN_MS_MIN || ms > FUL_UTIL_WIN_MS_MAX) {

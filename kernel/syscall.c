@@ -325,6 +325,8 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_UTIL_SET] = sys_util_set,
 	[FUL_SYS_CONS_BIND] = sys_cons_bind,
 	[FUL_SYS_CONS_READ] = sys_cons_read,
+	[FUL_SYS_LBE_BIND] = sys_lbe_bind,
+	[FUL_SYS_LBE_ARM] = sys_lbe_arm,
 };
 
 void syscall_entry(struct arch_uregs *u)

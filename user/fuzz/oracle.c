@@ -29,7 +29,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "thread_info",   "reply_save",    "reply_to",    "sysinfo",
     "shutdown",	     "migrate",	      "thread_set",  "pool_create",
     "pool_info",     "util_set",      "cons_bind",   "cons_read",
-    "(invalid)",
+    "lbe_bind",      "lbe_arm",       "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)

@@ -48,6 +48,8 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_UTIL_SET] = CAPS | E(INVAL),
 	[FUL_SYS_CONS_BIND] = CAPS | E(INVAL) | E(STATE),
 	[FUL_SYS_CONS_READ] = CAPS | E(RANGE) | E(FAULT) | E(STATE),
+	[FUL_SYS_LBE_BIND] = CAPS | E(INVAL) | E(STATE),
+	[FUL_SYS_LBE_ARM] = CAPS | E(INVAL) | E(STATE),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

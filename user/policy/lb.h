@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include <ful/load.h>
+#include <fulcrum/syscall.h>
 #include <fulcrum/weight.h>
 
 #define LB_NO_CPU 0xffu        /* "no core" in cores and in decision records */
@@ -262,6 +263,9 @@ struct lb_dutil {
 	unsigned short task_util;             /* its usage */
 	short score;            /* its prize/punish adjustment */
 	unsigned short eff;     /* usage with the score, bounded */
+	unsigned char busiest;  /* the most utilized eligible core (ties:
+				 * lowest id), LB_NO_CPU if none: the core
+				 * the balancer asks the kernel to watch */
 };
 
 struct lb_decision {
@@ -336,6 +340,9 @@ struct lb_new_thread {
 struct lb_policy {
 	const char *name;
 	unsigned needs;      /* LB_NEED_*: what its decisions read */
+	unsigned events;     /* FUL_LBE_* kernel events that should trigger
+			      * its rounds (opzone: paper 004's triggers);
+			      * 0: the balancer's timer and demand only */
 	unsigned ntunables;
 	struct lb_tunable tun[LB_MAX_TUNABLES];
 	/** The core for a new thread; fills @d. */

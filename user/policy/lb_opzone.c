@@ -183,14 +183,16 @@ static unsigned oz_record(struct oz_ctx *x, unsigned mask)
 	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
-	unsigned top = 0, avg;
+	unsigned top = 0, avg, busiest = LB_NO_CPU;
 	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
 		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
 		if (!((mask >> c) & 1))
 			continue;
 		sum += u->util[c], k++;
-		top = u->util[c] > top ? u->util[c] : top;
+		if (busiest == LB_NO_CPU || u->util[c] > top)
+			top = u->util[c], busiest = c;
 	}
+	u->busiest = (unsigned char)busiest;
 	avg = k ? (unsigned)(sum / k) : 0;
 	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value ? avg : top);
 	return avg;
@@ -489,6 +491,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 void lb_opzone_init(struct lb_policy *p)
 {
 	*p = (struct lb_policy){.name = "opzone", .needs = 0,
+				.events = FUL_LBE_ALL,
 				.ntunables = OZ_T_COUNT,
 				.place = opzone_place,
 				.rebalance = opzone_rebalance,

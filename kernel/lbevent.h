@@ -1,0 +1,96 @@
+/*
+ * Balancer events (FUL_SYS_LBE_BIND, FUL_SYS_LBE_ARM): mechanism only.
+ * The kernel counts three kinds of scheduling events per core in the
+ * load area (struct ful_load_ev) and, when the bound notification has
+ * the kind armed, signals it once and disarms it:
+ *   FUL_LBE_WAKE    a core leaves idle to run a thread
+ *   FUL_LBE_CREATE  a thread is started (THREAD_START) on this core's call
+ *   FUL_LBE_BUSY    a tick finds a thread running on a core the holder
+ *                   asked to watch (paper 004's "the running task is on
+ *                   the busiest core": which core is the busiest is the
+ *                   balancer's decision, the watch mask it passes to ARM)
+ * What any of it means for balancing is the policy's business in user
+ * space; the kernel neither decides nor rate-limits beyond "one signal
+ * per arm".
+ *
+ * Locks: lbe.lock (lbevent.c) guards the binding; it is taken by bind,
+ * forget and by the one event that clears an armed bit (so at most once
+ * per ARM), never on the context-switch path: there the wake is only
+ * counted and noted in c->lbe_pend, and signalled after the switch
+ * (sched_finish_switch, lbe_flush).
+ */
+#ifndef KERNEL_LBEVENT_H
+#define KERNEL_LBEVENT_H
+
+#include "load.h"
+#include "percpu.h"
+#include "types.h"
+#include <fulcrum/syscall.h>
+
+struct ntfn;
+
+/* Armed kinds (FUL_LBE_*), the cores whose wakes and creates signal, the
+ * cores whose ticks count and signal FUL_LBE_BUSY; set by ARM (any
+ * core), an armed bit cleared by the event that signals it. */
+extern _Atomic uint32_t lbe_armed;
+extern _Atomic uint32_t lbe_cores;
+extern _Atomic uint32_t lbe_watch;
+
+/** LBE_BIND: bind @n for the kinds @events (0 < events, no bits outside
+ *  FUL_LBE_ALL: else -FUL_EINVAL, checked by the caller); every kind is
+ *  armed at once, for every core, the watch mask empty. Rebinding the
+ *  bound @n sets new kinds. -FUL_ESTATE if another notification that
+ *  still has capabilities is bound. Thread context, IRQs masked. */
+int lbe_bind(struct ntfn *n, uint32_t events);
+/** LBE_BIND with events 0: unbind @n. -FUL_ESTATE if @n is not bound. */
+int lbe_unbind(struct ntfn *n);
+/** LBE_ARM: watch @watch, signal wakes and creates of @cores, and arm
+ *  @events. -FUL_ESTATE if @n is not the bound notification. */
+int lbe_arm(struct ntfn *n, uint32_t events, uint32_t cores,
+	    uint32_t watch);
+/** @n lost its last capability (ntfn_orphan): unbind it if bound. */
+void lbe_forget(struct ntfn *n);
+/** Kind @ev happened on @c, counted already: if it is armed, disarm it
+ *  and signal the bound notification (the only caller that takes
+ *  lbe.lock). Not on the switch path. IRQs masked. */
+void lbe_fire(struct cpu *c, uint32_t ev);
+/** A thread was started by a call on @c (THREAD_START). IRQs masked. */
+void lbe_create(struct cpu *c);
+/** Tick of @c with a thread running: FUL_LBE_BUSY if @c is watched. */
+static inline void lbe_tick(struct cpu *c)
+{
+	if (__builtin_expect(atomic_load_explicit(&lbe_watch,
+						  memory_order_relaxed) >>
+				     c->id & 1,
+			     0)) {
+		load_area.ev[c->id].busy++;
+		lbe_fire(c, FUL_LBE_BUSY);
+	}
+}
+
+/** The switch books of @c, leaving idle for a thread: count the wake and,
+ *  if the kind is armed for @c, leave the signal to lbe_flush (after the
+ *  switch). Owner, IRQs masked; no lock. */
+static inline void lbe_wake(struct cpu *c)
+{
+	load_area.ev[c->id].wake++;
+	if (__builtin_expect((atomic_load_explicit(&lbe_armed,
+						   memory_order_relaxed) &
+			      FUL_LBE_WAKE) &&
+				     (atomic_load_explicit(&lbe_cores,
+							   memory_order_relaxed) >>
+				      c->id & 1),
+			     0))
+		c->lbe_pend = 1;
+}
+
+/** After a switch on @c: signal a wake noted by lbe_wake. */
+static inline void lbe_flush(struct cpu *c)
+{
+	if (__builtin_expect(c->lbe_pend, 0)) {
+		c->lbe_pend = 0;
+		lbe_fire(c, FUL_LBE_WAKE);
+	}
+}
+
+#endif
