@@ -72,7 +72,8 @@ static inline const char *bi_call_name(unsigned nr)
 		"thread_create", "thread_start", "thread_kill",
 		"thread_migrate", "thread_info", "reply_save", "reply_to",
 		"sysinfo", "shutdown", "migrate", "thread_set", "pool_create",
-		"pool_info", "util_set", "(invalid)",
+		"pool_info", "util_set", "cons_bind", "cons_read",
+		"lbe_bind", "lbe_arm", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }
