@@ -16,18 +16,25 @@
  * Locks: lbe.lock (lbevent.c) guards the binding; it is taken by bind,
  * forget and by the one event that clears an armed bit (so at most once
  * per ARM), never on the context-switch path: there the wake is only
- * counted and noted in c->lbe_pend, and signalled after the switch
- * (sched_finish_switch, lbe_flush).
+ * counted and, if armed, noted as a bit of c->ipi_owed (ICC_OWED_LBE),
+ * which the icc_flush that ends every switch already tests; it is
+ * signalled there (icc_flush_owed), after the switch.
  */
 #ifndef KERNEL_LBEVENT_H
 #define KERNEL_LBEVENT_H
 
-#include "load.h"
 #include "percpu.h"
 #include "types.h"
+#include <fulcrum/load.h>
 #include <fulcrum/syscall.h>
 
 struct ntfn;
+extern struct ful_load_page load_area; /* load.h */
+
+/* In c->ipi_owed besides the cores owed an IPI_ICC: an armed
+ * FUL_LBE_WAKE noted in the switch books, signalled by the next
+ * icc_flush (icc_flush_owed), which every switch ends with. */
+#define ICC_OWED_LBE (1u << 31)
 
 /* Armed kinds (FUL_LBE_*), the cores whose wakes and creates signal, the
  * cores whose ticks count and signal FUL_LBE_BUSY; set by ARM (any
@@ -68,9 +75,9 @@ static inline void lbe_tick(struct cpu *c)
 	}
 }
 
-/** The switch books of @c, leaving idle for a thread: count the wake and,
- *  if the kind is armed for @c, leave the signal to lbe_flush (after the
- *  switch). Owner, IRQs masked; no lock. */
+/** The load books of @c's switch from idle to a thread (load.h): count
+ *  the wake and, if the kind is armed for @c, owe its signal to the next
+ *  icc_flush (after the switch). Owner, IRQs masked; no lock. */
 static inline void lbe_wake(struct cpu *c)
 {
 	load_area.ev[c->id].wake++;
@@ -81,16 +88,7 @@ static inline void lbe_wake(struct cpu *c)
 							   memory_order_relaxed) >>
 				      c->id & 1),
 			     0))
-		c->lbe_pend = 1;
-}
-
-/** After a switch on @c: signal a wake noted by lbe_wake. */
-static inline void lbe_flush(struct cpu *c)
-{
-	if (__builtin_expect(c->lbe_pend, 0)) {
-		c->lbe_pend = 0;
-		lbe_fire(c, FUL_LBE_WAKE);
-	}
+		c->ipi_owed |= ICC_OWED_LBE;
 }
 
 #endif

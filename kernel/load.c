@@ -149,6 +149,8 @@ void load_switch_slow(struct owner o, struct thread *prev,
 			prev->blocked_counted = true;
 			db++;
 		}
+	} else {
+		lbe_wake(c); /* leaving idle (next is not idle: schedule) */
 	}
 	if (next != c->idle) {
 		if (next->blocked_counted) { /* direct switch to a blocked one */

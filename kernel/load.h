@@ -15,6 +15,7 @@
 #ifndef KERNEL_LOAD_H
 #define KERNEL_LOAD_H
 
+#include "lbevent.h"
 #include "percpu.h"
 #include "thread.h"
 #include <fulcrum/load.h>
@@ -223,6 +224,7 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 	seq_end(&l->seq);
 	lthread_state(next, FUL_TS_RUNNING);
 	l->running = atomic_load_explicit(&next->tid, memory_order_relaxed);
+	lbe_wake(c);
 	return true;
 }
 

@@ -46,10 +46,9 @@ struct cpu {
 	bool tick_on;              /* [O] a thread runs: ticks are due */
 	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
 				    * off while a benchmark times the IRQ path */
-	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
-	uint8_t lbe_pend;          /* [O] an armed FUL_LBE_WAKE happened in the
-				    * switch books: lbe_flush signals it after
-				    * the switch (lbevent.h) */
+	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core;
+				    * bit 31 (ICC_OWED_LBE, lbevent.h): a
+				    * balancer event owed its signal */
 	race_hook_fn race_hook;    /* [A] copy of race_hook, read where this
 				    * struct is at hand: race_hook_set stores
 				    * it (atomic), race_point_cpu reads it

@@ -271,7 +271,6 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	 * prev runs again, with no run queue or hand-off in between. */
 	c->need_resched = false;
 	sched_switch_books(c, c->idle, prev, SW_FROM_IDLE);
-	lbe_flush(c);
 	/* Take the IPI_ICC that announced the wake-up (its drain handles
 	 * whatever was posted since), as an IRQ would. */
 	arch_irq_poll_one();
@@ -325,8 +324,6 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	c->current = next;
 	c->stats.switches++;
 	load_switch((struct owner){c}, prev, next, hint);
-	if (__builtin_expect(prev == c->idle, 0))
-		lbe_wake(c); /* counted; signalled after the switch */
 }
 
 /** Switch @c from @prev (already requeued, blocked, dead or migrating)
@@ -397,8 +394,7 @@ void sched_finish_switch(struct thread *prev)
 	}
 	else if (st == T_DEAD)
 		thread_release(prev);
-	lbe_flush(this_cpu()); /* a balancer event the books noted */
-	icc_flush();
+	icc_flush(); /* also a balancer event the books noted (lbevent.h) */
 }
 
 /** Boot argument "loadcheck": check this core's published load record and its

@@ -29,8 +29,10 @@ static struct {
 	_Atomic unsigned long moves[LB_TRIG_COUNT]; /* per trigger */
 	bool ready;
 	/* Kernel events (the balancer thread's; watch under the lock): */
-	unsigned bound;     /* FUL_LBE_* bound to ntfn, 0: none */
-	_Atomic unsigned watch; /* the core the last decision found busiest */
+	unsigned bound;     /* FUL_LBE_* bound to ntfn, 0: none (written by
+			     * the balancer thread, under the lock too) */
+	unsigned watch;     /* [lock] the core the last decision found
+			     * busiest, as a mask */
 	_Atomic unsigned long ev_rounds; /* rounds the kernel's events opened */
 } bal = {.lock = ATOMIC_FLAG_INIT};
 
@@ -167,9 +169,10 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
 	/* The core to watch for FUL_LBE_BUSY (paper 004: the running task
 	 * is on the busiest core), as this decision found it. */
-	atomic_store(&bal.watch, d->has_util && d->ut.busiest < FUL_LOAD_CPUS
-					 ? 1u << d->ut.busiest
-					 : 0u);
+	if (bal.bound)
+		bal.watch = d->has_util && d->ut.busiest < FUL_LOAD_CPUS
+				    ? 1u << d->ut.busiest
+				    : 0u;
 	/* A moved thread is counted on neither core until it lands: the
 	 * next decision, whoever makes it, must see it where it went. */
 	for (unsigned i = 0; i < n; i++)
@@ -254,8 +257,7 @@ static enum lb_trigger bal_ev_since(const struct bal_evsum *seen,
 /** Bind the kinds @events to bal.ntfn (0: unbind). */
 static void bal_ev_bind(unsigned events)
 {
-	long err = ful_lbe_bind(FUL_SLOT_SCHED, (unsigned)bal.ntfn,
-				events ? events : 0);
+	long err = ful_lbe_bind(FUL_SLOT_SCHED, (unsigned)bal.ntfn, events);
 	if (err && events)
 		printf("balancer: events not bound: %ld (rounds on the timer)\n",
 		       err);
@@ -295,8 +297,10 @@ static enum lb_trigger bal_wait_trigger(long period, struct bal_evsum *seen)
 		return bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND : LB_TRIG_COUNT;
 	}
 	unsigned cores = bal_ev_cores();
+	/* bal.watch without the lock: a stale mask only watches the core
+	 * the decision before the last found busiest */
 	ful_lbe_arm(FUL_SLOT_SCHED, (unsigned)bal.ntfn, bal.bound, cores,
-		    atomic_load(&bal.watch) & cores);
+		    *(volatile unsigned *)&bal.watch & cores);
 	enum lb_trigger t = bal_ev_since(seen, cores);
 	if (t != LB_TRIG_COUNT)
 		return t;
@@ -319,7 +323,7 @@ static void bal_main(void *arg)
 {
 	(void)arg;
 	long period = 100;
-	unsigned events = 0;
+	unsigned events = 0, tried = 0; /* asked for; last bind attempted */
 	struct bal_evsum seen = {0};
 	while (atomic_load(&bal.running)) {
 		/* The policy may be switched or tuned (bal_switch): read it
@@ -330,8 +334,9 @@ static void bal_main(void *arg)
 			events = bal.pol.events;
 			bal_unlock();
 		}
-		if (events != bal.bound) {
-			bal_ev_bind(events);
+		if (__builtin_expect(events != tried, 0)) {
+			bal_ev_bind(events); /* a failure: timer rounds */
+			tried = events;
 			bal_ev_sum(bal_ev_cores(), &seen);
 		}
 		enum lb_trigger trig = bal_wait_trigger(period, &seen);
@@ -341,11 +346,11 @@ static void bal_main(void *arg)
 			continue;
 		/* Never wait for the lock here: this thread outranks every
 		 * holder on its core, which would then never run. A busy
-		 * balancer skips the round. */
+		 * balancer skips the round (and with events, waits a period
+		 * first: the holder may be on this core, below this thread). */
 		if (atomic_flag_test_and_set_explicit(&bal.lock,
 						      memory_order_acquire)) {
-			if (bal.bound) /* not at once again: the holder may
-					* be on this core, below this thread */
+			if (bal.bound)
 				bal_gap(period);
 			continue;
 		}
