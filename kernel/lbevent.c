@@ -25,12 +25,25 @@ static struct {
 	struct ntfn *ntfn; /* [lock] bound, referenced; NULL if none */
 } lbe = {.lock = SPINLOCK_INIT};
 
+/** Each core's lbe_wake hint from lbe_armed and lbe_cores. lbe.lock. */
+static void lbe_hints(void)
+{
+	bool on = atomic_load_explicit(&lbe_armed, memory_order_relaxed) &
+		  FUL_LBE_WAKE;
+	uint32_t cores = atomic_load_explicit(&lbe_cores, memory_order_relaxed);
+	for (unsigned i = 0; i < machine.ncpus; i++)
+		atomic_store_explicit(&cpus[i].lbe_wake,
+				      on && (cores >> i & 1),
+				      memory_order_relaxed);
+}
+
 /** Clear the arming and the watch (unbound: nothing fires). lbe.lock. */
 static void lbe_disarm(void)
 {
 	atomic_store_explicit(&lbe_armed, 0, memory_order_relaxed);
 	atomic_store_explicit(&lbe_watch, 0, memory_order_relaxed);
 	atomic_store_explicit(&lbe_cores, 0, memory_order_relaxed);
+	lbe_hints();
 }
 
 int lbe_bind(struct ntfn *n, uint32_t events)
@@ -51,6 +64,7 @@ int lbe_bind(struct ntfn *n, uint32_t events)
 	atomic_store_explicit(&lbe_watch, 0, memory_order_relaxed);
 	atomic_store_explicit(&lbe_cores, ~0u, memory_order_relaxed);
 	atomic_store_explicit(&lbe_armed, events, memory_order_release);
+	lbe_hints();
 	spin_unlock_irqrestore(&lbe.lock, flags);
 	if (old)
 		obj_put(ntfn_kobj(old));
@@ -81,6 +95,7 @@ int lbe_arm(struct ntfn *n, uint32_t events, uint32_t cores, uint32_t watch)
 		atomic_store_explicit(&lbe_cores, cores, memory_order_relaxed);
 		atomic_fetch_or_explicit(&lbe_armed, events,
 					 memory_order_release);
+		lbe_hints();
 	}
 	spin_unlock_irqrestore(&lbe.lock, flags);
 	return bound ? 0 : -FUL_ESTATE;
@@ -111,6 +126,8 @@ void lbe_fire(struct cpu *c, uint32_t ev)
 	struct ntfn *n = lbe.ntfn;
 	if (n)
 		obj_get(ntfn_kobj(n));
+	if (ev == FUL_LBE_WAKE) /* unless an ARM came first: lbe.lock */
+		lbe_hints();
 	spin_unlock_raw(&lbe.lock);
 	if (!n)
 		return;

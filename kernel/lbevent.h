@@ -38,7 +38,9 @@ extern struct ful_load_page load_area; /* load.h */
 
 /* Armed kinds (FUL_LBE_*), the cores whose wakes and creates signal, the
  * cores whose ticks count and signal FUL_LBE_BUSY; set by ARM (any
- * core), an armed bit cleared by the event that signals it. */
+ * core, lbe.lock), an armed bit cleared by the event that signals it.
+ * Each core's c->lbe_wake mirrors "WAKE armed and the core in lbe_cores"
+ * (under lbe.lock), so that an idle exit tests one byte at hand. */
 extern _Atomic uint32_t lbe_armed;
 extern _Atomic uint32_t lbe_cores;
 extern _Atomic uint32_t lbe_watch;
@@ -81,12 +83,8 @@ static inline void lbe_tick(struct cpu *c)
 static inline void lbe_wake(struct cpu *c)
 {
 	load_area.ev[c->id].wake++;
-	if (__builtin_expect((atomic_load_explicit(&lbe_armed,
-						   memory_order_relaxed) &
-			      FUL_LBE_WAKE) &&
-				     (atomic_load_explicit(&lbe_cores,
-							   memory_order_relaxed) >>
-				      c->id & 1),
+	if (__builtin_expect(atomic_load_explicit(&c->lbe_wake,
+						  memory_order_relaxed),
 			     0))
 		c->ipi_owed |= ICC_OWED_LBE;
 }

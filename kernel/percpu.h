@@ -49,6 +49,9 @@ struct cpu {
 	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core;
 				    * bit 31 (ICC_OWED_LBE, lbevent.h): a
 				    * balancer event owed its signal */
+	_Atomic uint8_t lbe_wake;  /* [lbe.lock] written, read by the core
+				    * without it: FUL_LBE_WAKE is armed for
+				    * this core (a hint: lbe_fire decides) */
 	race_hook_fn race_hook;    /* [A] copy of race_hook, read where this
 				    * struct is at hand: race_hook_set stores
 				    * it (atomic), race_point_cpu reads it

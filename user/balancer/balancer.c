@@ -286,16 +286,10 @@ static void bal_gap(long ms)
  * period's timeout (timer) or a signal (demand). LB_TRIG_COUNT: no round
  * (stopped, or the policy changed).
  */
-static enum lb_trigger bal_wait_trigger(long period, struct bal_evsum *seen)
+static __attribute__((noinline)) enum lb_trigger
+bal_wait_event(struct bal_evsum *seen)
 {
 	unsigned long bits = 0;
-	if (!bal.bound) {
-		long r = ful_ntfn_wait((unsigned)bal.ntfn, &bits,
-				       (unsigned long)period * 1000);
-		if (r == -FUL_ETIMEOUT)
-			return LB_TRIG_TIMER;
-		return bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND : LB_TRIG_COUNT;
-	}
 	unsigned cores = bal_ev_cores();
 	/* bal.watch without the lock: a stale mask only watches the core
 	 * the decision before the last found busiest */
@@ -309,6 +303,21 @@ static enum lb_trigger bal_wait_trigger(long period, struct bal_evsum *seen)
 	return t != LB_TRIG_COUNT ? t
 	       : bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND
 				       : LB_TRIG_COUNT;
+}
+
+/** What opens the next round (see bal_wait_event for the events). */
+static inline enum lb_trigger bal_wait_trigger(long period,
+					       struct bal_evsum *seen)
+{
+	unsigned long bits = 0;
+	if (__builtin_expect(!bal.bound, 1)) {
+		long r = ful_ntfn_wait((unsigned)bal.ntfn, &bits,
+				       (unsigned long)period * 1000);
+		if (r == -FUL_ETIMEOUT)
+			return LB_TRIG_TIMER;
+		return bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND : LB_TRIG_COUNT;
+	}
+	return bal_wait_event(seen);
 }
 
 /**

@@ -95,7 +95,26 @@ struct oz_ctx {
 	unsigned long prize, punish; /* counter ticks */
 	struct ful_win_par par; /* the window parameters (hdr.util_*) */
 	unsigned long idx, ws; /* the window of s->now and its start */
+	unsigned long e, tail; /* now - ws (at most a window), win - e */
 };
+
+/* The window parameters and the window of the last decision, kept
+ * across decisions (oz_clock): read again only when hdr.util_seq moves,
+ * the window index computed again only when `now` left that window. */
+static struct {
+	unsigned seq;          /* hdr.util_seq they were read at; odd: none */
+	struct ful_win_par par;
+	unsigned long idx, ws; /* a window and its start */
+} oz_win = {.seq = 1};
+
+/* Per core: the task its last decision found best and did not move (or
+ * the runner-up of a move), weighed again first; and where the next
+ * probe of its index starts. Together the decisions walk every task of
+ * a core, a few per decision (oz_candidate). */
+static struct {
+	unsigned best;
+	unsigned cursor;
+} oz_core[FUL_LOAD_CPUS];
 
 /** The bound of the configured zone and spot, permille. */
 static unsigned oz_bound(const struct lb_policy *p)
@@ -117,17 +136,48 @@ static unsigned long oz_ticks(const struct lb_snap *s, long ms)
 
 /**
  * Core record @r's utilization over the short sliding window at x->s->now,
- * permille: what the snapshot's LB_NEED_ALL reader (ful_util_cpu) gives,
- * from the six fields it needs and with the window of `now` computed
- * once per decision, not per core (that reader costs some 200
- * instructions a core). A record from before a change of the window
- * length, or stamped after `now`, goes to the general reader.
+ * permille, by the general rule of the snapshot's LB_NEED_ALL reader
+ * (ful_util_cpu), for a record whose window is not the decision's (an
+ * idle core that has not rolled over, a record from before a change of
+ * the window length or stamped after `now`). Out of line: oz_cpu_util
+ * handles the common case.
  */
-static unsigned oz_cpu_util(const struct oz_ctx *x,
-			    const struct ful_load_cpu *r)
+static __attribute__((noinline)) unsigned
+oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
+		 unsigned long stamp, unsigned long idle, unsigned long widx,
+		 unsigned long cur, unsigned pm)
+{
+	unsigned long now = x->s->now, win = x->par.win;
+	if (!win)
+		return 0;
+	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
+		struct ful_load_cpu c;
+		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
+		ful_util_cpu(&c, &x->par, now, &pm, NULL);
+		return pm;
+	}
+	pm = widx + 1 == x->idx
+		     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp), win)
+		     : (idle ? 0 : 1000);
+	cur = idle ? 0 : now - x->ws;
+	return ful_win_sliding(cur, pm, now, x->ws, win);
+}
+
+/**
+ * Core record @r's utilization over the short sliding window at x->s->now,
+ * permille: exactly what ful_util_cpu gives (a host test compares the
+ * two on 2,000 random core states), with the window of `now`, its
+ * elapsed part e and the rest computed once per decision (oz_clock).
+ * A record in the decision's window (a core that ran, or went idle,
+ * since the window began) is the common case, straight-line: the
+ * window's busy time so far (with the open stretch since `stamp` if
+ * busy), at most e, plus the last window's rate over the rest
+ * (ful_win_sliding's formula).
+ */
+static inline unsigned oz_cpu_util(const struct oz_ctx *x,
+				   const struct ful_load_cpu *r)
 {
 	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
-	unsigned long win = x->par.win;
 	unsigned pm, seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
@@ -138,33 +188,37 @@ static unsigned oz_cpu_util(const struct oz_ctx *x,
 		base = FUL_LOAD_RLX(&r->win_base);
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
-	if (!win)
-		return 0;
-	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
-		struct ful_load_cpu c;
-		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
-		ful_util_cpu(&c, &x->par, now, &pm, NULL);
-		return pm;
-	}
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (widx == x->idx) {
-		cur += idle ? 0 : now - stamp;
-	} else {
-		pm = widx + 1 == x->idx
-			     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp),
-						win)
-			     : (idle ? 0 : 1000);
-		cur = idle ? 0 : now - x->ws;
-	}
-	return ful_win_sliding(cur, pm, now, x->ws, win);
+	if (__builtin_expect(widx != x->idx || stamp > now || !x->par.win, 0))
+		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
+	cur += idle ? 0 : now - stamp;
+	cur = cur > x->e ? x->e : cur;
+	return ful_win_permille(cur + pm * x->tail / 1000, x->par.win);
 }
 
-/** Read the window parameters and find the window of the decision. */
+/** The window parameters and the window of the decision (oz_win: read
+ *  again only when they changed or `now` left the last window). */
 static void oz_clock(struct oz_ctx *x)
 {
-	ful_load_util_par(x->s->area, &x->par);
-	x->idx = x->par.win ? ful_win_index(&x->par, x->s->now) : 0;
-	x->ws = x->par.win ? ful_win_start(&x->par, x->idx) : x->s->now;
+	unsigned long now = x->s->now;
+	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
+				       __ATOMIC_ACQUIRE);
+	if (__builtin_expect(seq != oz_win.seq, 0)) {
+		ful_load_util_par(x->s->area, &oz_win.par);
+		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
+		oz_win.ws = ~0ul;
+	}
+	x->par = oz_win.par;
+	unsigned long win = x->par.win;
+	if (__builtin_expect(now < oz_win.ws || now - oz_win.ws >= win, 0)) {
+		oz_win.idx = win ? ful_win_index(&x->par, now) : 0;
+		oz_win.ws = win ? ful_win_start(&x->par, oz_win.idx) : now;
+	}
+	x->idx = oz_win.idx;
+	x->ws = oz_win.ws;
+	x->e = now > x->ws ? now - x->ws : 0;
+	x->e = x->e > win ? win : x->e;
+	x->tail = win - x->e;
 }
 
 /** Record the zone and the per-core figures in d->ut, and the figure
@@ -254,44 +308,12 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	return to;
 }
 
-/* What the policy reads of a thread record. */
-struct oz_rec {
-	unsigned tid, affinity;
-	unsigned char cpu, state, flags;
-	unsigned long runtime, win_idx, win_base, win_last;
+/* A task weighed: what ranks it and what its score update needs. */
+struct oz_best {
+	unsigned tid, u, eff;
+	int adj;
+	unsigned long runtime, last; /* its run time, and in the last window */
 };
-
-/** Copy those fields of thread slot @slot consistently. */
-static void oz_read(const struct ful_load_page *a, unsigned slot,
-		    struct oz_rec *o)
-{
-	const struct ful_load_thread *t = &a->thread[slot];
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&t->seq);
-		o->tid = FUL_LOAD_RLX(&t->tid);
-		o->cpu = FUL_LOAD_RLX(&t->cpu);
-		o->state = FUL_LOAD_RLX(&t->state);
-		o->flags = FUL_LOAD_RLX(&t->flags);
-		o->affinity = FUL_LOAD_RLX(&t->affinity);
-		o->runtime = FUL_LOAD_RLX(&t->runtime);
-		o->win_idx = FUL_LOAD_RLX(&t->win_idx);
-		o->win_base = FUL_LOAD_RLX(&t->win_base);
-		o->win_last = FUL_LOAD_RLX(&t->win_last);
-	} while (!ful_load_seq_ok(&t->seq, seq));
-}
-
-/** Run time of @r in the window before @now's (@last) and in @now's so
- *  far (@cur): ful_util_thread without the general roll. */
-static void oz_windows(const struct oz_rec *r, unsigned long idx,
-		       unsigned long *cur, unsigned long *last)
-{
-	unsigned long in = r->runtime >= r->win_base ? r->runtime - r->win_base
-						     : 0;
-	*cur = r->win_idx == idx ? in : 0;
-	*last = r->win_idx == idx ? r->win_last
-				  : r->win_idx + 1 == idx ? in : 0;
-}
 
 /** @adj moved by @step, within +-OZ_ADJ_MAX. */
 static short oz_step(short adj, int step)
@@ -311,7 +333,7 @@ static short oz_step(short adj, int step)
  * else until the last look: -5 if that is punish_ms or more, +5 if
  * shorter than prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_rec *r,
+static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
 				unsigned long last, unsigned long idx)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
@@ -359,32 +381,76 @@ static unsigned oz_eff(unsigned u, int adj)
 	return (unsigned)e;
 }
 
-/* The best candidate so far. */
-struct oz_best {
-	unsigned tid, slice, u, eff;
-	int adj;
-};
-
-/** Weigh thread @tid of core @src for a move to @dst into @b. */
-static void oz_weigh(struct oz_ctx *x, unsigned tid, unsigned src,
-		     unsigned dst, unsigned long idx, struct oz_best *b)
+/**
+ * Weigh thread @tid of core @src for a move to @dst into *@o: false if
+ * it is no candidate (not live there, a kernel thread, not allowed on
+ * @dst, not runnable). Its usage u is its run time in the last complete
+ * window or in the current one so far, if more, over the window length;
+ * its rank, u with its score as last updated (oz_eff). One seqcount copy
+ * of the record (8 fields); the score is updated only for the task a
+ * decision picks (oz_score), so weighing is a read.
+ */
+static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
+		     unsigned dst, struct oz_best *o)
 {
-	struct oz_rec r;
-	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS || tid == b->tid)
-		return;
-	oz_read(x->s->area, FUL_TID_SLOT(tid), &r);
-	if (r.tid != tid || r.cpu != src || (r.flags & FUL_LT_KERNEL) ||
-	    !((r.affinity ? r.affinity : ~0u) >> dst & 1) ||
-	    (r.state != FUL_TS_READY && r.state != FUL_TS_RUNNING))
-		return;
-	unsigned long cur, last;
-	oz_windows(&r, idx, &cur, &last);
-	const struct oz_task *e = oz_score(x, &r, last, idx);
-	unsigned u = ful_win_permille(cur > last ? cur : last, x->par.win);
-	unsigned eff = oz_eff(u, e->adj);
-	if (b->tid && (eff < b->eff || (eff == b->eff && u <= b->u)))
-		return;
-	*b = (struct oz_best){.tid = tid, .u = u, .eff = eff, .adj = e->adj};
+	const struct ful_load_thread *t = &x->s->area->thread[FUL_TID_SLOT(tid)];
+	unsigned rtid, aff, seq;
+	unsigned char cpu, state, flags;
+	unsigned long runtime, widx, base, wlast;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		rtid = FUL_LOAD_RLX(&t->tid);
+		cpu = FUL_LOAD_RLX(&t->cpu);
+		state = FUL_LOAD_RLX(&t->state);
+		flags = FUL_LOAD_RLX(&t->flags);
+		aff = FUL_LOAD_RLX(&t->affinity);
+		runtime = FUL_LOAD_RLX(&t->runtime);
+		widx = FUL_LOAD_RLX(&t->win_idx);
+		base = FUL_LOAD_RLX(&t->win_base);
+		wlast = FUL_LOAD_RLX(&t->win_last);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
+	    !((aff ? aff : ~0u) >> dst & 1) ||
+	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
+		return false;
+	/* its windows (ful_util_thread without the general roll) */
+	unsigned long in = runtime >= base ? runtime - base : 0;
+	unsigned long cur = widx == x->idx ? in : 0;
+	unsigned long last = widx == x->idx       ? wlast
+			     : widx + 1 == x->idx ? in
+						  : 0;
+	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
+	o->tid = tid;
+	o->u = ful_win_permille(cur > last ? cur : last, x->par.win);
+	o->adj = e->tid == tid ? e->adj : 0;
+	o->eff = oz_eff(o->u, o->adj);
+	o->runtime = runtime;
+	o->last = last;
+	return true;
+}
+
+/** Whether @a ranks above @b: the higher score, ties to the higher usage
+ *  (then the one weighed first). */
+static inline bool oz_above(const struct oz_best *a, const struct oz_best *b)
+{
+	return a->eff > b->eff || (a->eff == b->eff && a->u > b->u);
+}
+
+/** Weigh @tid into the best two so far (@b, then @r); false if it is
+ *  no candidate. */
+static bool oz_consider(const struct oz_ctx *x, unsigned tid, unsigned src,
+			unsigned dst, struct oz_best *b, struct oz_best *r)
+{
+	struct oz_best o;
+	if (!tid || !oz_weigh(x, tid, src, dst, &o))
+		return false;
+	if (!b->tid || oz_above(&o, b)) {
+		*r = *b;
+		*b = o;
+	} else if (!r->tid || oz_above(&o, r)) {
+		*r = o;
+	}
+	return true;
 }
 
 /** The slice of thread @tid (for the decision record). */
@@ -394,48 +460,57 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
 }
 
 /**
- * The task of core @src to move to @dst: its running task, then the
- * first OZ_PROBE entries of its (slice, tid) index; the highest score
- * wins (ties to the higher usage, then the first seen). false if none.
+ * The task of core @src to move to @dst, into @b (and the runner-up into
+ * @r): the best of the core's running task, the task its last decision
+ * kept (oz_core best), and the next task of its (slice or weight, tid)
+ * index from a cursor that walks the core's entries round robin, past
+ * up to OZ_PROBE entries that are no candidate (blocked, pinned away).
+ * O(1) in the number of threads: a decision weighs at most three tasks
+ * and probes at most OZ_PROBE entries, and the walk brings every task
+ * of the core to be weighed within as many decisions as it has tasks
+ * (the highest-scored one then stays as the kept task). false if none.
  */
 static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
-			 struct oz_best *b)
+			 struct oz_best *b, struct oz_best *r)
 {
 	struct lb_snap *s = x->s;
-	unsigned long idx = x->idx;
-	unsigned probe = OZ_PROBE;
 	unsigned running = FUL_LOAD_RLX(&s->area->cpu[src].running);
-	*b = (struct oz_best){0};
-	oz_weigh(x, running, src, dst, idx, b);
-	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+	*b = *r = (struct oz_best){0};
+	oz_consider(x, running, src, dst, b, r);
+	if (oz_core[src].best != running)
+		oz_consider(x, oz_core[src].best, src, dst, b, r);
+	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
+			     0))
 		lb_snap_index(s);
-	for (unsigned i = s->first[src]; i < s->first[src + 1] && probe; i++) {
-		unsigned tid = (unsigned)(s->key[i] & 0xffffffffUL);
-		if (tid == running)
-			continue;
+	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
+	unsigned i = oz_core[src].cursor, kept = oz_core[src].best;
+	for (unsigned probe = n < OZ_PROBE ? n : OZ_PROBE; probe; probe--) {
+		i = i < n ? i : 0;
+		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
 		s->probes++;
-		oz_weigh(x, tid, src, dst, idx, b);
-		probe--;
+		if (tid != running && tid != kept &&
+		    oz_consider(x, tid, src, dst, b, r))
+			break;
 	}
-	if (b->tid)
-		b->slice = oz_slice(s, b->tid);
+	oz_core[src].cursor = i;
 	return b->tid != 0;
 }
 
 /** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
-static void oz_note(struct lb_decision *d, const struct oz_best *b,
-		    unsigned src, unsigned dst, struct lb_dmove *m)
+static void oz_note(const struct lb_snap *s, struct lb_decision *d,
+		    const struct oz_best *b, unsigned src, unsigned dst,
+		    struct lb_dmove *m)
 {
 	d->ut.tid = b->tid;
 	d->ut.task_util = (unsigned short)b->u;
 	d->ut.score = (short)b->adj;
 	d->ut.eff = (unsigned short)b->eff;
-	unsigned long ls = d->v.load[src];
-	*m = (struct lb_dmove){.tid = b->tid, .slice = b->slice,
+	unsigned long ls = d->v.load[src], slice = oz_slice(s, b->tid);
+	*m = (struct lb_dmove){.tid = b->tid, .slice = (unsigned)slice,
 			       .from = (unsigned char)src,
 			       .to = (unsigned char)dst,
-			       .from_after = ls > b->slice ? ls - b->slice : 0,
-			       .to_after = d->v.load[dst] + b->slice};
+			       .from_after = ls > slice ? ls - slice : 0,
+			       .to_after = d->v.load[dst] + slice};
 }
 
 /** The zone gate: LB_R_MOVED if the figure is in the zone that
@@ -476,16 +551,23 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		return 0;
 	x.prize = oz_ticks(s, p->tun[OZ_T_PRIZE].value);
 	x.punish = oz_ticks(s, p->tun[OZ_T_PUNISH].value);
-	struct oz_best b;
+	struct oz_best b, r;
 	struct lb_dmove m;
-	if (!oz_candidate(&x, src, dst, &b)) {
+	if (!oz_candidate(&x, src, dst, &b, &r)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
-	oz_note(d, &b, src, dst, &m);
+	/* the pick's score, updated by what this look sees */
+	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
+	b.eff = oz_eff(b.u, b.adj);
+	oz_note(s, d, &b, src, dst, &m);
+	oz_core[src].best = b.tid;
 	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
 		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
-	return lb_move_one(d, moves, max, &m, b.tid);
+	unsigned n = lb_move_one(d, moves, max, &m, b.tid);
+	if (n && r.tid) /* the next decision here starts from the runner-up */
+		oz_core[src].best = r.tid;
+	return n;
 }
 
 void lb_opzone_init(struct lb_policy *p)
@@ -501,4 +583,7 @@ void lb_opzone_init(struct lb_policy *p)
 		p->tun[i] = opzone_tunables[i];
 	for (unsigned i = 0; i < FUL_LOAD_THREADS; i++)
 		oz_table[i] = (struct oz_task){0};
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+		oz_core[c].best = oz_core[c].cursor = 0;
+	oz_win.seq = 1;
 }
