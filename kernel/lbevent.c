@@ -142,3 +142,9 @@ void lbe_create(struct cpu *c)
 	if (atomic_load_explicit(&lbe_cores, memory_order_relaxed) >> c->id & 1)
 		lbe_fire(c, FUL_LBE_CREATE);
 }
+
+void lbe_busy(struct cpu *c)
+{
+	load_area.ev[c->id].busy++;
+	lbe_fire(c, FUL_LBE_BUSY);
+}

@@ -65,16 +65,16 @@ void lbe_forget(struct ntfn *n);
 void lbe_fire(struct cpu *c, uint32_t ev);
 /** A thread was started by a call on @c (THREAD_START). IRQs masked. */
 void lbe_create(struct cpu *c);
+/** A tick of watched core @c found a thread running: count, signal. */
+void lbe_busy(struct cpu *c);
 /** Tick of @c with a thread running: FUL_LBE_BUSY if @c is watched. */
 static inline void lbe_tick(struct cpu *c)
 {
 	if (__builtin_expect(atomic_load_explicit(&lbe_watch,
 						  memory_order_relaxed) >>
 				     c->id & 1,
-			     0)) {
-		load_area.ev[c->id].busy++;
-		lbe_fire(c, FUL_LBE_BUSY);
-	}
+			     0))
+		lbe_busy(c);
 }
 
 /** The load books of @c's switch from idle to a thread (load.h): count

@@ -208,7 +208,8 @@ static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
 
 /** The core leaves idle for @next, blocked on it until now (woken by a
  *  hand-off). False if it is not that. */
-static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
+static inline __attribute__((always_inline)) bool
+load_switch_from_idle(struct cpu *c, struct thread *next)
 {
 	if (next->load_counted || !next->blocked_counted)
 		return false;

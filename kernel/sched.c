@@ -148,7 +148,8 @@ static void sched_timer_arm(struct cpu *c)
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
  */
-static void sched_update_tick(struct cpu *c, struct thread *next)
+static inline __attribute__((always_inline)) void
+sched_update_tick(struct cpu *c, struct thread *next)
 {
 	if (next != c->idle) {
 		if (!c->tick_on) {
