@@ -51,6 +51,13 @@
 			   * LB_NEED_ALL (alb) */
 #define LB_NEED_COUNT 16u /* the same with the runnable counts' total,
 			   * least and largest instead (count) */
+#define LB_NEED_SELF 32u  /* none: the policy reads each core itself, with
+			   * the figures it needs besides the load (opzone:
+			   * utilization, under one seqcount), and fills
+			   * d->v.load and d->sum; s->min / s->max are
+			   * LB_NO_CPU */
+
+#define LB_UTIL_NONE 0xffffu /* lb_dutil util[]: not read ("null") */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {
@@ -258,7 +265,9 @@ struct lb_dutil {
 	unsigned short bound;   /* balance only if figure > bound */
 	unsigned short figure;  /* busiest core's utilization, or the
 				 * average over the eligible cores */
-	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window */
+	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window;
+					       * LB_UTIL_NONE: not read (a
+					       * core not eligible) */
 	unsigned tid;           /* the task weighed (0: none) */
 	unsigned short task_util;             /* its usage */
 	short score;            /* its prize/punish adjustment */

@@ -165,7 +165,8 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
 
 /**
  * Core record @r's utilization over the short sliding window at x->s->now,
- * permille: exactly what ful_util_cpu gives (a host test compares the
+ * permille, and its load (*@load, from the same copy): exactly what
+ * ful_util_cpu gives (a host test compares the
  * two on 2,000 random core states), with the window of `now`, its
  * elapsed part e and the rest computed once per decision (oz_clock).
  * A record in the decision's window (a core that ran, or went idle,
@@ -175,12 +176,14 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
  * (ful_win_sliding's formula).
  */
 static inline unsigned oz_cpu_util(const struct oz_ctx *x,
-				   const struct ful_load_cpu *r)
+				   const struct ful_load_cpu *r,
+				   unsigned long *load)
 {
 	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
 	unsigned pm, seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
+		*load = FUL_LOAD_RLX(&r->load);
 		stamp = FUL_LOAD_RLX(&r->stamp);
 		idle = FUL_LOAD_RLX(&r->idle_open);
 		widx = FUL_LOAD_RLX(&r->win_idx);
@@ -221,67 +224,72 @@ static void oz_clock(struct oz_ctx *x)
 	x->tail = win - x->e;
 }
 
-/** Record the zone and the per-core figures in d->ut, and the figure
- *  the zone is judged on: the highest of the eligible cores, or with
- *  cpus_avg their average. Returns that average. */
-static unsigned oz_record(struct oz_ctx *x, unsigned mask)
+/** Whether core @a (utilization @ua, load @la) ranks before core @b as
+ *  the least utilized (@most: as the most): by utilization, then load,
+ *  then the lower id (@a has the higher id: never on a tie). */
+static inline bool oz_before(unsigned ua, unsigned long la, unsigned ub,
+			     unsigned long lb, bool most)
 {
-	struct lb_dutil *u = &x->d->ut;
+	return most ? ua > ub || (ua == ub && la > lb)
+		    : ua < ub || (ua == ub && la < lb);
+}
+
+/**
+ * Read the cores, in one pass: each online core's load into d->v.load
+ * (with LB_NEED_SELF the snapshot leaves them to the policy), and each
+ * eligible core's utilization into d->ut.util (with its load, under the
+ * record's seqcount; the others are LB_UTIL_NONE, not read); the
+ * eligible cores' total load in d->sum; the zone, and the figure the
+ * zone is judged on (the highest eligible utilization, or with cpus_avg
+ * their average). *@lo: the least utilized eligible core of @allowed,
+ * *@hi: the most utilized eligible core (ties: oz_before), LB_NO_CPU if
+ * none. O(cores).
+ */
+static void oz_record(struct oz_ctx *x, unsigned mask, unsigned allowed,
+		      unsigned *lo, unsigned *hi)
+{
+	struct lb_decision *d = x->d;
+	struct lb_dutil *u = &d->ut;
 	const struct lb_policy *p = x->p;
-	unsigned long sum = 0;
-	unsigned n = x->s->conf.ncpus, k = 0;
+	const struct ful_load_cpu *r = x->s->area->cpu;
+	unsigned long sum = 0, lsum = 0, ll = 0, lh = 0;
+	unsigned n = x->s->conf.ncpus, l = LB_NO_CPU, h = LB_NO_CPU;
+	unsigned ul = 0, uh = 0;
 	oz_clock(x);
-	x->d->has_util = true;
+	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
 	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
-	unsigned top = 0, avg, busiest = LB_NO_CPU;
-	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
-		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
-		if (!((mask >> c) & 1))
-			continue;
-		sum += u->util[c], k++;
-		if (busiest == LB_NO_CPU || u->util[c] > top)
-			top = u->util[c], busiest = c;
-	}
-	u->busiest = (unsigned char)busiest;
-	avg = k ? (unsigned)(sum / k) : 0;
-	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value ? avg : top);
-	return avg;
-}
-
-/** Whether core @a ranks before core @b as the least utilized (@most:
- *  as the most): by utilization, then load, then the lower id. */
-static inline bool oz_before(const struct lb_decision *d, unsigned a,
-			     unsigned b, bool most)
-{
-	unsigned ua = d->ut.util[a], ub = d->ut.util[b];
-	unsigned long la = d->v.load[a], lb = d->v.load[b];
-	return most ? ua > ub || (ua == ub && la > lb)
-		    : ua < ub || (ua == ub && la < lb);
-}
-
-/** The core of @mask with the lowest utilization (*@lo) and, if @hi,
- *  the highest (*@hi), in one pass; LB_NO_CPU for an empty mask. */
-static void oz_pick_cores(const struct lb_decision *d, unsigned mask,
-			  unsigned *lo, unsigned *hi)
-{
-	unsigned l = LB_NO_CPU, h = LB_NO_CPU;
-	for (unsigned c = 0; mask; c++, mask >>= 1) {
-		if (!(mask & 1))
-			continue;
-		if (l == LB_NO_CPU) {
-			l = h = c;
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		if (c >= n)
+			break;
+		if (!((mask >> c) & 1)) {
+			d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
+			u->util[c] = LB_UTIL_NONE;
 			continue;
 		}
-		l = oz_before(d, c, l, false) ? c : l;
-		h = hi && oz_before(d, c, h, true) ? c : h;
+		unsigned long load;
+		unsigned pm = oz_cpu_util(x, &r[c], &load);
+		d->v.load[c] = load;
+		u->util[c] = (unsigned short)pm;
+		sum += pm, lsum += load;
+		if (h == LB_NO_CPU || oz_before(pm, load, uh, lh, true))
+			h = c, uh = pm, lh = load;
+		if (((allowed >> c) & 1) &&
+		    (l == LB_NO_CPU || oz_before(pm, load, ul, ll, false)))
+			l = c, ul = pm, ll = load;
 	}
+	unsigned k = (unsigned)__builtin_popcount(mask);
+	d->sum = lsum;
+	u->busiest = (unsigned char)h;
+	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
+					     ? (k ? sum / k : 0)
+					     : uh);
 	*lo = l;
-	if (hi)
-		*hi = h;
+	*hi = h;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -294,16 +302,18 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			   .bound = oz_bound(p)};
 	unsigned mask = lb_record(s, d), online = (1u << s->conf.ncpus) - 1;
 	unsigned allowed = t->affinity ? t->affinity & online : online;
-	oz_record(&x, mask);
-	unsigned to;
-	oz_pick_cores(d, mask & allowed, &to, NULL);
+	unsigned to, hi;
+	oz_record(&x, mask, allowed, &to, &hi);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
-	d->move[0] = (struct lb_dmove){.slice = t->slice_ms,
-				       .from = LB_NO_CPU,
-				       .to = (unsigned char)to,
-				       .to_after = d->v.load[to] + t->slice_ms};
+	struct lb_dmove *m = &d->move[0];
+	m->tid = 0;
+	m->slice = t->slice_ms;
+	m->from = LB_NO_CPU;
+	m->to = (unsigned char)to;
+	m->from_after = 0;
+	m->to_after = d->v.load[to] + t->slice_ms;
 	d->nmoves = 1;
 	return to;
 }
@@ -519,8 +529,7 @@ static unsigned oz_gate(struct oz_ctx *x, unsigned mask, unsigned *src,
 			unsigned *dst)
 {
 	struct lb_decision *d = x->d;
-	oz_record(x, mask);
-	oz_pick_cores(d, mask, dst, src);
+	oz_record(x, mask, ~0u, dst, src);
 	if (d->ut.figure <= x->bound)
 		return LB_R_BELOW_ZONE;
 	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
@@ -536,14 +545,10 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 {
 	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
 	unsigned mask = lb_record(s, d), src, dst;
-	if (d->trigger == LB_TRIG_TIMER) {
-		oz_record(&x, mask);
-		d->reason = LB_R_TIMER_DECLINED;
-		return 0;
-	}
-	if (!(mask & (mask - 1))) {
-		oz_record(&x, mask);
-		d->reason = LB_R_TOO_FEW_CORES;
+	if (d->trigger == LB_TRIG_TIMER || !(mask & (mask - 1))) {
+		oz_record(&x, mask, ~0u, &src, &dst);
+		d->reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
+							: LB_R_TOO_FEW_CORES;
 		return 0;
 	}
 	d->reason = (unsigned char)oz_gate(&x, mask, &src, &dst);
@@ -572,7 +577,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 
 void lb_opzone_init(struct lb_policy *p)
 {
-	*p = (struct lb_policy){.name = "opzone", .needs = 0,
+	*p = (struct lb_policy){.name = "opzone", .needs = LB_NEED_SELF,
 				.events = FUL_LBE_ALL,
 				.ntunables = OZ_T_COUNT,
 				.place = opzone_place,
