@@ -93,7 +93,8 @@ struct oz_ctx {
 	struct lb_decision *d;
 	unsigned bound;        /* balance only above it */
 	unsigned long prize, punish; /* counter ticks */
-	struct ful_win_par par; /* the window parameters (hdr.util_*) */
+	const struct ful_win_par *par; /* the window parameters (oz_win) */
+	unsigned long win;     /* par->win */
 	unsigned long idx, ws; /* the window of s->now and its start */
 	unsigned long e, tail; /* now - ws (at most a window), win - e */
 };
@@ -107,12 +108,13 @@ static struct {
 	unsigned long idx, ws; /* a window and its start */
 } oz_win = {.seq = 1};
 
-/* Per core: the task its last decision found best and did not move (or
- * the runner-up of a move), weighed again first; and where the next
- * probe of its index starts. Together the decisions walk every task of
- * a core, a few per decision (oz_candidate). */
+/* Per core: the task its last decision picked (kept: its rank then, eff
+ * and u, stand for it until it is weighed again), and where the next
+ * probe of its thread index starts. The probes of successive decisions
+ * walk every task of the core (oz_candidate). */
 static struct {
-	unsigned best;
+	unsigned best;         /* tid, 0: none */
+	unsigned eff, u;       /* its rank when it was last weighed */
 	unsigned cursor;
 } oz_core[FUL_LOAD_CPUS];
 
@@ -128,10 +130,25 @@ static unsigned oz_bound(const struct lb_policy *p)
 	return spot[p->tun[OZ_T_SPOT].value];
 }
 
-/** @ms in counter ticks of the area. */
-static unsigned long oz_ticks(const struct lb_snap *s, long ms)
+/** prize_ms and punish_ms in counter ticks of the area into @x (kept
+ *  across decisions while the tunables and the frequency stay). */
+static void oz_periods(struct oz_ctx *x)
 {
-	return (unsigned long)ms * s->area->hdr.counter_freq / 1000;
+	static struct {
+		long prize_ms, punish_ms;
+		unsigned long freq, prize, punish;
+	} c;
+	long pz = x->p->tun[OZ_T_PRIZE].value, pn = x->p->tun[OZ_T_PUNISH].value;
+	unsigned long f = x->s->area->hdr.counter_freq;
+	if (__builtin_expect(pz != c.prize_ms || pn != c.punish_ms ||
+				     f != c.freq,
+			     0)) {
+		c.prize_ms = pz, c.punish_ms = pn, c.freq = f;
+		c.prize = (unsigned long)pz * f / 1000;
+		c.punish = (unsigned long)pn * f / 1000;
+	}
+	x->prize = c.prize;
+	x->punish = c.punish;
 }
 
 /**
@@ -147,13 +164,13 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
 		 unsigned long stamp, unsigned long idle, unsigned long widx,
 		 unsigned long cur, unsigned pm)
 {
-	unsigned long now = x->s->now, win = x->par.win;
+	unsigned long now = x->s->now, win = x->win;
 	if (!win)
 		return 0;
-	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
+	if (widx < x->par->idx0 || stamp > now || widx > x->idx) {
 		struct ful_load_cpu c;
 		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
-		ful_util_cpu(&c, &x->par, now, &pm, NULL);
+		ful_util_cpu(&c, x->par, now, &pm, NULL);
 		return pm;
 	}
 	pm = widx + 1 == x->idx
@@ -192,11 +209,11 @@ static inline unsigned oz_cpu_util(const struct oz_ctx *x,
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != x->idx || stamp > now || !x->par.win, 0))
+	if (__builtin_expect(widx != x->idx || stamp > now || !x->win, 0))
 		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
 	cur += idle ? 0 : now - stamp;
 	cur = cur > x->e ? x->e : cur;
-	return ful_win_permille(cur + pm * x->tail / 1000, x->par.win);
+	return ful_win_permille(cur + pm * x->tail / 1000, x->win);
 }
 
 /** The window parameters and the window of the decision (oz_win: read
@@ -211,11 +228,11 @@ static void oz_clock(struct oz_ctx *x)
 		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
 		oz_win.ws = ~0ul;
 	}
-	x->par = oz_win.par;
-	unsigned long win = x->par.win;
+	x->par = &oz_win.par;
+	unsigned long win = x->win = oz_win.par.win;
 	if (__builtin_expect(now < oz_win.ws || now - oz_win.ws >= win, 0)) {
-		oz_win.idx = win ? ful_win_index(&x->par, now) : 0;
-		oz_win.ws = win ? ful_win_start(&x->par, oz_win.idx) : now;
+		oz_win.idx = win ? ful_win_index(x->par, now) : 0;
+		oz_win.ws = win ? ful_win_start(x->par, oz_win.idx) : now;
 	}
 	x->idx = oz_win.idx;
 	x->ws = oz_win.ws;
@@ -347,8 +364,8 @@ static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
 				unsigned long last, unsigned long idx)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = x->s->now, win = x->par.win;
-	unsigned long lws = idx > x->par.idx0 ? x->ws - win : now;
+	unsigned long now = x->s->now, win = x->win;
+	unsigned long lws = idx > x->par->idx0 ? x->ws - win : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
 	bool lhigh = last * 1000 >= (unsigned long)x->bound * win;
@@ -431,7 +448,7 @@ static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, x->par.win);
+	o->u = ful_win_permille(cur > last ? cur : last, x->win);
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->eff = oz_eff(o->u, o->adj);
 	o->runtime = runtime;
@@ -440,27 +457,11 @@ static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
 }
 
 /** Whether @a ranks above @b: the higher score, ties to the higher usage
- *  (then the one weighed first). */
-static inline bool oz_above(const struct oz_best *a, const struct oz_best *b)
+ *  (then @b, the one weighed first). */
+static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
+			    unsigned bu)
 {
-	return a->eff > b->eff || (a->eff == b->eff && a->u > b->u);
-}
-
-/** Weigh @tid into the best two so far (@b, then @r); false if it is
- *  no candidate. */
-static bool oz_consider(const struct oz_ctx *x, unsigned tid, unsigned src,
-			unsigned dst, struct oz_best *b, struct oz_best *r)
-{
-	struct oz_best o;
-	if (!tid || !oz_weigh(x, tid, src, dst, &o))
-		return false;
-	if (!b->tid || oz_above(&o, b)) {
-		*r = *b;
-		*b = o;
-	} else if (!r->tid || oz_above(&o, r)) {
-		*r = o;
-	}
-	return true;
+	return aeff > beff || (aeff == beff && au > bu);
 }
 
 /** The slice of thread @tid (for the decision record). */
@@ -470,40 +471,45 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
 }
 
 /**
- * The task of core @src to move to @dst, into @b (and the runner-up into
- * @r): the best of the core's running task, the task its last decision
- * kept (oz_core best), and the next task of its (slice or weight, tid)
- * index from a cursor that walks the core's entries round robin, past
- * up to OZ_PROBE entries that are no candidate (blocked, pinned away).
- * O(1) in the number of threads: a decision weighs at most three tasks
- * and probes at most OZ_PROBE entries, and the walk brings every task
- * of the core to be weighed within as many decisions as it has tasks
- * (the highest-scored one then stays as the kept task). false if none.
+ * The task of core @src to move to @dst, into @b: the better of the
+ * next task of the core's (slice or weight, tid) index, from a cursor
+ * that walks its entries round robin (past at most OZ_PROBE entries that
+ * are no candidate: blocked, pinned away, gone), and the task the last
+ * decision on this core picked, ranked as it was then (oz_core). That
+ * one is weighed again only if it ranks first: so a decision weighs one
+ * task, two at most, whatever the number of threads, and the walk
+ * brings each task of the core to be compared with the kept one within
+ * as many decisions as the core has tasks. false if none.
  */
 static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
-			 struct oz_best *b, struct oz_best *r)
+			 struct oz_best *b)
 {
 	struct lb_snap *s = x->s;
-	unsigned running = FUL_LOAD_RLX(&s->area->cpu[src].running);
-	*b = *r = (struct oz_best){0};
-	oz_consider(x, running, src, dst, b, r);
-	if (oz_core[src].best != running)
-		oz_consider(x, oz_core[src].best, src, dst, b, r);
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
 			     0))
 		lb_snap_index(s);
 	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
 	unsigned i = oz_core[src].cursor, kept = oz_core[src].best;
+	bool found = false;
 	for (unsigned probe = n < OZ_PROBE ? n : OZ_PROBE; probe; probe--) {
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
 		s->probes++;
-		if (tid != running && tid != kept &&
-		    oz_consider(x, tid, src, dst, b, r))
+		if (tid != kept && oz_weigh(x, tid, src, dst, b)) {
+			found = true;
 			break;
+		}
 	}
 	oz_core[src].cursor = i;
-	return b->tid != 0;
+	if (kept && (!found || oz_above(oz_core[src].eff, oz_core[src].u,
+					b->eff, b->u))) {
+		struct oz_best k;
+		if (oz_weigh(x, kept, src, dst, &k)) { /* still a candidate */
+			*b = k;
+			found = true;
+		}
+	}
+	return found;
 }
 
 /** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
@@ -554,11 +560,10 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	d->reason = (unsigned char)oz_gate(&x, mask, &src, &dst);
 	if (d->reason != LB_R_MOVED)
 		return 0;
-	x.prize = oz_ticks(s, p->tun[OZ_T_PRIZE].value);
-	x.punish = oz_ticks(s, p->tun[OZ_T_PUNISH].value);
-	struct oz_best b, r;
+	oz_periods(&x);
+	struct oz_best b;
 	struct lb_dmove m;
-	if (!oz_candidate(&x, src, dst, &b, &r)) {
+	if (!oz_candidate(&x, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
@@ -566,13 +571,12 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
 	b.eff = oz_eff(b.u, b.adj);
 	oz_note(s, d, &b, src, dst, &m);
-	oz_core[src].best = b.tid;
+	oz_core[src].best = b.tid; /* moved: it fails the next check there */
+	oz_core[src].eff = b.eff;
+	oz_core[src].u = b.u;
 	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
 		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
-	unsigned n = lb_move_one(d, moves, max, &m, b.tid);
-	if (n && r.tid) /* the next decision here starts from the runner-up */
-		oz_core[src].best = r.tid;
-	return n;
+	return lb_move_one(d, moves, max, &m, b.tid);
 }
 
 void lb_opzone_init(struct lb_policy *p)
