@@ -192,11 +192,12 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
  * busy), at most e, plus the last window's rate over the rest
  * (ful_win_sliding's formula).
  */
-static inline unsigned oz_cpu_util(const struct oz_ctx *x,
-				   const struct ful_load_cpu *r,
-				   unsigned long *load)
+static inline __attribute__((always_inline)) unsigned
+oz_cpu_util(const struct oz_ctx *x, const struct ful_load_cpu *r,
+	    unsigned long now, unsigned long idx, unsigned long e,
+	    unsigned long tail, unsigned long win, unsigned long *load)
 {
-	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
+	unsigned long stamp, idle, widx, busy, base;
 	unsigned pm, seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
@@ -209,11 +210,12 @@ static inline unsigned oz_cpu_util(const struct oz_ctx *x,
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != x->idx || stamp > now || !x->win, 0))
+	if (__builtin_expect(widx != idx || stamp > now, 0))
 		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
 	cur += idle ? 0 : now - stamp;
-	cur = cur > x->e ? x->e : cur;
-	return ful_win_permille(cur + pm * x->tail / 1000, x->win);
+	cur = (cur > e ? e : cur) + pm * tail / 1000;
+	/* ful_win_permille, win != 0 here (oz_clock) */
+	return cur >= win ? 1000 : (unsigned)(cur * 1000 / win);
 }
 
 /** The window parameters and the window of the decision (oz_win: read
@@ -234,21 +236,11 @@ static void oz_clock(struct oz_ctx *x)
 		oz_win.idx = win ? ful_win_index(x->par, now) : 0;
 		oz_win.ws = win ? ful_win_start(x->par, oz_win.idx) : now;
 	}
-	x->idx = oz_win.idx;
+	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
 	x->ws = oz_win.ws;
 	x->e = now > x->ws ? now - x->ws : 0;
 	x->e = x->e > win ? win : x->e;
 	x->tail = win - x->e;
-}
-
-/** Whether core @a (utilization @ua, load @la) ranks before core @b as
- *  the least utilized (@most: as the most): by utilization, then load,
- *  then the lower id (@a has the higher id: never on a tie). */
-static inline bool oz_before(unsigned ua, unsigned long la, unsigned ub,
-			     unsigned long lb, bool most)
-{
-	return most ? ua > ub || (ua == ub && la > lb)
-		    : ua < ub || (ua == ub && la < lb);
 }
 
 /**
@@ -259,8 +251,8 @@ static inline bool oz_before(unsigned ua, unsigned long la, unsigned ub,
  * eligible cores' total load in d->sum; the zone, and the figure the
  * zone is judged on (the highest eligible utilization, or with cpus_avg
  * their average). *@lo: the least utilized eligible core of @allowed,
- * *@hi: the most utilized eligible core (ties: oz_before), LB_NO_CPU if
- * none. O(cores).
+ * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
+ * lower load, for the most to the higher, then to the lower id. O(cores).
  */
 static void oz_record(struct oz_ctx *x, unsigned mask, unsigned allowed,
 		      unsigned *lo, unsigned *hi)
@@ -269,10 +261,14 @@ static void oz_record(struct oz_ctx *x, unsigned mask, unsigned allowed,
 	struct lb_dutil *u = &d->ut;
 	const struct lb_policy *p = x->p;
 	const struct ful_load_cpu *r = x->s->area->cpu;
-	unsigned long sum = 0, lsum = 0, ll = 0, lh = 0;
+	/* A core's rank key: utilization, then load (oz_before) in one word
+	 * (a load, the sum of the slices in ms, is far below 2^40); the
+	 * strict compares keep ties on the lower id. */
+	unsigned long sum = 0, lsum = 0, kl = ~0ul, kh = 0;
 	unsigned n = x->s->conf.ncpus, l = LB_NO_CPU, h = LB_NO_CPU;
-	unsigned ul = 0, uh = 0;
 	oz_clock(x);
+	const unsigned long now = x->s->now, idx = x->idx, e = x->e,
+			    tail = x->tail, win = x->win;
 	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
@@ -289,22 +285,23 @@ static void oz_record(struct oz_ctx *x, unsigned mask, unsigned allowed,
 			continue;
 		}
 		unsigned long load;
-		unsigned pm = oz_cpu_util(x, &r[c], &load);
+		unsigned pm = oz_cpu_util(x, &r[c], now, idx, e, tail, win,
+					  &load);
 		d->v.load[c] = load;
 		u->util[c] = (unsigned short)pm;
 		sum += pm, lsum += load;
-		if (h == LB_NO_CPU || oz_before(pm, load, uh, lh, true))
-			h = c, uh = pm, lh = load;
-		if (((allowed >> c) & 1) &&
-		    (l == LB_NO_CPU || oz_before(pm, load, ul, ll, false)))
-			l = c, ul = pm, ll = load;
+		unsigned long key = (unsigned long)pm << 40 | load;
+		if (h == LB_NO_CPU || key > kh)
+			h = c, kh = key;
+		if (((allowed >> c) & 1) && key < kl)
+			l = c, kl = key;
 	}
 	unsigned k = (unsigned)__builtin_popcount(mask);
 	d->sum = lsum;
 	u->busiest = (unsigned char)h;
 	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
 					     ? (k ? sum / k : 0)
-					     : uh);
+					     : kh >> 40);
 	*lo = l;
 	*hi = h;
 }
