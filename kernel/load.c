@@ -268,7 +268,7 @@ void load_set_slice(struct owner o, struct thread *t, uint32_t slice_ms)
 	if (counted)
 		load_leave(o, t);
 	t->slice_ms = slice_ms;
-	t->slice_ticks = (slice_ms * SCHED_HZ + 999) / 1000;
+	t->slice_ticks = slice_ticks_of(slice_ms, t->weight);
 	if (t->slice_left > t->slice_ticks)
 		t->slice_left = t->slice_ticks;
 	if (counted)
@@ -283,6 +283,9 @@ void load_set_nice(struct owner o, struct thread *t, int nice)
 		load_leave(o, t);
 	t->nice = (int8_t)nice;
 	t->weight = nice_to_weight(nice);
+	t->slice_ticks = slice_ticks_of(t->slice_ms, t->weight);
+	if (t->slice_left > t->slice_ticks)
+		t->slice_left = t->slice_ticks;
 	if (counted)
 		load_enter(o, t);
 	load_thread_static(t, o.cpu->id);
