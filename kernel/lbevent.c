@@ -25,15 +25,20 @@ static struct {
 	struct ntfn *ntfn; /* [lock] bound, referenced; NULL if none */
 } lbe = {.lock = SPINLOCK_INIT};
 
-/** Each core's lbe_wake hint from lbe_armed and lbe_cores. lbe.lock. */
+/** Each core's lbe_wake hint from lbe.ntfn, lbe_armed and lbe_cores.
+ *  lbe.lock. */
 static void lbe_hints(void)
 {
-	bool on = atomic_load_explicit(&lbe_armed, memory_order_relaxed) &
-		  FUL_LBE_WAKE;
-	uint32_t cores = atomic_load_explicit(&lbe_cores, memory_order_relaxed);
+	unsigned on = atomic_load_explicit(&lbe_armed, memory_order_relaxed) &
+			      FUL_LBE_WAKE
+		      ? LBE_HINT_COUNT | LBE_HINT_SIGNAL
+		      : LBE_HINT_COUNT;
+	uint32_t cores = lbe.ntfn ? atomic_load_explicit(&lbe_cores,
+							 memory_order_relaxed)
+				  : 0;
 	for (unsigned i = 0; i < machine.ncpus; i++)
 		atomic_store_explicit(&cpus[i].lbe_wake,
-				      on && (cores >> i & 1),
+				      (uint8_t)(cores >> i & 1 ? on : 0),
 				      memory_order_relaxed);
 }
 

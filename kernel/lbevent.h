@@ -36,11 +36,17 @@ extern struct ful_load_page load_area; /* load.h */
  * icc_flush (icc_flush_owed), which every switch ends with. */
 #define ICC_OWED_LBE (1u << 31)
 
+/* c->lbe_wake: count this core's wakes (a notification is bound and the
+ * core is in lbe_cores), and signal them (FUL_LBE_WAKE armed too). */
+#define LBE_HINT_COUNT 1u
+#define LBE_HINT_SIGNAL 2u
+
 /* Armed kinds (FUL_LBE_*), the cores whose wakes and creates signal, the
  * cores whose ticks count and signal FUL_LBE_BUSY; set by ARM (any
  * core, lbe.lock), an armed bit cleared by the event that signals it.
- * Each core's c->lbe_wake mirrors "WAKE armed and the core in lbe_cores"
- * (under lbe.lock), so that an idle exit tests one byte at hand. */
+ * Each core's c->lbe_wake mirrors "bound and the core in lbe_cores" and
+ * "WAKE armed" (LBE_HINT_*, under lbe.lock), so that an idle exit tests
+ * one byte at hand and, with nothing bound, does nothing else. */
 extern _Atomic uint32_t lbe_armed;
 extern _Atomic uint32_t lbe_cores;
 extern _Atomic uint32_t lbe_watch;
@@ -77,16 +83,19 @@ static inline void lbe_tick(struct cpu *c)
 		lbe_busy(c);
 }
 
-/** The load books of @c's switch from idle to a thread (load.h): count
- *  the wake and, if the kind is armed for @c, owe its signal to the next
- *  icc_flush (after the switch). Owner, IRQs masked; no lock. */
+/** The load books of @c's switch from idle to a thread (load.h): while
+ *  a notification is bound and @c is in the cores of the last ARM, count
+ *  the wake and, if the kind is armed, owe its signal to the next
+ *  icc_flush (after the switch). Otherwise one byte tested. Owner, IRQs
+ *  masked; no lock. */
 static inline void lbe_wake(struct cpu *c)
 {
-	load_area.ev[c->id].wake++;
-	if (__builtin_expect(atomic_load_explicit(&c->lbe_wake,
-						  memory_order_relaxed),
-			     0))
-		c->ipi_owed |= ICC_OWED_LBE;
+	unsigned h = atomic_load_explicit(&c->lbe_wake, memory_order_relaxed);
+	if (__builtin_expect(h, 0)) {
+		load_area.ev[c->id].wake++;
+		if (h & LBE_HINT_SIGNAL)
+			c->ipi_owed |= ICC_OWED_LBE;
+	}
 }
 
 #endif

@@ -9,7 +9,9 @@
  *
  *   offset 0     struct ful_load_hdr
  *   offset 128   struct ful_load_cpu cpu[FUL_LOAD_CPUS]
- *   offset 1152  struct ful_load_ev ev[FUL_LOAD_CPUS] (version 4: hdr.ev_offset)
+ *   offset 1152  struct ful_load_ev ev[FUL_LOAD_CPUS] (version 4: hdr.ev_offset;
+ *                128 bytes each, like a core record: the kernel's idle
+ *                exit reaches ev[c] at a constant offset from cpu[c])
  *   offset 4096  struct ful_load_thread thread[FUL_LOAD_THREADS] (64 bytes
  *                each since version 3: 8 pages)
  *
@@ -111,7 +113,9 @@
  * each is a single aligned 8-byte word, read without a seqcount (the
  * four counters are independent; only their growth means anything):
  *   wake      times core c left idle to run a thread (its switch books,
- *             every path: scheduler, hand-off, idle in place)
+ *             every path: scheduler, hand-off, idle in place), counted
+ *             while a notification is bound and c is in the `cores` of
+ *             the last LBE_ARM (every core after an LBE_BIND)
  *   create    threads started (THREAD_START) by calls made on core c
  *   busy      ticks of core c with a thread running while c is in the
  *             watch mask of the last LBE_ARM (not counted otherwise)
@@ -207,21 +211,21 @@ struct ful_load_ev {
 	unsigned long create;   /* THREAD_STARTs called on it */
 	unsigned long busy;     /* its ticks while watched, a thread running */
 	unsigned long signals;  /* notifications its events sent */
-	unsigned long pad[4];
+	unsigned long pad[12];
 };
 
 struct ful_load_page {
 	struct ful_load_hdr hdr;
 	struct ful_load_cpu cpu[FUL_LOAD_CPUS];
 	struct ful_load_ev ev[FUL_LOAD_CPUS];
-	unsigned char pad[4096 - 128 - FUL_LOAD_CPUS * (128 + 64)];
+	unsigned char pad[4096 - 128 - FUL_LOAD_CPUS * (128 + 128)];
 	struct ful_load_thread thread[FUL_LOAD_THREADS];
 };
 
 _Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
 _Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
 _Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
-_Static_assert(sizeof(struct ful_load_ev) == 64, "load ABI: event record");
+_Static_assert(sizeof(struct ful_load_ev) == 128, "load ABI: event record");
 _Static_assert(FUL_LOAD_PAGES * 4096 == 4096 + FUL_LOAD_THREADS * 64,
 	       "load ABI: pages");
 _Static_assert(sizeof(struct ful_load_page) <= FUL_LOAD_PAGES * 4096,

@@ -182,8 +182,8 @@ struct ful_sysinfo {
  *   FUL_LBE_CREATE  a thread was started by a call on a core in `cores`
  *   FUL_LBE_BUSY    a tick found a thread running on a core in `watch`
  * An armed kind is signalled once, by the first such event, and
- * disarmed; events are counted whether armed or not (busy only while
- * watched). LBE_BIND(sched, ntfn, events): sched ADMIN; ntfn WRITE;
+ * disarmed; events are counted whether armed or not: creates always,
+ * wakes while bound (for `cores`), busy ticks while watched. LBE_BIND(sched, ntfn, events): sched ADMIN; ntfn WRITE;
  * events outside FUL_LBE_ALL (EINVAL); events 0 unbinds ntfn (ESTATE if
  * it is not the bound one); another notification that still has
  * capabilities bound (ESTATE). A bind arms every kind of `events` for

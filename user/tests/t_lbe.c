@@ -8,7 +8,8 @@
  *               ev[] of the core where it happened: a thread started
  *               (create), a tick of a watched core with a thread running
  *               (busy, not counted while unwatched), a core leaving idle
- *               (wake, only for the cores armed)
+ *               (wake, counted while bound for the cores of the last ARM,
+ *               signalled only if armed)
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -127,16 +128,25 @@ static void lbe_body(struct ut *ut, unsigned n1, unsigned n2,
 	atomic_store(&lbe_stop, 1);
 	ful_thread_reap(&w[0], UT_TIMEOUT_US);
 	atomic_store(&lbe_stop, 0);
-	/* wake: only for the cores armed */
-	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, n1, FUL_LBE_WAKE), 0);
-	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, 0, 1u << me, 0), 0);
-	poll_bits(n1); /* a bind arms every core: drop what came */
+	/* wake: counted while bound, for the cores of the last ARM (all
+	 * after a bind), signalled only if the kind is armed */
+	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, n1, FUL_LBE_CREATE), 0);
+	poll_bits(n1);
 	UT_CHECK_EQ(spawn_on(&w[1], lbe_napper, other), 0);
+	UT_CHECK_EQ(wait_bits(n1), FUL_LBE_CREATE);
 	unsigned long k0 = ev(other)->wake;
 	UT_WAIT(ev(other)->wake > k0 + 3);
-	UT_CHECK_EQ(poll_bits(n1), 0); /* armed for this core only */
-	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, FUL_LBE_WAKE, 1u << other, 0), 0);
+	UT_CHECK_EQ(poll_bits(n1), 0); /* WAKE not bound: counted only */
+	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, 0, 1u << me, 0), 0);
+	k0 = ev(other)->wake;
+	struct ful_load_cpu r0, r1;
+	ful_load_read_cpu(ful_load_area(), other, &r0);
+	UT_WAIT((ful_load_read_cpu(ful_load_area(), other, &r1),
+		 r1.switches > r0.switches + 8));
+	UT_CHECK_EQ(ev(other)->wake, k0); /* not in the cores: not counted */
+	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, n1, FUL_LBE_WAKE), 0);
 	UT_CHECK_EQ(wait_bits(n1), FUL_LBE_WAKE);
+	UT_CHECK(ev(other)->wake > k0);
 	/* unbind; a deleted notification unbinds itself */
 	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, n1, 0), 0);
 	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, FUL_LBE_WAKE, all, 0), -FUL_ESTATE);
