@@ -4,6 +4,7 @@
  * described in docs/design.md, "ICC protocol".
  */
 #include "icc.h"
+#include "lbevent.h"
 #include "kernel.h"
 #include "ktime.h"
 #include "percpu.h"
@@ -95,6 +96,12 @@ void icc_send(unsigned cpu, struct icc_req *r)
 
 void icc_flush_owed(struct cpu *c)
 {
+	if (c->ipi_owed & ICC_OWED_LBE) { /* may owe IPIs in turn */
+		c->ipi_owed &= ~ICC_OWED_LBE;
+		lbe_fire(c, FUL_LBE_WAKE);
+		if (!c->ipi_owed)
+			return;
+	}
 	arch_send_ipi(c->ipi_owed, IPI_ICC);
 	c->ipi_owed = 0;
 	c->stats.ipi_out++;

@@ -22,6 +22,7 @@ void load_init(void)
 	h->nthreads = MAX_THREADS;
 	h->cpu_offset = (unsigned)offsetof(struct ful_load_page, cpu);
 	h->thread_offset = (unsigned)offsetof(struct ful_load_page, thread);
+	h->ev_offset = offsetof(struct ful_load_page, ev);
 	h->counter_freq = arch_counter_freq();
 	uint64_t ms = bootarg_num("util_win", FUL_UTIL_WIN_MS_DEFAULT);
 	if (ms < FUL_UTIL_WIN_MS_MIN || ms > FUL_UTIL_WIN_MS_MAX) {
@@ -148,6 +149,8 @@ void load_switch_slow(struct owner o, struct thread *prev,
 			prev->blocked_counted = true;
 			db++;
 		}
+	} else {
+		lbe_wake(c); /* leaving idle (next is not idle: schedule) */
 	}
 	if (next != c->idle) {
 		if (next->blocked_counted) { /* direct switch to a blocked one */
@@ -265,7 +268,7 @@ void load_set_slice(struct owner o, struct thread *t, uint32_t slice_ms)
 	if (counted)
 		load_leave(o, t);
 	t->slice_ms = slice_ms;
-	t->slice_ticks = (slice_ms * SCHED_HZ + 999) / 1000;
+	t->slice_ticks = slice_ticks_of(slice_ms, t->weight);
 	if (t->slice_left > t->slice_ticks)
 		t->slice_left = t->slice_ticks;
 	if (counted)
@@ -280,6 +283,9 @@ void load_set_nice(struct owner o, struct thread *t, int nice)
 		load_leave(o, t);
 	t->nice = (int8_t)nice;
 	t->weight = nice_to_weight(nice);
+	t->slice_ticks = slice_ticks_of(t->slice_ms, t->weight);
+	if (t->slice_left > t->slice_ticks)
+		t->slice_left = t->slice_ticks;
 	if (counted)
 		load_enter(o, t);
 	load_thread_static(t, o.cpu->id);

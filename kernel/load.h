@@ -15,6 +15,7 @@
 #ifndef KERNEL_LOAD_H
 #define KERNEL_LOAD_H
 
+#include "lbevent.h"
 #include "percpu.h"
 #include "thread.h"
 #include <fulcrum/load.h>
@@ -208,7 +209,8 @@ static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
 
 /** The core leaves idle for @next, blocked on it until now (woken by a
  *  hand-off). False if it is not that. */
-static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
+static inline __attribute__((always_inline)) bool
+load_switch_from_idle(struct cpu *c, struct thread *next)
 {
 	if (next->load_counted || !next->blocked_counted)
 		return false;
@@ -224,6 +226,7 @@ static inline bool load_switch_from_idle(struct cpu *c, struct thread *next)
 	seq_end(&l->seq);
 	lthread_state(next, FUL_TS_RUNNING);
 	l->running = atomic_load_explicit(&next->tid, memory_order_relaxed);
+	lbe_wake(c);
 	return true;
 }
 

@@ -4,6 +4,7 @@
  * take every pending bit at once. Signalling never blocks.
  */
 #include "coninput.h"
+#include "lbevent.h"
 #include "ipc.h"
 #include "ipcq.h"
 #include "ntfn.h"
@@ -68,6 +69,7 @@ void ntfn_orphan(struct kobj *o)
 	spin_unlock_irqrestore(&n->lock, flags);
 	icc_flush();
 	coninput_forget(n); /* a console binding ends with its holder */
+	lbe_forget(n);      /* so does a balancer-event binding */
 }
 
 int ntfn_signal(struct ntfn *n, uint64_t bits)

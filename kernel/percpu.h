@@ -46,7 +46,12 @@ struct cpu {
 	bool tick_on;              /* [O] a thread runs: ticks are due */
 	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
 				    * off while a benchmark times the IRQ path */
-	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core */
+	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core;
+				    * bit 31 (ICC_OWED_LBE, lbevent.h): a
+				    * balancer event owed its signal */
+	_Atomic uint8_t lbe_wake;  /* [lbe.lock] written, read by the core
+				    * without it: FUL_LBE_WAKE is armed for
+				    * this core (a hint: lbe_fire decides) */
 	race_hook_fn race_hook;    /* [A] copy of race_hook, read where this
 				    * struct is at hand: race_hook_set stores
 				    * it (atomic), race_point_cpu reads it

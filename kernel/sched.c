@@ -6,6 +6,7 @@
 #include "sched.h"
 #include "kernel.h"
 #include "ktime.h"
+#include "lbevent.h"
 #include "load.h"
 #include "race.h"
 #include "vspace.h"
@@ -438,7 +439,7 @@ void sched_finish_switch(struct thread *prev)
 	}
 	else if (st == T_DEAD)
 		thread_release(prev);
-	icc_flush();
+	icc_flush(); /* also a balancer event the books noted (lbevent.h) */
 }
 
 /** Boot argument "loadcheck": check this core's published load record and its
@@ -471,6 +472,7 @@ void sched_tick(void)
 	sched_update_tick(c, cur, false);
 	if (cur == c->idle)
 		return;
+	lbe_tick(c);
 	if (cur->slice_left > 0)
 		cur->slice_left--;
 	if (cur->slice_left == 0) {

@@ -344,9 +344,9 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_UTIL_SET] = sys_util_set,
 	[FUL_SYS_CONS_BIND] = sys_cons_bind,
 	[FUL_SYS_CONS_READ] = sys_cons_read,
-	/* 36..39 reserved: sys_nosys */
-	[36] = sys_nosys,
-	[37] = sys_nosys,
+	[FUL_SYS_LBE_BIND] = sys_lbe_bind,
+	[FUL_SYS_LBE_ARM] = sys_lbe_arm,
+	/* 38..39 reserved: sys_nosys */
 	[38] = sys_nosys,
 	[39] = sys_nosys,
 	[FUL_SYS_DEVMEM_MAP] = sys_devmem_map,

@@ -7,6 +7,7 @@
 #include "frame.h"
 #include "ipc.h"
 #include "kernel.h"
+#include "lbevent.h"
 #include "page.h"
 #include "pool.h"
 #include "sched.h"
@@ -337,7 +338,10 @@ int64_t sys_thread_start(struct thread *t, struct arch_uregs *u)
 	int err = sys_thread_cap(t, u, 0, FUL_R_ADMIN, &tid);
 	if (err)
 		return err;
-	return thread_start_tid(tid);
+	err = thread_start_tid(tid);
+	if (!err) /* counted on the core the call returns on, IRQs masked */
+		lbe_create(this_cpu());
+	return err;
 }
 
 int64_t sys_thread_kill(struct thread *t, struct arch_uregs *u)

@@ -6,6 +6,8 @@
  * the papers' rootserver. Kernel threads are never moved from EL0.
  */
 #include "kernel.h"
+#include "ipc.h"
+#include "lbevent.h"
 #include "load.h"
 #include "syscall.h"
 #include "vspace.h"
@@ -228,4 +230,55 @@ int thread_set_attr(tid_t tid, unsigned attr, int64_t value)
 			return r.result;
 	}
 	return -FUL_EAGAIN;
+}
+
+/** A core mask that names only online cores (LBE_ARM). */
+static bool lbe_mask_ok(uint64_t mask)
+{
+	return !(mask & ~(uint64_t)atomic_load_explicit(&cpus_online_mask,
+						       memory_order_acquire));
+}
+
+/** FUL_SYS_LBE_BIND(sched, ntfn, events): bind (events != 0) or unbind
+ *  (events 0) the balancer-event notification (lbevent.h). Sched ADMIN,
+ *  ntfn WRITE, events within FUL_LBE_ALL (EINVAL), binding state
+ *  (ESTATE). Thread context, IRQs masked. */
+int64_t sys_lbe_bind(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s, n;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_NTFN, FUL_R_WRITE, &n)))
+		return err;
+	uint64_t ev = ARG(2);
+	if (ev & ~(uint64_t)FUL_LBE_ALL)
+		err = -FUL_EINVAL;
+	else
+		err = ev ? lbe_bind(n.obj, (uint32_t)ev) : lbe_unbind(n.obj);
+	cap_release(&n);
+	return err;
+}
+
+/** FUL_SYS_LBE_ARM(sched, ntfn, events, cores, watch): arm @events for
+ *  the wakes and creates of @cores and the ticks of @watch. Sched ADMIN,
+ *  ntfn WRITE, events within FUL_LBE_ALL and masks of online cores
+ *  (EINVAL), ntfn the bound one (ESTATE). */
+int64_t sys_lbe_arm(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s, n;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	if ((err = cap_lookup(t->vs, ARG(1), FUL_CAP_NTFN, FUL_R_WRITE, &n)))
+		return err;
+	uint64_t ev = ARG(2), cores = ARG(3), watch = ARG(4);
+	if ((ev & ~(uint64_t)FUL_LBE_ALL) || !lbe_mask_ok(cores) ||
+	    !lbe_mask_ok(watch))
+		err = -FUL_EINVAL;
+	else
+		err = lbe_arm(n.obj, (uint32_t)ev, (uint32_t)cores,
+			      (uint32_t)watch);
+	cap_release(&n);
+	return err;
 }

@@ -39,6 +39,16 @@ uint32_t nice_to_weight(int nice)
 	return ful_weight_of_nice(nice);
 }
 
+uint32_t slice_ticks_of(uint32_t slice_ms, uint32_t weight)
+{
+	/* ticks = slice_ms * weight / 1024 ms at SCHED_HZ, rounded, at
+	 * least 1 and at most the longest slice (FUL max 10000 ms) */
+	uint64_t t = ((uint64_t)slice_ms * SCHED_HZ * weight + 512000) /
+		     (1000 * 1024);
+	uint64_t max = 10000ull * SCHED_HZ / 1000;
+	return (uint32_t)(t < 1 ? 1 : t > max ? max : t);
+}
+
 void thread_init(void)
 {
 	for (unsigned i = 0; i < MAX_THREADS; i++) {
@@ -99,7 +109,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->nice = (int8_t)a->nice;
 	t->weight = nice_to_weight(a->nice);
 	t->slice_ms = a->slice_ms;
-	t->slice_ticks = (a->slice_ms * SCHED_HZ + 999) / 1000;
+	t->slice_ticks = slice_ticks_of(a->slice_ms, t->weight);
 	t->slice_left = t->slice_ticks;
 	t->runtime = 0;
 	t->win_idx = t->win_base = t->win_last = 0;

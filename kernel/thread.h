@@ -215,6 +215,12 @@ struct thread *thread_current(void);
 /** Number of slots in use (not FREE). */
 unsigned thread_count_live(void);
 uint32_t nice_to_weight(int nice);
+/** A thread's time slice in scheduler ticks: @slice_ms scaled by its
+ *  @weight over nice 0's (1024), rounded, 1 tick at least, 10 s at
+ *  most. Equal-priority threads share a core round robin, so their CPU
+ *  shares follow their weights, as under Linux CFS (paper 001's
+ *  premise: a nice value sets a task's share). */
+uint32_t slice_ticks_of(uint32_t slice_ms, uint32_t weight);
 
 /** The ABI name (enum ful_thread_state) of a kernel thread state. */
 static inline unsigned thread_state_abi(uint32_t st)

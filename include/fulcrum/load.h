@@ -1,5 +1,5 @@
 /*
- * Fulcrum load ABI, version 3: what the kernel publishes about every
+ * Fulcrum load ABI, version 4: what the kernel publishes about every
  * core's and every thread's load, read by the rootserver's balancer
  * without a system call.
  *
@@ -9,6 +9,9 @@
  *
  *   offset 0     struct ful_load_hdr
  *   offset 128   struct ful_load_cpu cpu[FUL_LOAD_CPUS]
+ *   offset 1152  struct ful_load_ev ev[FUL_LOAD_CPUS] (version 4: hdr.ev_offset;
+ *                128 bytes each, like a core record: the kernel's idle
+ *                exit reaches ev[c] at a constant offset from cpu[c])
  *   offset 4096  struct ful_load_thread thread[FUL_LOAD_THREADS] (64 bytes
  *                each since version 3: 8 pages)
  *
@@ -103,10 +106,26 @@
  *             window's run time as of `now`: 0 for a window the thread
  *             did not run in
  */
+/*
+ * Balancer events (version 4, FUL_SYS_LBE_BIND / LBE_ARM in
+ * <fulcrum/syscall.h>): ev[c] counts core c's scheduling events. Every
+ * field of ev[c] has one writer, core c, IRQs masked (plain increments);
+ * each is a single aligned 8-byte word, read without a seqcount (the
+ * four counters are independent; only their growth means anything):
+ *   wake      times core c left idle to run a thread (its switch books,
+ *             every path: scheduler, hand-off, idle in place), counted
+ *             while a notification is bound and c is in the `cores` of
+ *             the last LBE_ARM (every core after an LBE_BIND)
+ *   create    threads started (THREAD_START) by calls made on core c
+ *   busy      ticks of core c with a thread running while c is in the
+ *             watch mask of the last LBE_ARM (not counted otherwise)
+ *   signals   notifications the events of core c sent (at most one per
+ *             kind per LBE_ARM, over all cores)
+ */
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
 
-#define FUL_LOAD_VERSION 3
+#define FUL_LOAD_VERSION 4
 #define FUL_LOAD_VADDR 0x7fc00000UL
 /*
  * The limits are compile-time parameters: the kernel and the rootserver
@@ -133,12 +152,17 @@
 #if FUL_LOAD_THREADS > FUL_TID_SLOT_MASK + 1
 #error "FUL_LOAD_THREADS: more records than slots"
 #endif
+/* Pages: the header, the core and event records (one page with the
+ * default 8 cores), then the thread records (64 bytes; 128 above 32
+ * cores, host only). */
+#define FUL_LOAD_CPU_PAGES ((128 + FUL_LOAD_CPUS * 256 + 4095) / 4096)
 #if FUL_LOAD_CPUS <= 32
-#define FUL_LOAD_PAGES (1 + FUL_LOAD_THREADS * 64 / 4096) /* 9 */
-#else /* host only: a 128-byte thread record, after the core records */
-#define FUL_LOAD_CPU_PAGES ((128 + FUL_LOAD_CPUS * 128 + 4095) / 4096)
-#define FUL_LOAD_PAGES (FUL_LOAD_CPU_PAGES + FUL_LOAD_THREADS * 128 / 4096)
+#define FUL_LOAD_TREC 64
+#else
+#define FUL_LOAD_TREC 128
 #endif
+#define FUL_LOAD_PAGES \
+	(FUL_LOAD_CPU_PAGES + FUL_LOAD_THREADS * FUL_LOAD_TREC / 4096) /* 9 */
 
 #include <fulcrum/cpus.h>
 #define FUL_UTIL_LONG_WINS 10     /* short windows per long window */
@@ -166,7 +190,8 @@ struct ful_load_hdr {
 				     * FUL_UTIL_LONG_WINS */
 	unsigned long util_idx0;    /* index of the window at util_epoch */
 	unsigned long util_win_ms;  /* util_win in ms (as set) */
-	unsigned long pad[6];
+	unsigned long ev_offset;    /* 1152: offset of ev[] (version 4) */
+	unsigned long pad[5];
 };
 
 struct ful_load_cpu {
@@ -215,30 +240,35 @@ struct ful_load_thread {
 	unsigned long pad[1];
 };
 
-#if FUL_LOAD_CPUS <= 32
-struct ful_load_page {
-	struct ful_load_hdr hdr;
-	struct ful_load_cpu cpu[FUL_LOAD_CPUS];
-	unsigned char pad[4096 - 128 - FUL_LOAD_CPUS * 128];
-	struct ful_load_thread thread[FUL_LOAD_THREADS];
+/* A core's balancer events (version 4; see "Balancer events" above). */
+struct ful_load_ev {
+	unsigned long wake;     /* idle exits of the core */
+	unsigned long create;   /* THREAD_STARTs called on it */
+	unsigned long busy;     /* its ticks while watched, a thread running */
+	unsigned long signals;  /* notifications its events sent */
+	unsigned long pad[12];
 };
 
-_Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
-_Static_assert(FUL_LOAD_PAGES * 4096 == 4096 + FUL_LOAD_THREADS * 64,
-	       "load ABI: pages");
-#else
 struct ful_load_page {
 	struct ful_load_hdr hdr;
 	struct ful_load_cpu cpu[FUL_LOAD_CPUS];
+	struct ful_load_ev ev[FUL_LOAD_CPUS];
 	unsigned char pad[FUL_LOAD_CPU_PAGES * 4096 - 128 -
-			  FUL_LOAD_CPUS * 128];
+			  FUL_LOAD_CPUS * (128 + 128)];
 	struct ful_load_thread thread[FUL_LOAD_THREADS];
 };
 
+#if FUL_LOAD_CPUS <= 32
+_Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
+#else
 _Static_assert(sizeof(struct ful_load_thread) <= 128, "load: thread record");
+#endif
+#if FUL_LOAD_CPUS == 8 && FUL_LOAD_THREADS == 512
+_Static_assert(FUL_LOAD_PAGES == 9, "load ABI: pages");
 #endif
 _Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
 _Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
+_Static_assert(sizeof(struct ful_load_ev) == 128, "load ABI: event record");
 _Static_assert(sizeof(struct ful_load_page) <= FUL_LOAD_PAGES * 4096,
 	       "load ABI: size");
 

@@ -70,7 +70,9 @@
 #define FUL_SYS_UTIL_SET 33    /* sched    win_ms (utilization window, FUL_UTIL_WIN_MS_MIN..MAX, <fulcrum/load.h>) */
 #define FUL_SYS_CONS_BIND 34   /* console ntfn   bits   (console input -> ntfn, one at a time) */
 #define FUL_SYS_CONS_READ 35   /* console ntfn   buf*   len   -> bytes (0: none; never blocks) */
-/* 36..39: reserved (no call: -FUL_ENOSYS). Devices, 40..47, below. */
+#define FUL_SYS_LBE_BIND 36   /* sched    ntfn   events (FUL_LBE_*; 0 unbinds)  */
+#define FUL_SYS_LBE_ARM 37    /* sched    ntfn   events cores  watch            */
+/* 38..39: reserved (no call: -FUL_ENOSYS). Devices, 40..47, below. */
 #define FUL_SYS_DEVMEM_MAP 40  /* vs       devmem  vaddr  rights (device-nGnRE, never cached) */
 #define FUL_SYS_DEVMEM_INFO 41 /* devmem   info*  (struct ful_devmem_info)          */
 #define FUL_SYS_IRQ_GET 42     /* irqctl   dst     intid  (an IRQ handler cap)      */
@@ -223,6 +225,31 @@ struct ful_devmem_info {
 	unsigned int pages;  /* pages DEVMEM_MAP maps */
 	unsigned int intid;  /* its interrupt (GIC INTID), 0 if none */
 };
+
+/*
+ * Balancer events (kernel/lbevent.h; counters in the load area,
+ * <fulcrum/load.h> ev[]). The kernel tells the holder of a bound
+ * notification when scheduling events happen, and decides nothing.
+ * Kinds, also the bits the notification is signalled with:
+ *   FUL_LBE_WAKE    a core (in ARM's `cores`) left idle to run a thread
+ *   FUL_LBE_CREATE  a thread was started by a call on a core in `cores`
+ *   FUL_LBE_BUSY    a tick found a thread running on a core in `watch`
+ * An armed kind is signalled once, by the first such event, and
+ * disarmed; events are counted whether armed or not: creates always,
+ * wakes while bound (for `cores`), busy ticks while watched.
+ * LBE_BIND(sched, ntfn, events): sched ADMIN; ntfn WRITE;
+ * events outside FUL_LBE_ALL (EINVAL); events 0 unbinds ntfn (ESTATE if
+ * it is not the bound one); another notification that still has
+ * capabilities bound (ESTATE). A bind arms every kind of `events` for
+ * every core, with an empty watch mask. LBE_ARM(sched, ntfn, events,
+ * cores, watch): sched ADMIN; ntfn WRITE; events outside FUL_LBE_ALL,
+ * or cores / watch naming a core that is not online (EINVAL); ntfn not
+ * the bound one (ESTATE). Sets `cores` and `watch` and arms `events`.
+ */
+#define FUL_LBE_WAKE 0x100u
+#define FUL_LBE_CREATE 0x200u
+#define FUL_LBE_BUSY 0x400u
+#define FUL_LBE_ALL (FUL_LBE_WAKE | FUL_LBE_CREATE | FUL_LBE_BUSY)
 
 /* Memory pools: budgets and charges in bytes (POOL_CREATE, POOL_INFO). */
 #define FUL_POOL_BUDGET_MAX (1UL << 48)

@@ -235,6 +235,23 @@ const struct bi_case bi_cases[] = {
 	C(CONS_READ, ESTATE, "ntfn not the bound one", V_CONS_R, V_NTFN, V_PTR_W, V_CONS_LEN, A, A, A),
 	C(CONS_READ, ERANGE, "order: len before buf", V_CONS_R, V_NTFN, B_PTR, B_CONS_LEN, A, A, A),
 	C(CONS_READ, ETYPE, "order: ntfn before len", V_CONS_R, B_NOT_NTFN, V_PTR_W, B_CONS_LEN, A, A, A),
+	/* 36 LBE_BIND(sched, ntfn, events): never one that binds (a bind
+	 * would signal F_NTFN); events 0 unbinds, and F_NTFN is never bound */
+	CAP4_0(LBE_BIND, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_NTFN, V_LBE_EV, A, A, A, A),
+	CAP4_1(LBE_BIND, "ntfn", B_NOT_NTFN, B_NTFN_NO_W, V_SCHED, V_LBE_EV, A, A, A, A),
+	C(LBE_BIND, EINVAL, "events outside FUL_LBE_ALL", V_SCHED, V_NTFN, B_LBE_EV, A, A, A, A),
+	C(LBE_BIND, ESTATE, "unbind of a ntfn not bound", V_SCHED, V_NTFN, K_ZERO, A, A, A, A),
+	C(LBE_BIND, ERIGHTS, "order: sched before events", B_SCHED_NO_ADMIN, V_NTFN, B_LBE_EV, A, A, A, A),
+	C(LBE_BIND, ETYPE, "order: ntfn before events", V_SCHED, B_NOT_NTFN, B_LBE_EV, A, A, A, A),
+	/* 37 LBE_ARM(sched, ntfn, events, cores, watch): F_NTFN is never
+	 * bound, so a valid call is ESTATE */
+	CAP4_0(LBE_ARM, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_NTFN, V_LBE_EV, K_ZERO, K_ZERO, A, A),
+	CAP4_1(LBE_ARM, "ntfn", B_NOT_NTFN, B_NTFN_NO_W, V_SCHED, V_LBE_EV, K_ZERO, K_ZERO, A, A),
+	C(LBE_ARM, EINVAL, "events outside FUL_LBE_ALL", V_SCHED, V_NTFN, B_LBE_EV, K_ZERO, K_ZERO, A, A),
+	C(LBE_ARM, EINVAL, "cores names an offline core", V_SCHED, V_NTFN, V_LBE_EV, B_LBE_MASK, K_ZERO, A, A),
+	C(LBE_ARM, EINVAL, "watch names an offline core", V_SCHED, V_NTFN, V_LBE_EV, K_ZERO, B_LBE_MASK, A, A),
+	C(LBE_ARM, ESTATE, "ntfn not the bound one", V_SCHED, V_NTFN, V_LBE_EV, K_ZERO, K_ZERO, A, A),
+	C(LBE_ARM, EINVAL, "order: masks before binding", V_SCHED, V_NTFN, V_LBE_EV, B_LBE_MASK, K_ZERO, A, A),
 	/* 40 DEVMEM_MAP(vs, devmem, vaddr, rights): only failing calls */
 	CAP4_0(DEVMEM_MAP, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_DEVMEM, V_VADDR, V_DEVMEM_RIGHTS, A, A, A),
 	CAP4_1(DEVMEM_MAP, "devmem", B_NOT_DEVMEM, B_DEVMEM_NO_R, V_SPARE, V_VADDR, V_DEVMEM_RIGHTS, A, A, A),

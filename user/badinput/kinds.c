@@ -103,6 +103,10 @@ static void init_numbers(void)
 	PUT(B_CONS_LEN, 0, FUL_CONS_READ_MAX + 1, 1UL << 32 | 16, ~0UL);
 	PUT(B_UTIL_MS, 0, FUL_UTIL_WIN_MS_MIN - 1, FUL_UTIL_WIN_MS_MAX + 1,
 	    1UL << 32 | FUL_UTIL_WIN_MS_DEFAULT, ~0UL);
+	/* Balancer events: kinds, and core masks naming offline cores */
+	PUT(V_LBE_EV, FUL_LBE_WAKE, FUL_LBE_ALL);
+	PUT(B_LBE_EV, 1, FUL_LBE_ALL << 1, 1UL << 63, ~0UL);
+	PUT(B_LBE_MASK, 1UL << 31, 1UL << 32 | 1, ~0UL);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
 	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
 	PUT(B_NR, 36, 37, 38, 39, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,

@@ -180,6 +180,10 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 		    (ful_cap_info((unsigned)a[0]) & 0xff) == FUL_CAP_VSPACE)
 			a[0] = 0;
 		break;
+	case FUL_SYS_LBE_BIND: /* never a bind: no trace */
+		if (!(a[2] & ~(unsigned long)FUL_LBE_ALL))
+			a[2] |= 1;
+		break;
 	case FUL_SYS_UTIL_SET: /* never a valid length: no trace */
 		if (a[1] >= FUL_UTIL_WIN_MS_MIN && a[1] <= FUL_UTIL_WIN_MS_MAX)
 			a[1] = 0;

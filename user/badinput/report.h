@@ -84,7 +84,7 @@ static inline const char *bi_call_name(unsigned nr)
 		"thread_migrate", "thread_info", "reply_save", "reply_to",
 		"sysinfo", "shutdown", "migrate", "thread_set", "pool_create",
 		"pool_info", "util_set", "cons_bind", "cons_read",
-		"(reserved)", "(reserved)", "(reserved)", "(reserved)",
+		"lbe_bind", "lbe_arm", "(reserved)", "(reserved)",
 		"devmem_map", "devmem_info", "irq_get", "irq_bind", "irq_ack",
 		"irq_unbind", "dma_create", "dma_paddr", "(invalid)",
 	};

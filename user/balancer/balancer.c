@@ -21,13 +21,25 @@ static struct {
 	struct lb_policy pol;
 	struct lb_snap snap;
 	struct lb_log log;
-	long ntfn;          /* wakes the balancer thread (bit 0: demand, bit 1: stop) */
+	long ntfn;          /* wakes the balancer thread (BAL_BIT_*, and the
+			     * kernel's FUL_LBE_* while bound) */
 	struct ful_thread th;
 	_Atomic bool running;
 	_Atomic unsigned long rounds;
-	_Atomic unsigned long moves[LB_TRIG_IDLE + 1]; /* per trigger */
+	_Atomic unsigned long moves[LB_TRIG_COUNT]; /* per trigger */
 	bool ready;
+	/* Kernel events (the balancer thread's; watch under the lock): */
+	unsigned bound;     /* FUL_LBE_* bound to ntfn, 0: none (written by
+			     * the balancer thread, under the lock too) */
+	unsigned watch;     /* [lock] the core the last decision found
+			     * busiest, as a mask */
+	_Atomic unsigned long ev_rounds; /* rounds the kernel's events opened */
 } bal = {.lock = ATOMIC_FLAG_INIT};
+
+/* Bits of bal.ntfn besides the kernel's FUL_LBE_* */
+#define BAL_BIT_DEMAND 1ul
+#define BAL_BIT_STOP 2ul
+#define BAL_BIT_RECONF 4ul /* the policy changed: bind or unbind events */
 
 static void bal_lock(void)
 {
@@ -79,6 +91,8 @@ int bal_switch(const char *name)
 	if (!err)
 		bal.pol = p;
 	bal_unlock();
+	if (!err && atomic_load(&bal.running)) /* it may wait on events */
+		ful_ntfn_signal((unsigned)bal.ntfn, BAL_BIT_RECONF);
 	return err;
 }
 
@@ -153,6 +167,12 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now(), trigger,
 				  mv, LB_MAX_MOVES, d);
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
+	/* The core to watch for FUL_LBE_BUSY (paper 004: the running task
+	 * is on the busiest core), as this decision found it. */
+	if (bal.bound)
+		bal.watch = d->has_util && d->ut.busiest < FUL_LOAD_CPUS
+				    ? 1u << d->ut.busiest
+				    : 0u;
 	/* A moved thread is counted on neither core until it lands: the
 	 * next decision, whoever makes it, must see it where it went. */
 	for (unsigned i = 0; i < n; i++)
@@ -160,7 +180,7 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 			printf("balancer: move of %u to cpu%u did not land\n",
 			       mv[i].tid, mv[i].cpu);
 	bal_unlock();
-	if (done > 0 && (unsigned)trigger <= LB_TRIG_IDLE)
+	if (done > 0 && (unsigned)trigger < LB_TRIG_COUNT)
 		atomic_fetch_add(&bal.moves[trigger], (unsigned long)done);
 	for (unsigned i = 0; i < n; i++)
 		if (mv[i].result != FUL_MOVE_DONE)
@@ -175,34 +195,185 @@ unsigned bal_rebalance(enum lb_trigger trigger)
 	return bal_round_unlock(trigger);
 }
 
-/** The balancer thread: a round per period, or when woken on demand. */
+/* The kernel's event counters the balancer watches (struct ful_load_ev
+ * summed over the cores of a mask). */
+struct bal_evsum {
+	unsigned long wake, create, busy;
+};
+
+static void bal_ev_sum(unsigned cores, struct bal_evsum *e)
+{
+	const struct ful_load_page *a = ful_load_area();
+	*e = (struct bal_evsum){0};
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		if (!(cores >> c & 1))
+			continue;
+		e->wake += FUL_LOAD_RLX(&a->ev[c].wake);
+		e->create += FUL_LOAD_RLX(&a->ev[c].create);
+		e->busy += FUL_LOAD_RLX(&a->ev[c].busy);
+	}
+}
+
+/** The cores whose events count: the eligible ones of the last decision
+ *  (the rootserver's core, where this thread runs, only with
+ *  include_root), else every online core but this one. */
+static unsigned bal_ev_cores(void)
+{
+	unsigned m = bal.snap.conf.mask;
+	if (!m) {
+		const struct ful_load_page *a = ful_load_area();
+		m = ((1u << a->hdr.ncpus) - 1) & ~(1u << bal.snap.root_cpu);
+	}
+	return m;
+}
+
+/** The trigger of the kinds in @bits (busiest first), LB_TRIG_COUNT if
+ *  none. */
+static enum lb_trigger bal_ev_trigger(unsigned long bits)
+{
+	return bits & FUL_LBE_BUSY     ? LB_TRIG_BUSIEST
+	       : bits & FUL_LBE_WAKE   ? LB_TRIG_WAKE
+	       : bits & FUL_LBE_CREATE ? LB_TRIG_CREATE
+				       : LB_TRIG_COUNT;
+}
+
+/** Events counted since @seen among the kinds bound: their trigger, or
+ *  LB_TRIG_COUNT. */
+static enum lb_trigger bal_ev_since(const struct bal_evsum *seen,
+				    unsigned cores)
+{
+	struct bal_evsum now;
+	bal_ev_sum(cores, &now);
+	unsigned long bits = 0;
+	if (now.busy != seen->busy)
+		bits |= FUL_LBE_BUSY;
+	if (now.wake != seen->wake)
+		bits |= FUL_LBE_WAKE;
+	if (now.create != seen->create)
+		bits |= FUL_LBE_CREATE;
+	return bal_ev_trigger(bits & bal.bound);
+}
+
+/** Bind the kinds @events to bal.ntfn (0: unbind). */
+static void bal_ev_bind(unsigned events)
+{
+	long err = ful_lbe_bind(FUL_SLOT_SCHED, (unsigned)bal.ntfn, events);
+	if (err && events)
+		printf("balancer: events not bound: %ld (rounds on the timer)\n",
+		       err);
+	bal.bound = err ? 0 : events;
+}
+
+/** Sleep @ms on bal.ntfn, whatever bits arrive, unless stopped. */
+static void bal_gap(long ms)
+{
+	unsigned long end = ful_counter() + ful_us_to_ticks((unsigned long)ms * 1000);
+	for (;;) {
+		unsigned long now = ful_counter(), bits;
+		if (now >= end || !atomic_load(&bal.running))
+			return;
+		if (ful_ntfn_wait((unsigned)bal.ntfn, &bits,
+				  ful_ticks_to_us(end - now) + 1) == 0 &&
+		    (bits & BAL_BIT_STOP))
+			return;
+	}
+}
+
+/**
+ * What opens the next round. With kernel events bound: arm them (for
+ * the eligible cores, watching the busiest), then take what was counted
+ * since @seen at once, else wait for a signal; no timer. Otherwise the
+ * period's timeout (timer) or a signal (demand). LB_TRIG_COUNT: no round
+ * (stopped, or the policy changed).
+ */
+static __attribute__((noinline)) enum lb_trigger
+bal_wait_event(struct bal_evsum *seen)
+{
+	unsigned long bits = 0;
+	unsigned cores = bal_ev_cores();
+	/* bal.watch without the lock: a stale mask only watches the core
+	 * the decision before the last found busiest */
+	ful_lbe_arm(FUL_SLOT_SCHED, (unsigned)bal.ntfn, bal.bound, cores,
+		    *(volatile unsigned *)&bal.watch & cores);
+	enum lb_trigger t = bal_ev_since(seen, cores);
+	if (t != LB_TRIG_COUNT)
+		return t;
+	ful_ntfn_wait((unsigned)bal.ntfn, &bits, FUL_FOREVER);
+	t = bal_ev_trigger(bits);
+	return t != LB_TRIG_COUNT ? t
+	       : bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND
+				       : LB_TRIG_COUNT;
+}
+
+/** What opens the next round (see bal_wait_event for the events). */
+static inline enum lb_trigger bal_wait_trigger(long period,
+					       struct bal_evsum *seen)
+{
+	unsigned long bits = 0;
+	if (__builtin_expect(!bal.bound, 1)) {
+		long r = ful_ntfn_wait((unsigned)bal.ntfn, &bits,
+				       (unsigned long)period * 1000);
+		if (r == -FUL_ETIMEOUT)
+			return LB_TRIG_TIMER;
+		return bits & BAL_BIT_DEMAND ? LB_TRIG_DEMAND : LB_TRIG_COUNT;
+	}
+	return bal_wait_event(seen);
+}
+
+/**
+ * The balancer thread. A policy that asks for kernel events (opzone)
+ * gets rounds on them: a signal, or events counted while disarmed, opens
+ * a round; after each, the thread waits period_ms before it arms again
+ * (at most one event round per period; events meanwhile are counted and
+ * open the next round at once). Other policies: a round per period, or
+ * on demand.
+ */
 static void bal_main(void *arg)
 {
 	(void)arg;
 	long period = 100;
+	unsigned events = 0, tried = 0; /* asked for; last bind attempted */
+	struct bal_evsum seen = {0};
 	while (atomic_load(&bal.running)) {
 		/* The policy may be switched or tuned (bal_switch): read it
 		 * under the lock, which this thread never waits for. */
 		if (!atomic_flag_test_and_set_explicit(&bal.lock,
 						       memory_order_acquire)) {
 			lb_tunable_get(&bal.pol, "period_ms", &period);
+			events = bal.pol.events;
 			bal_unlock();
 		}
-		unsigned long bits = 0;
-		long r = ful_ntfn_wait((unsigned)bal.ntfn, &bits,
-				       (unsigned long)period * 1000);
+		if (__builtin_expect(events != tried, 0)) {
+			bal_ev_bind(events); /* a failure: timer rounds */
+			tried = events;
+			bal_ev_sum(bal_ev_cores(), &seen);
+		}
+		enum lb_trigger trig = bal_wait_trigger(period, &seen);
 		if (!atomic_load(&bal.running))
 			break;
+		if (trig == LB_TRIG_COUNT)
+			continue;
 		/* Never wait for the lock here: this thread outranks every
 		 * holder on its core, which would then never run. A busy
-		 * balancer skips the round. */
+		 * balancer skips the round (and with events, waits a period
+		 * first: the holder may be on this core, below this thread). */
 		if (atomic_flag_test_and_set_explicit(&bal.lock,
-						      memory_order_acquire))
+						      memory_order_acquire)) {
+			if (bal.bound)
+				bal_gap(period);
 			continue;
-		bal_round_unlock(r == -FUL_ETIMEOUT ? LB_TRIG_TIMER
-						    : LB_TRIG_DEMAND);
+		}
+		if (bal.bound) /* what happens from here on is news */
+			bal_ev_sum(bal_ev_cores(), &seen);
+		bal_round_unlock(trig);
 		atomic_fetch_add(&bal.rounds, 1);
+		if (bal.bound && trig != LB_TRIG_DEMAND) {
+			atomic_fetch_add(&bal.ev_rounds, 1);
+			bal_gap(period);
+		}
 	}
+	if (bal.bound)
+		bal_ev_bind(0);
 }
 
 int bal_start(void)
@@ -234,7 +405,7 @@ void bal_stop(void)
 {
 	if (!atomic_exchange(&bal.running, false))
 		return;
-	ful_ntfn_signal((unsigned)bal.ntfn, 2);
+	ful_ntfn_signal((unsigned)bal.ntfn, BAL_BIT_STOP);
 	struct ful_thread_info info;
 	while (ful_thread_info(bal.th.slot, &info) == 0)
 		ful_yield(); /* until EDEAD */
@@ -249,7 +420,7 @@ void bal_stop(void)
 void bal_demand(void)
 {
 	if (atomic_load(&bal.running))
-		ful_ntfn_signal((unsigned)bal.ntfn, 1);
+		ful_ntfn_signal((unsigned)bal.ntfn, BAL_BIT_DEMAND);
 }
 
 int bal_thread_info(struct ful_thread_info *info)
@@ -264,9 +435,14 @@ unsigned long bal_rounds(void)
 	return atomic_load(&bal.rounds);
 }
 
+unsigned long bal_event_rounds(void)
+{
+	return atomic_load(&bal.ev_rounds);
+}
+
 unsigned long bal_moves(enum lb_trigger trigger)
 {
-	return (unsigned)trigger <= LB_TRIG_IDLE
+	return (unsigned)trigger < LB_TRIG_COUNT
 		       ? atomic_load(&bal.moves[trigger])
 		       : 0;
 }

@@ -9,7 +9,12 @@
  *              counts the thread, so the next decision sees it)
  *   rebalance  bal_rebalance(): on the timer (the balancer thread, every
  *              period_ms), on demand (bal_demand() wakes that thread,
- *              or a direct call), or when the caller saw a core go idle
+ *              or a direct call), or when the caller saw a core go idle;
+ *              for a policy that asks for kernel events (lb_policy
+ *              events: opzone), the balancer thread binds them
+ *              (FUL_SYS_LBE_BIND) and runs its rounds on them instead of
+ *              the timer: a core leaving idle (wake), a thread started
+ *              (create), a tick of the busiest core (busiest)
  * Every decision goes to the log (lb_log), dumped as JSON lines with the
  * prefix "LBLOG ". One balancer per task; calls are serialised by its
  * lock, so any thread of the task may use it.
@@ -58,6 +63,9 @@ void bal_demand(void);
 int bal_thread_info(struct ful_thread_info *info);
 /** Rounds the balancer thread has run. */
 unsigned long bal_rounds(void);
+/** Of those, the rounds the kernel's events opened (FUL_SYS_LBE_*: a
+ *  policy with `events`, e.g. opzone: no timer rounds then). */
+unsigned long bal_event_rounds(void);
 /** Moves the kernel made in rounds of @trigger, since boot (unlike the
  *  log, this never wraps). */
 unsigned long bal_moves(enum lb_trigger trigger);

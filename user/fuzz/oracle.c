@@ -29,7 +29,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "thread_info",   "reply_save",    "reply_to",    "sysinfo",
     "shutdown",	     "migrate",	      "thread_set",  "pool_create",
     "pool_info",     "util_set",      "cons_bind",   "cons_read",
-    "(reserved)",    "(reserved)",    "(reserved)",  "(reserved)",
+    "lbe_bind",      "lbe_arm",       "(reserved)",  "(reserved)",
     "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "(invalid)",

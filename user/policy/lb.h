@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include <ful/load.h>
+#include <fulcrum/syscall.h>
 #include <fulcrum/weight.h>
 
 /* A core in a decision record: one byte up to 254 cores (the rootserver's
@@ -60,6 +61,13 @@ typedef unsigned short lb_cpu_t;
 			   * LB_NEED_ALL (alb) */
 #define LB_NEED_COUNT 16u /* the same with the runnable counts' total,
 			   * least and largest instead (count) */
+#define LB_NEED_SELF 32u  /* none: the policy reads each core itself, with
+			   * the figures it needs besides the load (opzone:
+			   * utilization, under one seqcount), and fills
+			   * d->v.load and d->sum; s->min / s->max are
+			   * LB_NO_CPU */
+
+#define LB_UTIL_NONE 0xffffu /* lb_dutil util[]: not read ("null") */
 
 /* Per-core load and runnable count: what every decision is based on. */
 struct lb_loads {
@@ -278,11 +286,16 @@ struct lb_dutil {
 	unsigned short bound;   /* balance only if figure > bound */
 	unsigned short figure;  /* busiest core's utilization, or the
 				 * average over the eligible cores */
-	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window */
+	unsigned short util[FUL_LOAD_CPUS];   /* short sliding window;
+					       * LB_UTIL_NONE: not read (a
+					       * core not eligible) */
 	unsigned tid;           /* the task weighed (0: none) */
 	unsigned short task_util;             /* its usage */
 	short score;            /* its prize/punish adjustment */
 	unsigned short eff;     /* usage with the score, bounded */
+	unsigned char busiest;  /* the most utilized eligible core (ties:
+				 * lowest id), LB_NO_CPU if none: the core
+				 * the balancer asks the kernel to watch */
 };
 
 struct lb_decision {
@@ -357,6 +370,9 @@ struct lb_new_thread {
 struct lb_policy {
 	const char *name;
 	unsigned needs;      /* LB_NEED_*: what its decisions read */
+	unsigned events;     /* FUL_LBE_* kernel events that should trigger
+			      * its rounds (opzone: paper 004's triggers);
+			      * 0: the balancer's timer and demand only */
 	unsigned ntunables;
 	struct lb_tunable tun[LB_MAX_TUNABLES];
 	/** The core for a new thread; fills @d. */

@@ -229,7 +229,10 @@ static void jput_util(struct jbuf *j, const struct lb_dutil *u, unsigned n)
 	jput_pct(j, ",\"figure\":", u->figure);
 	jput(j, ",\"util\":[");
 	for (unsigned c = 0; c < n; c++)
-		jput_pct(j, c ? "," : "", u->util[c]);
+		if (u->util[c] == LB_UTIL_NONE)
+			jput(j, "%snull", c ? "," : "");
+		else
+			jput_pct(j, c ? "," : "", u->util[c]);
 	jput(j, "],\"task\":");
 	if (!u->tid) {
 		jput(j, "null");

@@ -93,9 +93,30 @@ struct oz_ctx {
 	struct lb_decision *d;
 	unsigned bound;        /* balance only above it */
 	unsigned long prize, punish; /* counter ticks */
-	struct ful_win_par par; /* the window parameters (hdr.util_*) */
+	const struct ful_win_par *par; /* the window parameters (oz_win) */
+	unsigned long win;     /* par->win */
 	unsigned long idx, ws; /* the window of s->now and its start */
+	unsigned long e, tail; /* now - ws (at most a window), win - e */
 };
+
+/* The window parameters and the window of the last decision, kept
+ * across decisions (oz_clock): read again only when hdr.util_seq moves,
+ * the window index computed again only when `now` left that window. */
+static struct {
+	unsigned seq;          /* hdr.util_seq they were read at; odd: none */
+	struct ful_win_par par;
+	unsigned long idx, ws; /* a window and its start */
+} oz_win = {.seq = 1};
+
+/* Per core: the task its last decision picked (kept: its rank then, eff
+ * and u, stand for it until it is weighed again), and where the next
+ * probe of its thread index starts. The probes of successive decisions
+ * walk every task of the core (oz_candidate). */
+static struct {
+	unsigned best;         /* tid, 0: none */
+	unsigned eff, u;       /* its rank when it was last weighed */
+	unsigned cursor;
+} oz_core[FUL_LOAD_CPUS];
 
 /** The bound of the configured zone and spot, permille. */
 static unsigned oz_bound(const struct lb_policy *p)
@@ -109,28 +130,78 @@ static unsigned oz_bound(const struct lb_policy *p)
 	return spot[p->tun[OZ_T_SPOT].value];
 }
 
-/** @ms in counter ticks of the area. */
-static unsigned long oz_ticks(const struct lb_snap *s, long ms)
+/** prize_ms and punish_ms in counter ticks of the area into @x (kept
+ *  across decisions while the tunables and the frequency stay). */
+static void oz_periods(struct oz_ctx *x)
 {
-	return (unsigned long)ms * s->area->hdr.counter_freq / 1000;
+	static struct {
+		long prize_ms, punish_ms;
+		unsigned long freq, prize, punish;
+	} c;
+	long pz = x->p->tun[OZ_T_PRIZE].value, pn = x->p->tun[OZ_T_PUNISH].value;
+	unsigned long f = x->s->area->hdr.counter_freq;
+	if (__builtin_expect(pz != c.prize_ms || pn != c.punish_ms ||
+				     f != c.freq,
+			     0)) {
+		c.prize_ms = pz, c.punish_ms = pn, c.freq = f;
+		c.prize = (unsigned long)pz * f / 1000;
+		c.punish = (unsigned long)pn * f / 1000;
+	}
+	x->prize = c.prize;
+	x->punish = c.punish;
 }
 
 /**
  * Core record @r's utilization over the short sliding window at x->s->now,
- * permille: what the snapshot's LB_NEED_ALL reader (ful_util_cpu) gives,
- * from the six fields it needs and with the window of `now` computed
- * once per decision, not per core (that reader costs some 200
- * instructions a core). A record from before a change of the window
- * length, or stamped after `now`, goes to the general reader.
+ * permille, by the general rule of the snapshot's LB_NEED_ALL reader
+ * (ful_util_cpu), for a record whose window is not the decision's (an
+ * idle core that has not rolled over, a record from before a change of
+ * the window length or stamped after `now`). Out of line: oz_cpu_util
+ * handles the common case.
  */
-static unsigned oz_cpu_util(const struct oz_ctx *x,
-			    const struct ful_load_cpu *r)
+static __attribute__((noinline)) unsigned
+oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
+		 unsigned long stamp, unsigned long idle, unsigned long widx,
+		 unsigned long cur, unsigned pm)
 {
-	unsigned long stamp, idle, widx, busy, base, now = x->s->now;
-	unsigned long win = x->par.win;
+	unsigned long now = x->s->now, win = x->win;
+	if (!win)
+		return 0;
+	if (widx < x->par->idx0 || stamp > now || widx > x->idx) {
+		struct ful_load_cpu c;
+		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
+		ful_util_cpu(&c, x->par, now, &pm, NULL);
+		return pm;
+	}
+	pm = widx + 1 == x->idx
+		     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp), win)
+		     : (idle ? 0 : 1000);
+	cur = idle ? 0 : now - x->ws;
+	return ful_win_sliding(cur, pm, now, x->ws, win);
+}
+
+/**
+ * Core record @r's utilization over the short sliding window at x->s->now,
+ * permille, and its load (*@load, from the same copy): exactly what
+ * ful_util_cpu gives (a host test compares the
+ * two on 2,000 random core states), with the window of `now`, its
+ * elapsed part e and the rest computed once per decision (oz_clock).
+ * A record in the decision's window (a core that ran, or went idle,
+ * since the window began) is the common case, straight-line: the
+ * window's busy time so far (with the open stretch since `stamp` if
+ * busy), at most e, plus the last window's rate over the rest
+ * (ful_win_sliding's formula).
+ */
+static inline __attribute__((always_inline)) unsigned
+oz_cpu_util(const struct oz_ctx *x, const struct ful_load_cpu *r,
+	    unsigned long now, unsigned long idx, unsigned long e,
+	    unsigned long tail, unsigned long win, unsigned long *load)
+{
+	unsigned long stamp, idle, widx, busy, base;
 	unsigned pm, seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
+		*load = FUL_LOAD_RLX(&r->load);
 		stamp = FUL_LOAD_RLX(&r->stamp);
 		idle = FUL_LOAD_RLX(&r->idle_open);
 		widx = FUL_LOAD_RLX(&r->win_idx);
@@ -138,95 +209,101 @@ static unsigned oz_cpu_util(const struct oz_ctx *x,
 		base = FUL_LOAD_RLX(&r->win_base);
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
-	if (!win)
-		return 0;
-	if (widx < x->par.idx0 || stamp > now || widx > x->idx) {
-		struct ful_load_cpu c;
-		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
-		ful_util_cpu(&c, &x->par, now, &pm, NULL);
-		return pm;
-	}
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (widx == x->idx) {
-		cur += idle ? 0 : now - stamp;
-	} else {
-		pm = widx + 1 == x->idx
-			     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp),
-						win)
-			     : (idle ? 0 : 1000);
-		cur = idle ? 0 : now - x->ws;
-	}
-	return ful_win_sliding(cur, pm, now, x->ws, win);
+	if (__builtin_expect(widx != idx || stamp > now, 0))
+		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
+	cur += idle ? 0 : now - stamp;
+	cur = (cur > e ? e : cur) + pm * tail / 1000;
+	/* ful_win_permille, win != 0 here (oz_clock) */
+	return cur >= win ? 1000 : (unsigned)(cur * 1000 / win);
 }
 
-/** Read the window parameters and find the window of the decision. */
+/** The window parameters and the window of the decision (oz_win: read
+ *  again only when they changed or `now` left the last window). */
 static void oz_clock(struct oz_ctx *x)
 {
-	ful_load_util_par(x->s->area, &x->par);
-	x->idx = x->par.win ? ful_win_index(&x->par, x->s->now) : 0;
-	x->ws = x->par.win ? ful_win_start(&x->par, x->idx) : x->s->now;
+	unsigned long now = x->s->now;
+	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
+				       __ATOMIC_ACQUIRE);
+	if (__builtin_expect(seq != oz_win.seq, 0)) {
+		ful_load_util_par(x->s->area, &oz_win.par);
+		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
+		oz_win.ws = ~0ul;
+	}
+	x->par = &oz_win.par;
+	unsigned long win = x->win = oz_win.par.win;
+	if (__builtin_expect(now < oz_win.ws || now - oz_win.ws >= win, 0)) {
+		oz_win.idx = win ? ful_win_index(x->par, now) : 0;
+		oz_win.ws = win ? ful_win_start(x->par, oz_win.idx) : now;
+	}
+	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
+	x->ws = oz_win.ws;
+	x->e = now > x->ws ? now - x->ws : 0;
+	x->e = x->e > win ? win : x->e;
+	x->tail = win - x->e;
 }
 
-/** Record the zone and the per-core figures in d->ut, and the figure
- *  the zone is judged on: the highest of the eligible cores, or with
- *  cpus_avg their average. Returns that average. */
-static unsigned oz_record(struct oz_ctx *x, ful_cpus_t mask)
+/**
+ * Read the cores, in one pass: each online core's load into d->v.load
+ * (with LB_NEED_SELF the snapshot leaves them to the policy), and each
+ * eligible core's utilization into d->ut.util (with its load, under the
+ * record's seqcount; the others are LB_UTIL_NONE, not read); the
+ * eligible cores' total load in d->sum; the zone, and the figure the
+ * zone is judged on (the highest eligible utilization, or with cpus_avg
+ * their average). *@lo: the least utilized eligible core of @allowed,
+ * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
+ * lower load, for the most to the higher, then to the lower id. O(cores).
+ */
+static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
+		      unsigned *lo, unsigned *hi)
 {
-	struct lb_dutil *u = &x->d->ut;
+	struct lb_decision *d = x->d;
+	struct lb_dutil *u = &d->ut;
 	const struct lb_policy *p = x->p;
-	unsigned long sum = 0;
-	unsigned n = x->s->conf.ncpus, k = 0;
+	const struct ful_load_cpu *r = x->s->area->cpu;
+	/* A core's rank key: utilization, then load (oz_before) in one word
+	 * (a load, the sum of the slices in ms, is far below 2^40); the
+	 * strict compares keep ties on the lower id. */
+	unsigned long sum = 0, lsum = 0, kl = ~0ul, kh = 0;
+	unsigned n = x->s->conf.ncpus, l = LB_NO_CPU, h = LB_NO_CPU;
 	oz_clock(x);
-	x->d->has_util = true;
+	const unsigned long now = x->s->now, idx = x->idx, e = x->e,
+			    tail = x->tail, win = x->win;
+	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
 	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
-	unsigned top = 0, avg;
-	for (unsigned c = 0; c < n && c < FUL_LOAD_CPUS; c++) {
-		u->util[c] = (unsigned short)oz_cpu_util(x, &x->s->area->cpu[c]);
-		if (!ful_cpus_has(mask, c))
-			continue;
-		sum += u->util[c], k++;
-		top = u->util[c] > top ? u->util[c] : top;
-	}
-	avg = k ? (unsigned)(sum / k) : 0;
-	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value ? avg : top);
-	return avg;
-}
-
-/** Whether core @a ranks before core @b as the least utilized (@most:
- *  as the most): by utilization, then load, then the lower id. */
-static inline bool oz_before(const struct lb_decision *d, unsigned a,
-			     unsigned b, bool most)
-{
-	unsigned ua = d->ut.util[a], ub = d->ut.util[b];
-	unsigned long la = d->v.load[a], lb = d->v.load[b];
-	return most ? ua > ub || (ua == ub && la > lb)
-		    : ua < ub || (ua == ub && la < lb);
-}
-
-/** The core of @mask with the lowest utilization (*@lo) and, if @hi,
- *  the highest (*@hi), in one pass; LB_NO_CPU for an empty mask. */
-static void oz_pick_cores(const struct lb_decision *d, ful_cpus_t mask,
-			  unsigned *lo, unsigned *hi)
-{
-	unsigned l = LB_NO_CPU, h = LB_NO_CPU;
-	for (unsigned c = 0; !ful_cpus_empty(mask);
-	     c++, mask = ful_cpus_shr1(mask)) {
-		if (!ful_cpus_low(mask))
-			continue;
-		if (l == LB_NO_CPU) {
-			l = h = c;
+#pragma GCC unroll 8
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+		if (c >= n)
+			break;
+		if (!ful_cpus_has(mask, c)) {
+			d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
+			u->util[c] = LB_UTIL_NONE;
 			continue;
 		}
-		l = oz_before(d, c, l, false) ? c : l;
-		h = hi && oz_before(d, c, h, true) ? c : h;
+		unsigned long load;
+		unsigned pm = oz_cpu_util(x, &r[c], now, idx, e, tail, win,
+					  &load);
+		d->v.load[c] = load;
+		u->util[c] = (unsigned short)pm;
+		sum += pm, lsum += load;
+		unsigned long key = (unsigned long)pm << 40 | load;
+		if (h == LB_NO_CPU || key > kh)
+			h = c, kh = key;
+		if (ful_cpus_has(allowed, c) && key < kl)
+			l = c, kl = key;
 	}
+	unsigned k = ful_cpus_count(mask);
+	d->sum = lsum;
+	u->busiest = (lb_cpu_t)h;
+	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
+					     ? (k ? sum / k : 0)
+					     : kh >> 40);
 	*lo = l;
-	if (hi)
-		*hi = h;
+	*hi = h;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -241,59 +318,28 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
-	oz_record(&x, mask);
-	unsigned to;
-	oz_pick_cores(d, ful_cpus_and(mask, allowed), &to, NULL);
+	unsigned to, hi;
+	oz_record(&x, mask, allowed, &to, &hi);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
-	d->move[0] = (struct lb_dmove){.slice = t->slice_ms,
-				       .from = LB_NO_CPU,
-				       .to = (lb_cpu_t)to,
-				       .to_after = d->v.load[to] + t->slice_ms};
+	struct lb_dmove *m = &d->move[0];
+	m->tid = 0;
+	m->slice = t->slice_ms;
+	m->from = LB_NO_CPU;
+	m->to = (lb_cpu_t)to;
+	m->from_after = 0;
+	m->to_after = d->v.load[to] + t->slice_ms;
 	d->nmoves = 1;
 	return to;
 }
 
-/* What the policy reads of a thread record. */
-struct oz_rec {
-	unsigned tid;
-	ful_cpus_t affinity;
-	unsigned char cpu, state, flags;
-	unsigned long runtime, win_idx, win_base, win_last;
+/* A task weighed: what ranks it and what its score update needs. */
+struct oz_best {
+	unsigned tid, u, eff;
+	int adj;
+	unsigned long runtime, last; /* its run time, and in the last window */
 };
-
-/** Copy those fields of thread slot @slot consistently. */
-static void oz_read(const struct ful_load_page *a, unsigned slot,
-		    struct oz_rec *o)
-{
-	const struct ful_load_thread *t = &a->thread[slot];
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&t->seq);
-		o->tid = FUL_LOAD_RLX(&t->tid);
-		o->cpu = FUL_LOAD_RLX(&t->cpu);
-		o->state = FUL_LOAD_RLX(&t->state);
-		o->flags = FUL_LOAD_RLX(&t->flags);
-		o->affinity = FUL_LOAD_RLX(&t->affinity);
-		o->runtime = FUL_LOAD_RLX(&t->runtime);
-		o->win_idx = FUL_LOAD_RLX(&t->win_idx);
-		o->win_base = FUL_LOAD_RLX(&t->win_base);
-		o->win_last = FUL_LOAD_RLX(&t->win_last);
-	} while (!ful_load_seq_ok(&t->seq, seq));
-}
-
-/** Run time of @r in the window before @now's (@last) and in @now's so
- *  far (@cur): ful_util_thread without the general roll. */
-static void oz_windows(const struct oz_rec *r, unsigned long idx,
-		       unsigned long *cur, unsigned long *last)
-{
-	unsigned long in = r->runtime >= r->win_base ? r->runtime - r->win_base
-						     : 0;
-	*cur = r->win_idx == idx ? in : 0;
-	*last = r->win_idx == idx ? r->win_last
-				  : r->win_idx + 1 == idx ? in : 0;
-}
 
 /** @adj moved by @step, within +-OZ_ADJ_MAX. */
 static short oz_step(short adj, int step)
@@ -313,12 +359,12 @@ static short oz_step(short adj, int step)
  * else until the last look: -5 if that is punish_ms or more, +5 if
  * shorter than prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_rec *r,
+static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
 				unsigned long last, unsigned long idx)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = x->s->now, win = x->par.win;
-	unsigned long lws = idx > x->par.idx0 ? x->ws - win : now;
+	unsigned long now = x->s->now, win = x->win;
+	unsigned long lws = idx > x->par->idx0 ? x->ws - win : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
 	bool lhigh = last * 1000 >= (unsigned long)x->bound * win;
@@ -361,33 +407,61 @@ static unsigned oz_eff(unsigned u, int adj)
 	return (unsigned)e;
 }
 
-/* The best candidate so far. */
-struct oz_best {
-	unsigned tid, slice, u, eff;
-	int adj;
-};
-
-/** Weigh thread @tid of core @src for a move to @dst into @b. */
-static void oz_weigh(struct oz_ctx *x, unsigned tid, unsigned src,
-		     unsigned dst, unsigned long idx, struct oz_best *b)
+/**
+ * Weigh thread @tid of core @src for a move to @dst into *@o: false if
+ * it is no candidate (not live there, a kernel thread, not allowed on
+ * @dst, not runnable). Its usage u is its run time in the last complete
+ * window or in the current one so far, if more, over the window length;
+ * its rank, u with its score as last updated (oz_eff). One seqcount copy
+ * of the record (8 fields); the score is updated only for the task a
+ * decision picks (oz_score), so weighing is a read.
+ */
+static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
+		     unsigned dst, struct oz_best *o)
 {
-	struct oz_rec r;
-	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS || tid == b->tid)
-		return;
-	oz_read(x->s->area, FUL_TID_SLOT(tid), &r);
-	if (r.tid != tid || r.cpu != src || (r.flags & FUL_LT_KERNEL) ||
-	    !ful_cpus_has(!ful_cpus_empty(r.affinity) ? r.affinity
-						      : ful_cpus_all(), dst) ||
-	    (r.state != FUL_TS_READY && r.state != FUL_TS_RUNNING))
-		return;
-	unsigned long cur, last;
-	oz_windows(&r, idx, &cur, &last);
-	const struct oz_task *e = oz_score(x, &r, last, idx);
-	unsigned u = ful_win_permille(cur > last ? cur : last, x->par.win);
-	unsigned eff = oz_eff(u, e->adj);
-	if (b->tid && (eff < b->eff || (eff == b->eff && u <= b->u)))
-		return;
-	*b = (struct oz_best){.tid = tid, .u = u, .eff = eff, .adj = e->adj};
+	const struct ful_load_thread *t = &x->s->area->thread[FUL_TID_SLOT(tid)];
+	unsigned rtid, seq;
+	ful_cpus_t aff;
+	unsigned char cpu, state, flags;
+	unsigned long runtime, widx, base, wlast;
+	do {
+		seq = ful_load_seq_begin(&t->seq);
+		rtid = FUL_LOAD_RLX(&t->tid);
+		cpu = FUL_LOAD_RLX(&t->cpu);
+		state = FUL_LOAD_RLX(&t->state);
+		flags = FUL_LOAD_RLX(&t->flags);
+		aff = FUL_LOAD_RLX(&t->affinity);
+		runtime = FUL_LOAD_RLX(&t->runtime);
+		widx = FUL_LOAD_RLX(&t->win_idx);
+		base = FUL_LOAD_RLX(&t->win_base);
+		wlast = FUL_LOAD_RLX(&t->win_last);
+	} while (!ful_load_seq_ok(&t->seq, seq));
+	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
+	    !ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst) ||
+	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
+		return false;
+	/* its windows (ful_util_thread without the general roll) */
+	unsigned long in = runtime >= base ? runtime - base : 0;
+	unsigned long cur = widx == x->idx ? in : 0;
+	unsigned long last = widx == x->idx       ? wlast
+			     : widx + 1 == x->idx ? in
+						  : 0;
+	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
+	o->tid = tid;
+	o->u = ful_win_permille(cur > last ? cur : last, x->win);
+	o->adj = e->tid == tid ? e->adj : 0;
+	o->eff = oz_eff(o->u, o->adj);
+	o->runtime = runtime;
+	o->last = last;
+	return true;
+}
+
+/** Whether @a ranks above @b: the higher score, ties to the higher usage
+ *  (then @b, the one weighed first). */
+static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
+			    unsigned bu)
+{
+	return aeff > beff || (aeff == beff && au > bu);
 }
 
 /** The slice of thread @tid (for the decision record). */
@@ -397,48 +471,62 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
 }
 
 /**
- * The task of core @src to move to @dst: its running task, then the
- * first OZ_PROBE entries of its (slice, tid) index; the highest score
- * wins (ties to the higher usage, then the first seen). false if none.
+ * The task of core @src to move to @dst, into @b: the better of the
+ * next task of the core's (slice or weight, tid) index, from a cursor
+ * that walks its entries round robin (past at most OZ_PROBE entries that
+ * are no candidate: blocked, pinned away, gone), and the task the last
+ * decision on this core picked, ranked as it was then (oz_core). That
+ * one is weighed again only if it ranks first: so a decision weighs one
+ * task, two at most, whatever the number of threads, and the walk
+ * brings each task of the core to be compared with the kept one within
+ * as many decisions as the core has tasks. false if none.
  */
 static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
 			 struct oz_best *b)
 {
 	struct lb_snap *s = x->s;
-	unsigned long idx = x->idx;
-	unsigned probe = OZ_PROBE;
-	unsigned running = FUL_LOAD_RLX(&s->area->cpu[src].running);
-	*b = (struct oz_best){0};
-	oz_weigh(x, running, src, dst, idx, b);
-	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
+			     0))
 		lb_snap_index(s);
-	for (unsigned i = s->first[src]; i < s->first[src + 1] && probe; i++) {
-		unsigned tid = (unsigned)(s->key[i] & 0xffffffffUL);
-		if (tid == running)
-			continue;
+	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
+	unsigned i = oz_core[src].cursor, kept = oz_core[src].best;
+	bool found = false;
+	for (unsigned probe = n < OZ_PROBE ? n : OZ_PROBE; probe; probe--) {
+		i = i < n ? i : 0;
+		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
 		s->probes++;
-		oz_weigh(x, tid, src, dst, idx, b);
-		probe--;
+		if (tid != kept && oz_weigh(x, tid, src, dst, b)) {
+			found = true;
+			break;
+		}
 	}
-	if (b->tid)
-		b->slice = oz_slice(s, b->tid);
-	return b->tid != 0;
+	oz_core[src].cursor = i;
+	if (kept && (!found || oz_above(oz_core[src].eff, oz_core[src].u,
+					b->eff, b->u))) {
+		struct oz_best k;
+		if (oz_weigh(x, kept, src, dst, &k)) { /* still a candidate */
+			*b = k;
+			found = true;
+		}
+	}
+	return found;
 }
 
 /** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
-static void oz_note(struct lb_decision *d, const struct oz_best *b,
-		    unsigned src, unsigned dst, struct lb_dmove *m)
+static void oz_note(const struct lb_snap *s, struct lb_decision *d,
+		    const struct oz_best *b, unsigned src, unsigned dst,
+		    struct lb_dmove *m)
 {
 	d->ut.tid = b->tid;
 	d->ut.task_util = (unsigned short)b->u;
 	d->ut.score = (short)b->adj;
 	d->ut.eff = (unsigned short)b->eff;
-	unsigned long ls = d->v.load[src];
-	*m = (struct lb_dmove){.tid = b->tid, .slice = b->slice,
+	unsigned long ls = d->v.load[src], slice = oz_slice(s, b->tid);
+	*m = (struct lb_dmove){.tid = b->tid, .slice = (unsigned)slice,
 			       .from = (lb_cpu_t)src,
 			       .to = (lb_cpu_t)dst,
-			       .from_after = ls > b->slice ? ls - b->slice : 0,
-			       .to_after = d->v.load[dst] + b->slice};
+			       .from_after = ls > slice ? ls - slice : 0,
+			       .to_after = d->v.load[dst] + slice};
 }
 
 /** The zone gate: LB_R_MOVED if the figure is in the zone that
@@ -447,8 +535,7 @@ static unsigned oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src,
 			unsigned *dst)
 {
 	struct lb_decision *d = x->d;
-	oz_record(x, mask);
-	oz_pick_cores(d, mask, dst, src);
+	oz_record(x, mask, ful_cpus_all(), dst, src);
 	if (d->ut.figure <= x->bound)
 		return LB_R_BELOW_ZONE;
 	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
@@ -465,28 +552,29 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
 	ful_cpus_t mask = lb_record(s, d);
 	unsigned src, dst;
-	if (d->trigger == LB_TRIG_TIMER) {
-		oz_record(&x, mask);
-		d->reason = LB_R_TIMER_DECLINED;
-		return 0;
-	}
-	if (!ful_cpus_several(mask)) {
-		oz_record(&x, mask);
-		d->reason = LB_R_TOO_FEW_CORES;
+	if (d->trigger == LB_TRIG_TIMER || !ful_cpus_several(mask)) {
+		oz_record(&x, mask, ful_cpus_all(), &src, &dst);
+		d->reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
+							: LB_R_TOO_FEW_CORES;
 		return 0;
 	}
 	d->reason = (unsigned char)oz_gate(&x, mask, &src, &dst);
 	if (d->reason != LB_R_MOVED)
 		return 0;
-	x.prize = oz_ticks(s, p->tun[OZ_T_PRIZE].value);
-	x.punish = oz_ticks(s, p->tun[OZ_T_PUNISH].value);
+	oz_periods(&x);
 	struct oz_best b;
 	struct lb_dmove m;
 	if (!oz_candidate(&x, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
-	oz_note(d, &b, src, dst, &m);
+	/* the pick's score, updated by what this look sees */
+	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
+	b.eff = oz_eff(b.u, b.adj);
+	oz_note(s, d, &b, src, dst, &m);
+	oz_core[src].best = b.tid; /* moved: it fails the next check there */
+	oz_core[src].eff = b.eff;
+	oz_core[src].u = b.u;
 	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
 		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
 	return lb_move_one(d, moves, max, &m, b.tid);
@@ -494,7 +582,8 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 
 void lb_opzone_init(struct lb_policy *p)
 {
-	*p = (struct lb_policy){.name = "opzone", .needs = 0,
+	*p = (struct lb_policy){.name = "opzone", .needs = LB_NEED_SELF,
+				.events = FUL_LBE_ALL,
 				.ntunables = OZ_T_COUNT,
 				.place = opzone_place,
 				.rebalance = opzone_rebalance,
@@ -504,4 +593,7 @@ void lb_opzone_init(struct lb_policy *p)
 		p->tun[i] = opzone_tunables[i];
 	for (unsigned i = 0; i < FUL_LOAD_THREADS; i++)
 		oz_table[i] = (struct oz_task){0};
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+		oz_core[c].best = oz_core[c].cursor = 0;
+	oz_win.seq = 1;
 }

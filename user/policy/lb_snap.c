@@ -251,6 +251,11 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 		snap_configure(s, n, key);
 	s->now = now;
 	s->cur = into;
+	if (needs & LB_NEED_SELF) { /* the policy reads the cores */
+		into->has_nrun = false;
+		s->min = s->max = LB_NO_CPU;
+		return;
+	}
 	if (__builtin_expect(needs & (LB_NEED_WEIGHT | LB_NEED_COUNT), 0)) {
 		if (needs & LB_NEED_WEIGHT)
 			snap_read_weights(s, n, into);

@@ -12,6 +12,14 @@
  *               thread spinning alone on core 1 (above the mid spot)
  *               moves to an idle core on trigger "busiest"; the blind
  *               timer is declined
+ *   lb_opzone_events  the same policy run by the balancer thread alone,
+ *               on the kernel's events (FUL_SYS_LBE_*), in a situation
+ *               like paper 004's Figure 4: core 1 busy (a spinner),
+ *               core 3 about half busy (a thread that spins and sleeps),
+ *               core 2 idle; a kernel event (a core waking from idle,
+ *               or a tick of the watched busiest core) opens a round
+ *               that moves the spinner from core 1 to core 2, with no
+ *               timer round and no call of bal_rebalance
  * Each runs its own instance of the balancer (user/balancer) in this
  * task, over threads of this task. (The demo of `make run` is checked by
  * the expect suite demo4 of `make test`.)
@@ -233,4 +241,90 @@ UTEST(lb_opzone, 4)
 	atomic_store(&lb_stop, 0);
 	opzone_body(ut, &w[0]);
 	stop_workers(w, 1);
+}
+
+static long oz_sleeper; /* the half-busy thread's notification */
+
+/** Busy for about @ms... then asleep as long, until lb_stop: a core
+ *  about half utilized that leaves idle every period (FUL_LBE_WAKE). */
+static void half_main(void *arg)
+{
+	unsigned long ms = (unsigned long)arg;
+	while (!atomic_load(&lb_stop)) {
+		unsigned long end = ful_counter() + ful_us_to_ticks(ms * 1000);
+		while (ful_counter() < end && !atomic_load(&lb_stop))
+			;
+		unsigned long bits;
+		ful_ntfn_wait((unsigned)oz_sleeper, &bits, ms * 1000);
+	}
+}
+
+/** Sum of the kernel's event signals over the cores. */
+static unsigned long ev_signals(void)
+{
+	unsigned long n = 0;
+	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+		n += FUL_LOAD_RLX(&ful_load_area()->ev[c].signals);
+	return n;
+}
+
+static void opzone_events_body(struct ut *ut, struct ful_thread *w)
+{
+	struct ful_thread_args a = {.fn = spin_main, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+				    .cpu = 1, .slice_ms = 10, .name = "ozhog"};
+	UT_CHECK_EQ(ful_thread_spawn(&a, &w[0]), 0);
+	a.fn = half_main;
+	a.arg = (void *)10ul;
+	a.cpu = 3;
+	a.name = "ozhalf";
+	UT_CHECK_EQ(ful_thread_spawn(&a, &w[1]), 0);
+	/* Figure 4's shape: core 1 above the mid spot, core 3 about half,
+	 * core 2 the least utilized (bounds wide: TCG stretches time) */
+	UT_WAIT(util_now(1) > 850 && util_now(2) < 150 && util_now(3) > 200 &&
+		util_now(3) < 850);
+	printf("lb_opzone_events: utilization %u %u %u %u permille\n",
+	       util_now(0), util_now(1), util_now(2), util_now(3));
+	UT_CHECK_EQ(bal_init("opzone"), 0);
+	unsigned long first = bal_log_next(), sig0 = ev_signals();
+	unsigned long timer0 = bal_moves(LB_TRIG_TIMER);
+	unsigned long evr0 = bal_event_rounds();
+	UT_CHECK_EQ(bal_start(), 0);
+	UT_WAIT(rec(w[0].tid).cpu == 2 && rec(w[0].tid).state != FUL_TS_MIGRATING);
+	bal_stop();
+	UT_CHECK(ev_signals() > sig0);
+	UT_CHECK(bal_event_rounds() > evr0);
+	UT_CHECK_EQ(bal_moves(LB_TRIG_TIMER), timer0);
+	/* The first move of the run: by an event, the spinner, 1 -> 2. */
+	const struct lb_decision *d = NULL;
+	for (unsigned long q = first; q < bal_log_next(); q++) {
+		d = lb_log_get(bal_log(), q);
+		UT_CHECK(d != NULL);
+		UT_CHECK(d->trigger != LB_TRIG_TIMER);
+		if (d->nmoves)
+			break;
+	}
+	UT_CHECK(d && d->nmoves == 1);
+	UT_CHECK(d->trigger == LB_TRIG_WAKE || d->trigger == LB_TRIG_BUSIEST ||
+		 d->trigger == LB_TRIG_CREATE);
+	UT_CHECK_EQ(d->reason, LB_R_MOVED);
+	UT_CHECK_EQ(d->move[0].tid, (unsigned)w[0].tid);
+	UT_CHECK_EQ(d->move[0].from, 1);
+	UT_CHECK_EQ(d->move[0].to, 2);
+	UT_CHECK_EQ(d->ut.busiest, 1);
+	UT_CHECK(d->ut.figure > d->ut.bound);
+	bal_log_dump(first);
+}
+
+UTEST(lb_opzone_events, 4)
+{
+	static struct ful_thread w[2];
+	memset(w, 0, sizeof(w));
+	atomic_store(&lb_stop, 0);
+	oz_sleeper = ut_ntfn_new();
+	UT_CHECK(oz_sleeper > 0);
+	opzone_events_body(ut, w);
+	bal_stop(); /* also on a failed check */
+	stop_workers(w, 2);
+	ful_slot_drop((unsigned)oz_sleeper);
 }

@@ -10,6 +10,10 @@
  *                        by the whole interval, read at read time
  *   load_runtime_advances    a thread running without a switch: its
  *                        THREAD_INFO run time and its core's busy time grow
+ *   load_nice_share      two spinners of equal priority on one core,
+ *                        nice 0 and nice 5: their CPU shares follow their
+ *                        weights (1024 : 335), as the balancing policies
+ *                        of paper 001 assume
  * The kernel tests additionally check the area against the thread table
  * after every kernel test (kernel/ktest.c).
  */
@@ -395,4 +399,56 @@ UTEST(load_runtime_advances, 2)
 	atomic_store(&lt_spin_stop, 1);
 	if (!ful_thread_reap(&th, UT_TIMEOUT_US))
 		ut_fail(ut, __FILE__, __LINE__, "spinner did not end");
+}
+
+static _Atomic int ns_stop;
+
+static void ns_spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&ns_stop))
+		;
+}
+
+/** Run time of thread @slot in microseconds (0 on error). */
+static unsigned long ns_runtime(unsigned slot)
+{
+	struct ful_thread_info i;
+	return ful_thread_info(slot, &i) == 0 ? i.runtime_us : 0;
+}
+
+static void nice_share_body(struct ut *ut, struct ful_thread *w)
+{
+	static const int nice[2] = {0, 5};
+	for (unsigned i = 0; i < 2; i++) {
+		struct ful_thread_args a = {.fn = ns_spin, .pool = FUL_SLOT_POOL,
+					    .vs = FUL_SLOT_SELF_VS, .prio = 100,
+					    .cpu = 1, .slice_ms = 10,
+					    .nice = nice[i], .name = "nshare"};
+		UT_CHECK_EQ(ful_thread_spawn(&a, &w[i]), 0);
+	}
+	/* both have run a while (from here on, so that the start-up of
+	 * the first one alone does not count) */
+	UT_WAIT(ns_runtime(w[0].slot) > 50000 && ns_runtime(w[1].slot) > 20000);
+	unsigned long a0 = ns_runtime(w[0].slot), b0 = ns_runtime(w[1].slot);
+	UT_WAIT(ns_runtime(w[0].slot) + ns_runtime(w[1].slot) > a0 + b0 + 800000);
+	unsigned long a = ns_runtime(w[0].slot) - a0;
+	unsigned long b = ns_runtime(w[1].slot) - b0;
+	printf("load_nice_share: nice 0 ran %lu us, nice 5 %lu us (%lu.%02lu : 1; "
+	       "weights 3.06 : 1, slices 10 and 3 ticks 3.33 : 1)\n", a, b,
+	       a / (b | 1), a % (b | 1) * 100 / (b | 1));
+	/* equal shares would be 1 : 1; the weights' 3.06 : 1, within the
+	 * ticks' rounding and a busy host's jitter */
+	UT_CHECK(a * 10 >= b * 22 && a * 10 <= b * 55);
+}
+
+UTEST(load_nice_share, 2)
+{
+	static struct ful_thread w[2];
+	memset(w, 0, sizeof(w));
+	atomic_store(&ns_stop, 0);
+	nice_share_body(ut, w);
+	atomic_store(&ns_stop, 1);
+	for (unsigned i = 0; i < 2; i++)
+		ful_thread_reap(&w[i], UT_TIMEOUT_US);
 }

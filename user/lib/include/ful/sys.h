@@ -329,6 +329,26 @@ static inline long ful_dma_paddr(unsigned frame)
 	return FUL__SC(FUL_SYS_DMA_PADDR, frame, 0, 0, 0, 0, 0, 0).x0;
 }
 
+/* ---- balancer events (<fulcrum/syscall.h>: LBE_BIND, LBE_ARM) ---- */
+
+/** Bind @ntfn to the balancer events @events (FUL_LBE_*, all armed;
+ *  0 unbinds it): <fulcrum/syscall.h>, "Balancer events". */
+static inline long ful_lbe_bind(unsigned sched, unsigned ntfn,
+				unsigned long events)
+{
+	return FUL__SC(FUL_SYS_LBE_BIND, sched, ntfn, events, 0, 0, 0, 0).x0;
+}
+
+/** Arm @events for the wakes and creates of the cores in @cores and the
+ *  ticks of those in @watch (one signal per kind per arm). */
+static inline long ful_lbe_arm(unsigned sched, unsigned ntfn,
+			       unsigned long events, unsigned long cores,
+			       unsigned long watch)
+{
+	return FUL__SC(FUL_SYS_LBE_ARM, sched, ntfn, events, cores, watch, 0,
+		       0).x0;
+}
+
 static inline long ful_sysinfo(struct ful_sysinfo *info)
 {
 	return FUL__SC(FUL_SYS_SYSINFO, info, 0, 0, 0, 0, 0, 0).x0;
