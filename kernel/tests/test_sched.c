@@ -92,10 +92,15 @@ KTEST(migrate_blocked, 2)
 	KT_CHECK_EQ(atomic_load(&mb_cpu), dest);
 }
 
+/* Long enough that a host stalling this core's vCPU (2 host cores for
+ * up to 8 vCPUs) does not let the sleeper finish, and exit, before it is
+ * moved: it once did at 30 ms, and the lookup below found no thread. */
+#define MS_SLEEP 300
+
 static void sleep_then_report(void *arg)
 {
 	(void)arg;
-	thread_sleep_ms(30);
+	thread_sleep_ms(MS_SLEEP);
 	atomic_store(&mb_cpu, this_cpu_id());
 	atomic_store(&mb_woken, 1);
 }
@@ -109,12 +114,15 @@ KTEST(migrate_sleeping, 2)
 				.cpu = 1};
 	int tid = thread_create(&a, sleep_then_report, NULL);
 	KT_CHECK(tid > 0);
-	KT_WAIT(atomic_load(&thread_lookup(tid)->state) == T_BLOCKED,
+	struct thread *t;
+	KT_WAIT(!(t = thread_lookup(tid)) ||
+			atomic_load(&t->state) == T_BLOCKED,
 		KT_TIMEOUT_MS);
+	KT_CHECK(t != NULL); /* still asleep, not done and gone */
 	KT_CHECK_EQ(thread_migrate(tid, 0), 0);
 	KT_WAIT(atomic_load(&mb_woken), KT_TIMEOUT_MS);
 	KT_CHECK_EQ(atomic_load(&mb_cpu), 0);
-	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(30));
+	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(MS_SLEEP));
 }
 
 static uint32_t owed_now(void)
