@@ -395,7 +395,10 @@ static void fz_census_check(const struct fz_census *a,
 	unsigned long vb[] = {b->pool_pages, b->eps,	b->ntfns,
 			      b->vspaces,    b->frames, b->threads};
 	for (unsigned i = 0; i < 6; i++) {
-		if (va[i] == vb[i])
+		/* Fewer live threads after is no leak: a thread of another
+		 * task (the rootserver's) that was ending at the first
+		 * census has since gone (seen once, 3 before, 2 after). */
+		if (va[i] == vb[i] || (i == 5 && vb[i] < va[i]))
 			continue;
 		char text[120];
 		snprintf(text, sizeof text, "%s: %lu %s before, %lu after",
