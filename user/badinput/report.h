@@ -41,7 +41,7 @@ enum bi_mode {
 #define BI_NR_INVALID FUL_SYS_COUNT
 #define BI_NCALLS (FUL_SYS_COUNT + 1)
 /* The reserved numbers (no call: ENOSYS) count as invalid ones. */
-#define BI_NR_RESERVED(nr) ((nr) >= 36 && (nr) <= 39)
+#define BI_NR_RESERVED(nr) ((nr) >= 38 && (nr) <= 39)
 /** per_call[] index of call number @nr. */
 static inline unsigned bi_nr_index(unsigned long nr)
 {
