@@ -76,7 +76,8 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # benchmarks share the tests' helpers (user/tests/utest.c).
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
-UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c)
+UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c) \
+	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
@@ -155,6 +156,10 @@ DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
 DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 	disklegacy2:2:utest=disk,disk,disk_v1:legacy \
 	cache2:2:utest=cache,disk,cache=64:modern
+# NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
+# the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
+# debugfs on the image (tests/harness/ext2_image.py).
+EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.
@@ -304,6 +309,7 @@ test: kernel host-tests
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
 		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
 		$(addprefix --disk-suite ,$(DISK_SUITES)) \
+		$(addprefix --ext2-suite ,$(EXT2_SUITES)) \
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 

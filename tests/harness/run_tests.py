@@ -43,6 +43,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
 import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ext2_image  # noqa: E402  (the ext2 suites' image)
+
 HARNESS_NAME = "<harness>"
 TAIL_LINES = 30
 DEMO_FAIL_PREFIX = "DEMO-FAIL"
@@ -68,6 +71,7 @@ class Suite:
     dialog: list = None       # dialog suites: ready text, lines to type
     expect_seq: list = None   # dialog suites: texts to find, in order
     disk: str = None          # disk suites: the image attached
+    ext2: bool = False        # ext2 suites: the image is ext2 (ext2_image)
 
 
 @dataclass
@@ -328,12 +332,19 @@ def run_one(suite, opts, log_path, totals):
             suite, "expect", expect_problems(suite, result, opts.timeout),
             result, totals)
     else:
-        if suite.disk:
+        if suite.ext2:
+            ext2_image.prepare(suite.disk)
+        elif suite.disk:
             disk_prepare(suite.disk)
         result = go()
         proto = parse_protocol(result.lines)
         failures = report_suite(suite, result, proto, opts.timeout, totals)
-        if suite.disk:
+        if suite.ext2:
+            passed = ("PASS", ext2_image.GUEST_WRITER, None) in proto.tests
+            failures += report_single(
+                suite, "ext2-image",
+                ext2_image.problems(suite.disk, passed), result, totals)
+        elif suite.disk:
             failures += report_single(
                 suite, "disk-image",
                 disk_image_problems(suite.disk, disk_written(proto)),
@@ -490,6 +501,18 @@ def parse_disk_spec(spec, kernel, log_dir):
     return suite
 
 
+def parse_ext2_spec(spec, kernel, log_dir):
+    """NAME:CPUS:ARGS -> a protocol Suite booted with a fresh ext2 image
+    LOG_DIR/NAME.img (tests/harness/ext2_image.py) on the modern
+    transport, checked by e2fsck and debugfs after the run."""
+    suite = parse_suite_spec(spec, kernel)
+    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
+    suite.ext2 = True
+    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
+                                   qemu.MTTCG_ARGS, disk=suite.disk)
+    return suite
+
+
 def host_suite(path):
     """A host test program (a binary or an executable script), named
     after its file without the extension."""
@@ -506,6 +529,8 @@ def build_suites(opts):
     specs += [(s, parse_dialog_spec) for s in opts.dialog_suite]
     specs += [(s, lambda spec, k: parse_disk_spec(spec, k, opts.log_dir))
               for s in opts.disk_suite]
+    specs += [(s, lambda spec, k: parse_ext2_spec(spec, k, opts.log_dir))
+              for s in opts.ext2_suite]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
@@ -543,6 +568,10 @@ def parse_args(argv):
                     help="NAME:CPUS:ARGS:modern|legacy: a --suite booted "
                     "with a fresh disk image, checked byte for byte after "
                     "the run")
+    ap.add_argument("--ext2-suite", action="append", default=[],
+                    metavar="NAME:CPUS:ARGS",
+                    help="boot with a fresh ext2 image made by mke2fs; "
+                         "e2fsck and debugfs check it after the run")
     ap.add_argument("--same-lines", action="append", default=[],
                     metavar="PREFIX:SUITE,SUITE",
                     help="the output lines starting with PREFIX must be "

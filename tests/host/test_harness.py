@@ -26,6 +26,7 @@ from host_proto import ROOT  # noqa: E402
 
 import qemu  # noqa: E402  (tools/qemu.py, put on the path by host_proto)
 import run_tests  # noqa: E402
+import ext2_image  # noqa: E402  (tests/harness, on the path via run_tests)
 
 RUN_TESTS = os.path.join(ROOT, "tests", "harness", "run_tests.py")
 TIMEOUT = 60        # what a run must NOT wait for
@@ -351,6 +352,51 @@ def test_disk_spec_parse():
     return None
 
 
+def test_ext2_image_check():
+    """An ext2 suite's image check: a fresh mke2fs image is clean but
+    lacks the guest's files (fails); with them written by debugfs it
+    passes; one wrong byte, or a writer that did not pass, fails."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-ext2-") as tmp:
+        img = os.path.join(tmp, "e.img")
+        ext2_image.prepare(img)
+        if not ext2_image.problems(img, True):
+            return "a fresh image passed without the guest's files"
+        env = ext2_image._env()
+        def put(seed_delta):
+            for name, (seed, size) in ext2_image.GUEST_FILES.items():
+                src = os.path.join(tmp, "f")
+                data = bytearray(ext2_image.pattern(seed, size))
+                data[-1] ^= seed_delta
+                with open(src, "wb") as f:
+                    f.write(data)
+                cmds = [f"rm /{name}", f"write {src} /{name}"]
+                if "/" in name:
+                    cmds.insert(0, f"mkdir /{os.path.dirname(name)}")
+                for c in cmds:
+                    subprocess.run(["debugfs", "-w", "-R", c, img], env=env,
+                                   capture_output=True)
+        put(0)
+        got = ext2_image.problems(img, True)
+        if got:
+            return f"the expected image failed: {got}"
+        if not ext2_image.problems(img, False):
+            return "passed although the writer did not"
+        put(1)
+        if not ext2_image.problems(img, True):
+            return "a wrong last byte passed"
+    return None
+
+
+def test_ext2_spec_parse():
+    """--ext2-suite NAME:CPUS:ARGS attaches NAME.img, an ext2 suite."""
+    suite = run_tests.parse_ext2_spec("f:2:utest=fs_,disk,cache=64", "k",
+                                      "/logs")
+    if not suite.ext2 or suite.disk != "/logs/f.img" or \
+            "file=/logs/f.img" not in " ".join(suite.cmd):
+        return f"parsed {suite}"
+    return None
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
     ("run_exits_at_start", test_run_exits_at_start),
@@ -368,6 +414,8 @@ TESTS = [
     ("dialog_spec_parse", test_dialog_spec_parse),
     ("disk_image_check", test_disk_image_check),
     ("disk_spec_parse", test_disk_spec_parse),
+    ("ext2_image_check", test_ext2_image_check),
+    ("ext2_spec_parse", test_ext2_spec_parse),
 ]
 
 if __name__ == "__main__":

@@ -1,0 +1,83 @@
+"""The ext2 image of the harness's ext2 suites (--ext2-suite).
+
+Before the boot: a tree of files with known contents, made into an
+ext2 image by mke2fs (revision 1, 4 KiB blocks). After it: `e2fsck -fn`
+must find the image clean, and the files the guest wrote (user/tests/
+t_fs.c, same patterns) must read back byte for byte through debugfs.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+IMAGE_MB = 16
+# path in the image -> (pattern seed, size): made on the host ...
+HOST_FILES = {
+    "hello.txt": (1, 1000),
+    "big.bin": (2, 300 * 1024),           # indirect blocks
+    "sub/deep.txt": (3, 5000),
+}
+# ... and written by the guest when its test passes
+GUEST_FILES = {
+    "made.bin": (9, 200000),
+    "newdir/n.txt": (10, 777),
+}
+GUEST_WRITER = "fs_ext2_over_b"
+SBIN = os.pathsep.join(["/usr/sbin", "/sbin"])
+
+
+def pattern(seed, size):
+    """Byte i of file @seed: (31 i + 7 seed + i / 4096) mod 256, as
+    tests/host/test_ext2.c and user/tests/t_fs.c make it."""
+    return bytes((i * 31 + seed * 7 + (i >> 12)) & 0xFF for i in range(size))
+
+
+def _env():
+    env = dict(os.environ)
+    env["PATH"] = env.get("PATH", "") + os.pathsep + SBIN
+    return env
+
+
+def prepare(path):
+    """Write a fresh image at @path with HOST_FILES in it."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with tempfile.TemporaryDirectory() as tree:
+        for name, (seed, size) in HOST_FILES.items():
+            full = os.path.join(tree, name)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(pattern(seed, size))
+        if os.path.exists(path):
+            os.remove(path)
+        subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", "4096",
+                        "-d", tree, path, f"{IMAGE_MB}M"], check=True,
+                       env=_env(), capture_output=True)
+
+
+def problems(path, writer_passed):
+    """What is wrong with the image after the run ([] if nothing):
+    e2fsck's verdict, and the guest's files if its writer passed (a run
+    in which it did not has nothing to check, which is a problem too)."""
+    if not writer_passed:
+        return [f"{GUEST_WRITER} did not pass: nothing written to check"]
+    fsck = subprocess.run(["e2fsck", "-fn", path], env=_env(),
+                          capture_output=True, text=True)
+    out = []
+    if fsck.returncode != 0:
+        tail = " | ".join(fsck.stdout.strip().splitlines()[-6:])
+        out.append(f"e2fsck -fn exit {fsck.returncode}: {tail}")
+    for name, (seed, size) in GUEST_FILES.items():
+        got = subprocess.run(["debugfs", "-R", f"cat /{name}", path],
+                             env=_env(), capture_output=True).stdout
+        if got != pattern(seed, size):
+            out.append(f"/{name}: {len(got)} bytes read back, "
+                       f"want {size} of pattern {seed}")
+    return out
+
+
+def tools_present():
+    """Are mke2fs, e2fsck and debugfs on the path (scripts/setup.sh
+    installs e2fsprogs)?"""
+    env = _env()
+    return all(shutil.which(t, path=env["PATH"])
+               for t in ("mke2fs", "e2fsck", "debugfs"))

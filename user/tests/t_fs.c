@@ -1,0 +1,133 @@
+/*
+ * F's ext2 code (user/servers/fs/ext2*.c) on the guest, over the real
+ * storage stack: its blocks go through B, the block cache server, and D,
+ * the virtio-blk driver, to an image the harness made with mke2fs
+ * (--ext2-suite, tests/harness/ext2_image.py: the files and patterns
+ * below). F is not yet a server of its own: this test links its code
+ * and mounts the disk itself, one block per request to B.
+ *
+ *   fs_ext2_over_b  mounts, reads the host's files byte for byte
+ *                   (direct and indirect blocks, a subdirectory), writes
+ *                   /made.bin (200,000 bytes) and /newdir/n.txt, reads
+ *                   them back, syncs (ext2's counts, then B's dirty
+ *                   lines, then D). The harness then runs e2fsck -fn on
+ *                   the image and reads both files with debugfs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fulcrum/cache.h>
+
+#include "../servers/fs/ext2.h"
+#include "utest.h"
+
+#define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */
+
+static unsigned char *fs_win(void)
+{
+	return (unsigned char *)FS_WIN_VA;
+}
+
+/** One block through B (READ / WRITE via window page 0). */
+static long fs_b(unsigned op, uint32_t blk)
+{
+	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
+	long err = ful_call(FUL_SYSPROG_SLOT_CACHE, &m, UT_TIMEOUT_US);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+static int fs_read(void *ctx, uint32_t blk, void *buf)
+{
+	(void)ctx;
+	if (fs_b(FUL_CACHE_OP_READ, blk))
+		return -EIO;
+	memcpy(buf, fs_win(), EXT2_BLOCK);
+	return 0;
+}
+
+static int fs_write(void *ctx, uint32_t blk, const void *buf)
+{
+	(void)ctx;
+	memcpy(fs_win(), buf, EXT2_BLOCK);
+	return fs_b(FUL_CACHE_OP_WRITE, blk) ? -EIO : 0;
+}
+
+static uint32_t fs_now(void *ctx)
+{
+	(void)ctx;
+	return 1764000000u + (uint32_t)(ful_counter() / ful_counter_freq());
+}
+
+static unsigned char fs_pat(unsigned seed, size_t i)
+{
+	return (unsigned char)(i * 31 + seed * 7 + (i >> 12));
+}
+
+/** Does file @path hold @n bytes of pattern @seed (read in odd pieces)? */
+static bool fs_is(struct ext2_fs *fs, const char *path, size_t n,
+		  unsigned seed)
+{
+	uint32_t ino;
+	static unsigned char b[1500];
+	if (ext2_namei(fs, path, &ino))
+		return false;
+	size_t off = 0;
+	for (;;) {
+		long r = ext2_read(fs, ino, off, b, sizeof b);
+		if (r < 0)
+			return false;
+		if (r == 0)
+			return off == n;
+		for (long i = 0; i < r; i++)
+			if (b[i] != fs_pat(seed, off + (size_t)i))
+				return false;
+		off += (size_t)r;
+	}
+}
+
+/** Create @name in @dir holding @n bytes of pattern @seed. */
+static long fs_make(struct ext2_fs *fs, uint32_t dir, const char *name,
+		    size_t n, unsigned seed)
+{
+	uint32_t ino;
+	static unsigned char b[4096 + 100];
+	long err = ext2_create(fs, dir, name, strlen(name), 0644, &ino);
+	for (size_t off = 0; !err && off < n;) {
+		size_t k = n - off < sizeof b ? n - off : sizeof b;
+		for (size_t i = 0; i < k; i++)
+			b[i] = fs_pat(seed, off + i);
+		long w = ext2_write(fs, ino, off, b, k);
+		if (w < 0)
+			return w;
+		off += (size_t)w;
+	}
+	return err;
+}
+
+UTEST(fs_ext2_over_b, 1)
+{
+	static struct ext2_fs fs;
+	if ((ful_cap_info(FUL_SYSPROG_SLOT_CACHE) & 0xff) != FUL_CAP_ENDPOINT)
+		UT_SKIP("needs B (boot arguments disk,cache=N)");
+	UT_CHECK_EQ(ful_map(FUL_SLOT_SELF_VS, FUL_SYSPROG_SLOT_CACHE_WIN,
+			    FS_WIN_VA, FUL_R_READ | FUL_R_WRITE), 0);
+	const struct ext2_dev dev = {fs_read, fs_write, fs_now, NULL};
+	int err = ext2_mount(&fs, &dev);
+	if (err)
+		printf("fs: mount: %d (%s)\n", err, fs.why);
+	UT_CHECK_EQ(err, 0);
+	UT_CHECK(fs_is(&fs, "/hello.txt", 1000, 1));
+	UT_CHECK(fs_is(&fs, "/big.bin", 300 * 1024, 2));
+	UT_CHECK(fs_is(&fs, "/sub/deep.txt", 5000, 3));
+	uint32_t dir;
+	UT_CHECK_EQ(fs_make(&fs, EXT2_ROOT_INO, "made.bin", 200000, 9), 0);
+	UT_CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "newdir", 6, 0755, &dir), 0);
+	UT_CHECK_EQ(fs_make(&fs, dir, "n.txt", 777, 10), 0);
+	UT_CHECK(fs_is(&fs, "/made.bin", 200000, 9));
+	UT_CHECK(fs_is(&fs, "/newdir/n.txt", 777, 10));
+	UT_CHECK_EQ(ext2_sync(&fs), 0);
+	UT_CHECK_EQ(fs_b(FUL_CACHE_OP_SYNC, 0), 0);
+	ful_unmap(FUL_SLOT_SELF_VS, FS_WIN_VA);
+}
