@@ -159,7 +159,8 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 # NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
 # the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
 # debugfs on the image (tests/harness/ext2_image.py).
-EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64
+EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
+	fsf2:2:utest=fs_,disk,cache=64,fs
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

@@ -22,7 +22,9 @@ GUEST_FILES = {
     "made.bin": (9, 200000),
     "newdir/n.txt": (10, 777),
 }
-GUEST_WRITER = "fs_ext2_over_b"
+# the guest tests that write GUEST_FILES (one runs per suite: with F, the
+# file server, the test program is F's client, else B's)
+GUEST_WRITERS = ("fs_ext2_over_b", "fs_server")
 SBIN = os.pathsep.join(["/usr/sbin", "/sbin"])
 
 
@@ -59,7 +61,8 @@ def problems(path, writer_passed):
     e2fsck's verdict, and the guest's files if its writer passed (a run
     in which it did not has nothing to check, which is a problem too)."""
     if not writer_passed:
-        return [f"{GUEST_WRITER} did not pass: nothing written to check"]
+        return [f"none of {', '.join(GUEST_WRITERS)} passed: nothing "
+                "written to check"]
     fsck = subprocess.run(["e2fsck", "-fn", path], env=_env(),
                           capture_output=True, text=True)
     out = []

@@ -14,6 +14,9 @@
  *   cache=N         with disk: also B, the block cache server of N
  *                   blocks (cache.c), over D; the test program is its
  *                   client too
+ *   fs              with disk,cache=N: also F, the file server (fs.c),
+ *                   which mounts the disk's ext2 through B; the test
+ *                   program is then F's client instead of B's
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
  *                   p: mginkgo (the default), fulcrum, alb or count
  *                   (root_balancer_start)
@@ -65,8 +68,9 @@ int main(void)
 		unsigned long cache = root_bootarg("cache", c, sizeof(c))
 					      ? strtoul(c, NULL, 0)
 					      : 0;
-		if (!root_disk_start(cache) && cache)
-			root_cache_start(cache);
+		if (!root_disk_start(cache) && cache &&
+		    !root_cache_start(cache) && root_bootarg("fs", c, sizeof(c)))
+			root_fs_start();
 	}
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");

@@ -56,5 +56,10 @@ bool root_disk_cache_window(unsigned *ep, unsigned *win);
 long root_cache_start(unsigned long blocks);
 /** B's endpoint (ALL) and its client window, if B runs. */
 bool root_cache_client(unsigned *ep, unsigned *win);
+/** Start F, the file server (fs.c, boot argument `fs`), over B's client
+ *  window, and wait until it has mounted the disk: 0 or -FUL_E*. */
+long root_fs_start(void);
+/** F's endpoint (ALL), if F runs (then B's client is F's). */
+bool root_fs_client(unsigned *ep);
 
 #endif

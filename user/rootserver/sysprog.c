@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <fulcrum/cache.h>
+#include <fulcrum/fs.h>
 #include <fulcrum/disk.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/load.h>
@@ -92,7 +93,12 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.dst = FUL_SYSPROG_SLOT_DISK_WIN,
 						.rights = FUL_R_READ | FUL_R_WRITE};
 	}
-	if (sp->disk && root_cache_client(&dep, &dwin)) {
+	if (sp->disk && root_fs_client(&dep)) {
+		g[n++] = (struct ful_cap_grant){.src = dep,
+						.dst = FUL_SYSPROG_SLOT_FS,
+						.rights = FUL_R_WRITE,
+						.badge = 1};
+	} else if (sp->disk && root_cache_client(&dep, &dwin)) {
 		g[n++] = (struct ful_cap_grant){.src = dep,
 						.dst = FUL_SYSPROG_SLOT_CACHE,
 						.rights = FUL_R_WRITE,

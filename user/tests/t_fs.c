@@ -12,6 +12,9 @@
  *                   them back, syncs (ext2's counts, then B's dirty
  *                   lines, then D). The harness then runs e2fsck -fn on
  *                   the image and reads both files with debugfs.
+ *   fs_server       the same through F, the file server (boot argument
+ *                   fs; <fulcrum/fs.h>), 512 bytes a request: this test
+ *                   is F's client, F is B's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include <fulcrum/cache.h>
+#include <fulcrum/fs.h>
 
 #include "../servers/fs/ext2.h"
 #include "utest.h"
@@ -130,4 +134,94 @@ UTEST(fs_ext2_over_b, 1)
 	UT_CHECK_EQ(ext2_sync(&fs), 0);
 	UT_CHECK_EQ(fs_b(FUL_CACHE_OP_SYNC, 0), 0);
 	ful_unmap(FUL_SLOT_SELF_VS, FS_WIN_VA);
+}
+
+/* ------------------------------------------------------------------ */
+/* fs_server: the same through F, the file server (boot argument fs)   */
+
+/** A request to F with @len bytes of the IPC buffer; mr0 (the result)
+ *  and the reply in *@m. */
+static long fs_call(unsigned op, struct ful_msg *m, size_t len)
+{
+	m->info = FUL_MSG(op, len);
+	long err = ful_call(FUL_SYSPROG_SLOT_FS, m, UT_TIMEOUT_US);
+	return err < 0 ? err : (long)m->mr[0];
+}
+
+/** F's inode of @path, or a negative error. */
+static long fs_lookup(const char *path)
+{
+	struct ful_msg m = {0};
+	size_t n = strlen(path);
+	memcpy(ful_ipcbuf(), path, n);
+	long r = fs_call(FUL_FS_OP_LOOKUP, &m, n);
+	return r < 0 ? r : (long)m.mr[1];
+}
+
+/** Does F's file @path hold @n bytes of @seed, read 512 at a time? */
+static bool fs_server_is(const char *path, size_t n, unsigned seed)
+{
+	long ino = fs_lookup(path);
+	if (ino <= 0)
+		return false;
+	const unsigned char *b = ful_ipcbuf();
+	for (size_t off = 0;;) {
+		struct ful_msg m = {.mr = {(unsigned long)ino, off, 512}};
+		long r = fs_call(FUL_FS_OP_READ, &m, 0);
+		if (r < 0 || FUL_MSG_LEN(m.info) != (unsigned long)r)
+			return false;
+		if (r == 0)
+			return off == n;
+		for (long i = 0; i < r; i++)
+			if (b[i] != fs_pat(seed, off + (size_t)i))
+				return false;
+		off += (size_t)r;
+	}
+}
+
+/** Create @name in @dir through F with @n bytes of @seed. */
+static long fs_server_make(unsigned long dir, const char *name, size_t n,
+			   unsigned seed)
+{
+	struct ful_msg m = {.mr = {dir}};
+	size_t len = strlen(name);
+	memcpy(ful_ipcbuf(), name, len);
+	long r = fs_call(FUL_FS_OP_CREATE, &m, len);
+	unsigned long ino = m.mr[1];
+	unsigned char *b = ful_ipcbuf();
+	for (size_t off = 0; r >= 0 && off < n;) {
+		size_t k = n - off < 500 ? n - off : 500; /* odd pieces */
+		for (size_t i = 0; i < k; i++)
+			b[i] = fs_pat(seed, off + i);
+		struct ful_msg w = {.mr = {ino, off}};
+		r = fs_call(FUL_FS_OP_WRITE, &w, k);
+		off += r > 0 ? (size_t)r : 0;
+		if (r == 0)
+			r = -EIO;
+	}
+	return r < 0 ? r : 0;
+}
+
+UTEST(fs_server, 1)
+{
+	if ((ful_cap_info(FUL_SYSPROG_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	UT_CHECK(fs_server_is("/hello.txt", 1000, 1));
+	UT_CHECK(fs_server_is("/big.bin", 300 * 1024, 2));
+	UT_CHECK(fs_server_is("/sub/deep.txt", 5000, 3));
+	UT_CHECK_EQ(fs_lookup("/nothere"), -ENOENT);
+	UT_CHECK_EQ(fs_lookup("/hello.txt/x"), -ENOTDIR);
+	UT_CHECK_EQ(fs_server_make(EXT2_ROOT_INO, "made.bin", 200000, 9), 0);
+	struct ful_msg m = {.mr = {EXT2_ROOT_INO}};
+	memcpy(ful_ipcbuf(), "newdir", 6);
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_MKDIR, &m, 6), 0);
+	unsigned long dir = m.mr[1];
+	m = (struct ful_msg){.mr = {EXT2_ROOT_INO}};
+	memcpy(ful_ipcbuf(), "newdir", 6);
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_MKDIR, &m, 6), -EEXIST);
+	UT_CHECK_EQ(fs_server_make(dir, "n.txt", 777, 10), 0);
+	UT_CHECK(fs_server_is("/made.bin", 200000, 9));
+	UT_CHECK(fs_server_is("/newdir/n.txt", 777, 10));
+	struct ful_msg s = {0};
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_SYNC, &s, 0), 0);
 }

@@ -1,0 +1,55 @@
+/*
+ * F, the file server (user/servers/fs), and its clients: the IPC
+ * protocol, first step (docs/design.md "F, the file server").
+ *
+ * F mounts the ext2 file system of the disk through B (its blocks, one
+ * per request to B's client window) and serves files by inode number.
+ * A request is a CALL with label FUL_FS_OP_*; names and data travel in
+ * the IPC buffer (at most FUL_IPCBUF_SIZE bytes a call), the message
+ * length giving their size. The reply's mr0 is >= 0 or a negative errno
+ * value of picolibc (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC,
+ * ENAMETOOLONG, EINVAL, EFBIG, EIO); an unknown op is -EINVAL.
+ *
+ *   LOOKUP   buffer: an absolute path      -> mr1 ino, mr2 mode, mr3 size
+ *   STAT     mr0 ino                       -> mr1 mode, mr2 size, mr3 links
+ *   READ     mr0 ino, mr1 offset, mr2 len  -> mr0 bytes, in the buffer
+ *   WRITE    mr0 ino, mr1 offset; buffer   -> mr0 bytes written
+ *   CREATE   mr0 directory; buffer: a name -> mr1 ino (a regular file)
+ *   MKDIR    mr0 directory; buffer: a name -> mr1 ino
+ *   UNLINK   mr0 directory; buffer: a name
+ *   RMDIR    mr0 directory; buffer: a name
+ *   TRUNCATE mr0 ino, mr1 size
+ *   SYNC     every count to the disk, then B's dirty lines, then D
+ *
+ * Not yet: the shared-memory rings and OMF of issue 13 (items 5, 6),
+ * which replace the copies through the IPC buffer.
+ *
+ * Start-up: F gets B's endpoint (WRITE, badge 1) in slot 4, B's client
+ * window in slot 5 and its own endpoint (READ) in slot 6, and reports
+ * FUL_FS_READY (mr0 0 or the mount's error) on FUL_CHILD_SLOT_REPORT.
+ */
+#ifndef FULCRUM_FS_H
+#define FULCRUM_FS_H
+
+enum ful_fs_op {
+	FUL_FS_OP_LOOKUP = 1,
+	FUL_FS_OP_STAT,
+	FUL_FS_OP_READ,
+	FUL_FS_OP_WRITE,
+	FUL_FS_OP_CREATE,
+	FUL_FS_OP_MKDIR,
+	FUL_FS_OP_UNLINK,
+	FUL_FS_OP_RMDIR,
+	FUL_FS_OP_TRUNCATE,
+	FUL_FS_OP_SYNC,
+};
+
+#define FUL_FS_READY 0xf5f5
+#define FUL_FS_SLOT_CACHE 4
+#define FUL_FS_SLOT_CACHE_WIN 5
+#define FUL_FS_SLOT_EP 6
+
+/* The slot of a system program for F's endpoint (WRITE, badge 1). */
+#define FUL_SYSPROG_SLOT_FS 249
+
+#endif

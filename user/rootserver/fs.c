@@ -1,0 +1,77 @@
+/*
+ * Starting F, the file server (user/servers/fs), with the boot argument
+ * `fs` after D and B: the rootserver's half of the start-up in
+ * <fulcrum/fs.h>. F takes B's client (its endpoint, badge 1, and the
+ * client window), so with F running a system program talks to F
+ * (FUL_SYSPROG_SLOT_FS), not to B.
+ */
+#include <stdio.h>
+
+#include <fulcrum/fs.h>
+#include <ful/spawn.h>
+
+#include "root.h"
+
+#define FS_PRIO 120 /* paper 002: F = B, below D, above clients */
+
+static struct {
+	unsigned ep; /* F's endpoint (ALL) */
+	struct ful_task task;
+} fs;
+
+/** A new endpoint in a fresh slot, or -FUL_E*. */
+static long fs_new_ep(void)
+{
+	long s = ful_slot_alloc();
+	if (s < 0)
+		return s;
+	long err = ful_ep_create(FUL_SLOT_POOL, (unsigned)s);
+	if (err < 0) {
+		ful_slot_free((unsigned)s);
+		return err;
+	}
+	return s;
+}
+
+long root_fs_start(void)
+{
+	unsigned bep, bwin;
+	struct ful_msg m;
+	long ep = fs_new_ep(), rep = fs_new_ep(), err = 0;
+	if (!root_cache_client(&bep, &bwin))
+		err = -FUL_ESTATE; /* F needs B */
+	else if (ep < 0 || rep < 0)
+		err = ep < 0 ? ep : rep;
+	int mod = err ? -1 : ful_module_find("fs");
+	if (!err && mod < 0)
+		err = mod;
+	if (!err) {
+		const struct ful_cap_grant g[] = {
+			{bep, FUL_FS_SLOT_CACHE, FUL_R_WRITE, 1},
+			{bwin, FUL_FS_SLOT_CACHE_WIN, FUL_R_READ | FUL_R_WRITE, 0},
+			{(unsigned)ep, FUL_FS_SLOT_EP, FUL_R_READ, 0},
+		};
+		struct ful_spawn_args a = {
+			.module = (unsigned)mod, .cpu = 0, .prio = FS_PRIO,
+			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
+			.report_badge = 1, .caps = g, .ncaps = 3};
+		err = ful_spawn(&a, &fs.task);
+	}
+	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)
+		err = FUL_MSG_LABEL(m.info) != FUL_FS_READY ? -FUL_EINVAL
+							   : (long)m.mr[0];
+	if (err) {
+		printf("rootserver: file server F did not start: %ld\n", err);
+		ful_task_destroy(&fs.task);
+		return err;
+	}
+	fs.ep = (unsigned)ep;
+	printf("rootserver: file server F ready\n");
+	return 0;
+}
+
+bool root_fs_client(unsigned *ep)
+{
+	*ep = fs.ep;
+	return fs.ep != 0;
+}

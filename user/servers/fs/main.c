@@ -1,0 +1,148 @@
+/*
+ * F, the file server of paper 002 (<fulcrum/fs.h>): the ext2 file
+ * system of the disk (ext2.c, ext2_dir.c), its blocks read and written
+ * through B, one block per request in page 0 of B's client window. One
+ * thread, one request at a time; names and data through the IPC buffer
+ * (the rings of issue 13 come next).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <fulcrum/cache.h>
+#include <fulcrum/fs.h>
+#include <ful/ful.h>
+
+#include "ext2.h"
+
+#define F_WIN_VA 0x38000000UL
+
+static struct ext2_fs fs;
+
+/** One block through B (READ / WRITE via window page 0): 0 or -EIO. */
+static int f_b(unsigned op, uint32_t blk)
+{
+	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
+	long err = ful_call(FUL_FS_SLOT_CACHE, &m, FUL_FOREVER);
+	return err < 0 || m.mr[0] ? -EIO : 0;
+}
+
+static int f_read(void *ctx, uint32_t blk, void *buf)
+{
+	(void)ctx;
+	int err = f_b(FUL_CACHE_OP_READ, blk);
+	if (!err)
+		memcpy(buf, (const void *)F_WIN_VA, EXT2_BLOCK);
+	return err;
+}
+
+static int f_write(void *ctx, uint32_t blk, const void *buf)
+{
+	(void)ctx;
+	memcpy((void *)F_WIN_VA, buf, EXT2_BLOCK);
+	return f_b(FUL_CACHE_OP_WRITE, blk);
+}
+
+static uint32_t f_now(void *ctx)
+{
+	(void)ctx; /* no real-time clock: a fixed date plus the uptime */
+	return 1764000000u + (uint32_t)(ful_counter() / ful_counter_freq());
+}
+
+/** The IPC buffer's bytes as a name of the request's length. */
+static const char *f_name(const struct ful_msg *m, size_t *len)
+{
+	*len = FUL_MSG_LEN(m->info);
+	return ful_ipcbuf();
+}
+
+/** Lookup: a NUL-terminated copy of the path, then ext2_namei. */
+static long f_lookup(struct ful_msg *m)
+{
+	static char path[FUL_IPCBUF_SIZE + 1];
+	size_t len;
+	memcpy(path, f_name(m, &len), len);
+	path[len] = 0;
+	uint32_t ino;
+	struct ext2_stat st;
+	long err = ext2_namei(&fs, path, &ino);
+	if (!err)
+		err = ext2_stat(&fs, ino, &st);
+	if (!err)
+		m->mr[1] = ino, m->mr[2] = st.mode, m->mr[3] = st.size;
+	return err;
+}
+
+static long f_stat(struct ful_msg *m)
+{
+	struct ext2_stat st;
+	long err = ext2_stat(&fs, (uint32_t)m->mr[0], &st);
+	if (!err)
+		m->mr[1] = st.mode, m->mr[2] = st.size, m->mr[3] = st.links;
+	return err;
+}
+
+/** Run one request in @m; the reply goes back in @m (mr0 the result,
+ *  the length that of the data read into the IPC buffer). */
+static void f_handle(struct ful_msg *m)
+{
+	size_t len, out = 0;
+	const char *name = f_name(m, &len);
+	uint32_t ino, a = (uint32_t)m->mr[0];
+	long r;
+	switch (FUL_MSG_LABEL(m->info)) {
+	case FUL_FS_OP_LOOKUP: r = f_lookup(m); break;
+	case FUL_FS_OP_STAT: r = f_stat(m); break;
+	case FUL_FS_OP_READ:
+		r = m->mr[2] > FUL_IPCBUF_SIZE
+			    ? -EINVAL
+			    : ext2_read(&fs, a, m->mr[1], ful_ipcbuf(), m->mr[2]);
+		out = r > 0 ? (size_t)r : 0;
+		break;
+	case FUL_FS_OP_WRITE:
+		r = ext2_write(&fs, a, m->mr[1], ful_ipcbuf(), len);
+		break;
+	case FUL_FS_OP_CREATE:
+	case FUL_FS_OP_MKDIR:
+		r = FUL_MSG_LABEL(m->info) == FUL_FS_OP_CREATE
+			    ? ext2_create(&fs, a, name, len, 0644, &ino)
+			    : ext2_mkdir(&fs, a, name, len, 0755, &ino);
+		m->mr[1] = r ? 0 : ino;
+		break;
+	case FUL_FS_OP_UNLINK: r = ext2_unlink(&fs, a, name, len); break;
+	case FUL_FS_OP_RMDIR: r = ext2_rmdir(&fs, a, name, len); break;
+	case FUL_FS_OP_TRUNCATE: r = ext2_truncate(&fs, a, m->mr[1]); break;
+	case FUL_FS_OP_SYNC:
+		r = ext2_sync(&fs);
+		if (!r)
+			r = f_b(FUL_CACHE_OP_SYNC, 0);
+		break;
+	default: r = -EINVAL;
+	}
+	m->mr[0] = (unsigned long)r;
+	m->info = FUL_MSG(FUL_MSG_LABEL(m->info), out);
+}
+
+int main(void)
+{
+	const struct ext2_dev dev = {f_read, f_write, f_now, NULL};
+	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
+			   FUL_R_READ | FUL_R_WRITE);
+	if (!err && (err = ext2_mount(&fs, &dev)))
+		printf("fs: cannot mount the disk: %s (%ld)\n", fs.why, err);
+	struct ful_msg m = {.info = FUL_MSG(FUL_FS_READY, 0),
+			    .mr = {(unsigned long)err}};
+	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
+	if (err)
+		return 1;
+	printf("fs: ext2 mounted: %u blocks, %u inodes\n", fs.blocks,
+	       fs.inodes);
+	if (ful_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0)
+		return 1;
+	for (;;) {
+		f_handle(&m);
+		if (ful_reply_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0 &&
+		    ful_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0)
+			return 1;
+	}
+}
