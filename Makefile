@@ -148,6 +148,9 @@ EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i \
 # (the user-level shell), find its expected texts in order, power off.
 DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
 	kdebug2:2:kdebug:tests/dialog/kdebug.txt
+# The same with an ext2 disk (tests/harness/ext2_image.py) and F: the
+# shell's ls and cat.
+EXT2_DIALOG_SUITES ?= shellfs2:2:disk,cache=64,fs:tests/dialog/shell_files.txt
 # NAME:CPUS:ARGS:MODE: a protocol suite with a fresh 4 MiB disk image
 # attached on the modern or legacy virtio-mmio transport; the boot
 # argument disk starts D (user/servers/disk), utest=disk runs its tests
@@ -289,10 +292,23 @@ $(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin tools/qemu.py | $
 		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 
 # make run RUN_ARGS=kdebug: the kernel's debug monitor instead of the shell.
+# make run attaches a disk: D, B (64 lines) and F start, and the shell's
+# ls and cat read it. DISK=path uses another ext2 image; the default is
+# made here from the README and docs/ (mke2fs, never committed).
 RUN_ARGS ?=
-run: kernel
-	@echo "Booting Fulcrum on $(CPUS) cores. Quit: type 'off', or Ctrl-A then x."
-	$(QEMU) $(QEMU_FLAGS) --append "$(RUN_ARGS)"
+DISK ?= $(BUILD)/disk.img
+comma := ,
+RUN_BOOT := disk,cache=64,fs$(if $(RUN_ARGS),$(comma)$(RUN_ARGS))
+$(BUILD)/disk.img: README.md $(wildcard docs/*.md) | $(SETUP)
+	@echo "  MKE2FS  $@"
+	$(Q)rm -rf $(BUILD)/disk-tree && mkdir -p $(BUILD)/disk-tree/docs && \
+		cp README.md $(BUILD)/disk-tree/ && \
+		cp docs/*.md $(BUILD)/disk-tree/docs/ && \
+		PATH="$$PATH:/usr/sbin:/sbin" mke2fs -q -F -t ext2 -b 4096 \
+		-d $(BUILD)/disk-tree $@ 32M
+run: kernel $(DISK)
+	@echo "Booting Fulcrum on $(CPUS) cores, disk $(DISK). Quit: type 'off', or Ctrl-A then x."
+	$(QEMU) $(QEMU_FLAGS) --disk $(DISK) --append "$(RUN_BOOT)"
 
 demo: kernel
 	$(QEMU) $(QEMU_FLAGS) --append "demo"
@@ -311,6 +327,7 @@ test: kernel host-tests
 		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
 		$(addprefix --disk-suite ,$(DISK_SUITES)) \
 		$(addprefix --ext2-suite ,$(EXT2_SUITES)) \
+		$(addprefix --ext2-dialog-suite ,$(EXT2_DIALOG_SUITES)) \
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 

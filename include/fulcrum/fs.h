@@ -20,6 +20,10 @@
  *   RMDIR    mr0 directory; buffer: a name
  *   TRUNCATE mr0 ino, mr1 size
  *   SYNC     every count to the disk, then B's dirty lines, then D
+ *   READDIR  mr0 directory, mr1 position (0 first) -> mr0 entries in
+ *            the buffer, mr1 the next position (0 entries: the end);
+ *            each entry: ino (4 bytes, little-endian), type (1: file,
+ *            2: directory, 0: unknown), name length, the name
  *
  * Not yet: the shared-memory rings and OMF of issue 13 (items 5, 6),
  * which replace the copies through the IPC buffer.
@@ -42,6 +46,7 @@ enum ful_fs_op {
 	FUL_FS_OP_RMDIR,
 	FUL_FS_OP_TRUNCATE,
 	FUL_FS_OP_SYNC,
+	FUL_FS_OP_READDIR,
 };
 
 #define FUL_FS_READY 0xf5f5

@@ -17,6 +17,8 @@ HOST_FILES = {
     "big.bin": (2, 300 * 1024),           # indirect blocks
     "sub/deep.txt": (3, 5000),
 }
+# text for the shell's `cat` (tests/dialog/shell_files.txt)
+TEXT_FILES = {"motd.txt": b"hello from an ext2 image, through F, B and D\n"}
 # ... and written by the guest when its test passes
 GUEST_FILES = {
     "made.bin": (9, 200000),
@@ -49,6 +51,9 @@ def prepare(path):
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "wb") as f:
                 f.write(pattern(seed, size))
+        for name, text in TEXT_FILES.items():
+            with open(os.path.join(tree, name), "wb") as f:
+                f.write(text)
         if os.path.exists(path):
             os.remove(path)
         subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", "4096",

@@ -317,6 +317,8 @@ def run_one(suite, opts, log_path, totals):
         return qemu.run(suite.cmd, opts.timeout, log_path, stop_on_panic,
                         first_output=opts.first_output, dialog=suite.dialog)
     if suite.dialog is not None:
+        if suite.ext2:
+            ext2_image.prepare(suite.disk)
         result = go()
         failures = report_single(
             suite, "dialog", dialog_problems(suite, result, opts.timeout),
@@ -514,6 +516,18 @@ def parse_ext2_spec(spec, kernel, log_dir):
     return suite
 
 
+def parse_ext2_dialog_spec(spec, kernel, log_dir):
+    """NAME:CPUS:ARGS:FILE -> a dialog suite (parse_dialog_spec) booted
+    with a fresh ext2 image (ext2_image.prepare), for the shell's file
+    commands; the image is not checked afterwards (nothing writes it)."""
+    suite = parse_dialog_spec(spec, kernel)
+    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
+    suite.ext2 = True
+    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
+                                   qemu.MTTCG_ARGS, disk=suite.disk)
+    return suite
+
+
 def host_suite(path):
     """A host test program (a binary or an executable script), named
     after its file without the extension."""
@@ -532,6 +546,9 @@ def build_suites(opts):
               for s in opts.disk_suite]
     specs += [(s, lambda spec, k: parse_ext2_spec(spec, k, opts.log_dir))
               for s in opts.ext2_suite]
+    specs += [(s, lambda spec, k: parse_ext2_dialog_spec(spec, k,
+                                                          opts.log_dir))
+              for s in opts.ext2_dialog_suite]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
@@ -573,6 +590,9 @@ def parse_args(argv):
                     metavar="NAME:CPUS:ARGS",
                     help="boot with a fresh ext2 image made by mke2fs; "
                          "e2fsck and debugfs check it after the run")
+    ap.add_argument("--ext2-dialog-suite", action="append", default=[],
+                    metavar="NAME:CPUS:ARGS:FILE",
+                    help="a dialog suite booted with a fresh ext2 image")
     ap.add_argument("--same-lines", action="append", default=[],
                     metavar="PREFIX:SUITE,SUITE",
                     help="the output lines starting with PREFIX must be "

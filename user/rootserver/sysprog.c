@@ -33,15 +33,17 @@ struct sysprog {
 			   * (the bad-input tests use them), same slots */
 	bool disk;        /* a client of D and B, if they run
 			   * (<fulcrum/disk.h>, <fulcrum/cache.h>) */
+	bool files;       /* a client of F, if it runs (<fulcrum/fs.h>) */
 	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
 static const struct sysprog sysprogs[] = {
 	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true, true,
-	 true, FUL_ROOT_BADGE_PROG},
-	{"bench", {"ipcpeer"}, 0, false, false, true, FUL_ROOT_BADGE_PROG},
-	{"fuzz", {NULL}, 0, false, false, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false, false,
+	 true, true, FUL_ROOT_BADGE_PROG},
+	{"bench", {"ipcpeer"}, 0, false, false, true, false,
+	 FUL_ROOT_BADGE_PROG},
+	{"fuzz", {NULL}, 0, false, false, false, false, FUL_ROOT_BADGE_PROG},
+	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
 	 FUL_ROOT_BADGE_SHELL},
 };
 
@@ -93,12 +95,13 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 						.dst = FUL_SYSPROG_SLOT_DISK_WIN,
 						.rights = FUL_R_READ | FUL_R_WRITE};
 	}
-	if (sp->disk && root_fs_client(&dep)) {
+	bool fs = root_fs_client(&dep); /* then B's one client is F */
+	if (sp->files && fs)
 		g[n++] = (struct ful_cap_grant){.src = dep,
 						.dst = FUL_SYSPROG_SLOT_FS,
 						.rights = FUL_R_WRITE,
 						.badge = 1};
-	} else if (sp->disk && root_cache_client(&dep, &dwin)) {
+	if (sp->disk && !fs && root_cache_client(&dep, &dwin)) {
 		g[n++] = (struct ful_cap_grant){.src = dep,
 						.dst = FUL_SYSPROG_SLOT_CACHE,
 						.rights = FUL_R_WRITE,

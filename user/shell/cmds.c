@@ -118,7 +118,8 @@ static void cmd_migrate(const char *args)
 static void cmd_help(void)
 {
 	printf("commands: help | cpus | threads | migrate TID CPU | kill TID |\n"
-	       "          policy [NAME] | set NAME VALUE | get | demo | off\n"
+	       "          policy [NAME] | set NAME VALUE | get | ls [PATH] |\n"
+	       "          cat PATH | demo | off\n"
 	       "(the kernel's debug monitor: boot with kdebug; QEMU: Ctrl-A then x quits)\n");
 }
 
@@ -153,6 +154,10 @@ void sh_command(const char *line)
 		sh_set(line + 3);
 	else if (!strcmp(line, "get"))
 		sh_get();
+	else if (!strncmp(line, "ls", 2) && (!line[2] || line[2] == ' '))
+		sh_ls(line + 2);
+	else if (!strncmp(line, "cat", 3) && (!line[3] || line[3] == ' '))
+		sh_cat(line + 3);
 	else if (!strcmp(line, "demo"))
 		cmd_root("demo", FUL_ROOT_REQ_DEMO);
 	else if (!strcmp(line, "off"))

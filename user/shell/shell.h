@@ -14,4 +14,8 @@ void sh_policy(const char *args);
 void sh_set(const char *args);
 void sh_get(void);
 
+/* files.c: the file commands, as a client of F (<fulcrum/fs.h>). */
+void sh_ls(const char *args);
+void sh_cat(const char *args);
+
 #endif

@@ -93,8 +93,9 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 /** Set the size of regular file @ino, freeing the blocks past it. */
 int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size);
 
-/** Directory entries of @dir from *@pos (0 at first; updated): calls
- *  @fn for each until it returns non-zero. 0 at the end, or fn's value. */
+/** Directory entries of @dir from *@pos (0 at first; updated past each
+ *  entry @fn took): calls @fn for each until it returns non-zero (that
+ *  entry is not taken: *@pos stays at it). 0 at the end, or fn's value. */
 int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,
 		 int (*fn)(void *arg, const char *name, size_t len,
 			   uint32_t ino, unsigned type),

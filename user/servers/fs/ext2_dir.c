@@ -151,13 +151,14 @@ static int rd_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
 	uint64_t here = (uint64_t)fb * EXT2_BLOCK + off;
 	if (here < *r->pos)
 		return 0;
-	*r->pos = here + le16(b + off + 4);
 	uint32_t ino = le32(b + off);
-	if (!ino)
-		return 0;
 	unsigned type = fs->incompat & EXT2_INCOMPAT_FILETYPE ? b[off + 7] : 0;
-	return r->fn(r->arg, (const char *)b + off + DE_HEAD, b[off + 6], ino,
-		     type);
+	int stop = ino ? r->fn(r->arg, (const char *)b + off + DE_HEAD,
+			       b[off + 6], ino, type)
+		       : 0;
+	if (!stop) /* a stopping entry is not consumed: it comes again */
+		*r->pos = here + le16(b + off + 4);
+	return stop;
 }
 
 int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,

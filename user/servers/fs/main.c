@@ -82,6 +82,42 @@ static long f_stat(struct ful_msg *m)
 	return err;
 }
 
+/* READDIR: entries packed into the IPC buffer while they fit. */
+struct f_rd {
+	unsigned char *buf;
+	size_t used;
+	unsigned count;
+};
+
+static int f_rd_fn(void *arg, const char *name, size_t len, uint32_t ino,
+		   unsigned type)
+{
+	struct f_rd *r = arg;
+	if (r->used + 6 + len > FUL_IPCBUF_SIZE)
+		return 1; /* full: this one comes first next time */
+	unsigned char *e = r->buf + r->used;
+	e[0] = (unsigned char)ino, e[1] = (unsigned char)(ino >> 8);
+	e[2] = (unsigned char)(ino >> 16), e[3] = (unsigned char)(ino >> 24);
+	e[4] = (unsigned char)type, e[5] = (unsigned char)len;
+	memcpy(e + 6, name, len);
+	r->used += 6 + len;
+	r->count++;
+	return 0;
+}
+
+/** READDIR from position mr1: entries, the next position, the size. */
+static long f_readdir(struct ful_msg *m, size_t *out)
+{
+	struct f_rd r = {ful_ipcbuf(), 0, 0};
+	uint64_t pos = m->mr[1];
+	int err = ext2_readdir(&fs, (uint32_t)m->mr[0], &pos, f_rd_fn, &r);
+	if (err < 0)
+		return err;
+	m->mr[1] = pos;
+	*out = r.used;
+	return r.count;
+}
+
 /** Run one request in @m; the reply goes back in @m (mr0 the result,
  *  the length that of the data read into the IPC buffer). */
 static void f_handle(struct ful_msg *m)
@@ -112,6 +148,7 @@ static void f_handle(struct ful_msg *m)
 	case FUL_FS_OP_UNLINK: r = ext2_unlink(&fs, a, name, len); break;
 	case FUL_FS_OP_RMDIR: r = ext2_rmdir(&fs, a, name, len); break;
 	case FUL_FS_OP_TRUNCATE: r = ext2_truncate(&fs, a, m->mr[1]); break;
+	case FUL_FS_OP_READDIR: r = f_readdir(m, &out); break;
 	case FUL_FS_OP_SYNC:
 		r = ext2_sync(&fs);
 		if (!r)
