@@ -163,7 +163,9 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 # the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
 # debugfs on the image (tests/harness/ext2_image.py).
 EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
-	fsf2:2:utest=fs_,disk,cache=64,fs
+	fsf2:2:utest=fs_,disk,cache=64,fs \
+	fsform11:4:utest=fs_,disk,cache=64,fs,form=11 \
+	fsform15:4:utest=fs_,disk,cache=64,fs,form=15
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

@@ -24,6 +24,8 @@
  *            the buffer, mr1 the next position (0 entries: the end);
  *            each entry: ino (4 bytes, little-endian), type (1: file,
  *            2: directory, 0: unknown), name length, the name
+ *   INFO     -> mr1 the core F's thread runs on, mr2 disk blocks,
+ *            mr3 free blocks
  *
  * Not yet: the shared-memory rings and OMF of issue 13 (items 5, 6),
  * which replace the copies through the IPC buffer.
@@ -47,6 +49,7 @@ enum ful_fs_op {
 	FUL_FS_OP_TRUNCATE,
 	FUL_FS_OP_SYNC,
 	FUL_FS_OP_READDIR,
+	FUL_FS_OP_INFO,
 };
 
 #define FUL_FS_READY 0xf5f5

@@ -49,7 +49,8 @@ static long cache_spawn(unsigned long blocks, unsigned dep, unsigned dwin,
 	if (mod < 0)
 		return mod;
 	struct ful_spawn_args a = {
-		.module = (unsigned)mod, .cpu = 0, .prio = CACHE_PRIO,
+		.module = (unsigned)mod, .cpu = root_server_cpu(ROOT_B),
+		.prio = CACHE_PRIO,
 		.arg0 = blocks, .vs_rights = FUL_R_ALL, .report_ep = rep,
 		.report_badge = 1, .caps = g, .ncaps = sizeof g / sizeof g[0]};
 	return ful_spawn(&a, &ch.task);

@@ -99,7 +99,8 @@ static long disk_spawn(unsigned pool, unsigned rep)
 	if (mod < 0)
 		return mod;
 	struct ful_spawn_args a = {
-		.module = (unsigned)mod, .cpu = 0, .prio = DISK_PRIO,
+		.module = (unsigned)mod, .cpu = root_server_cpu(ROOT_D),
+		.prio = DISK_PRIO,
 		.arg0 = bi->ndevregions,
 		.arg1 = FUL_DISK_WINDOW_PAGES | dk.win2_pages << 16,
 		.vs_rights = FUL_R_ALL,

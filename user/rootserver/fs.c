@@ -52,7 +52,8 @@ long root_fs_start(void)
 			{(unsigned)ep, FUL_FS_SLOT_EP, FUL_R_READ, 0},
 		};
 		struct ful_spawn_args a = {
-			.module = (unsigned)mod, .cpu = 0, .prio = FS_PRIO,
+			.module = (unsigned)mod,
+			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
 			.report_badge = 1, .caps = g, .ncaps = 3};
 		err = ful_spawn(&a, &fs.task);

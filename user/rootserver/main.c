@@ -17,6 +17,9 @@
  *   fs              with disk,cache=N: also F, the file server (fs.c),
  *                   which mounts the disk's ext2 through B; the test
  *                   program is then F's client instead of B's
+ *   form=N          D, B and F on the cores of paper 002's distribution
+ *                   form N (Table I, 1..15; form.c); d_cpu=, b_cpu=,
+ *                   f_cpu= name a core for one of them
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
  *                   p: mginkgo (the default), fulcrum, alb or count
  *                   (root_balancer_start)

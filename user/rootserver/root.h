@@ -56,6 +56,12 @@ bool root_disk_cache_window(unsigned *ep, unsigned *win);
 long root_cache_start(unsigned long blocks);
 /** B's endpoint (ALL) and its client window, if B runs. */
 bool root_cache_client(unsigned *ep, unsigned *win);
+/* The OS servers of paper 002 (form.c). */
+enum root_server { ROOT_F, ROOT_B, ROOT_D };
+/** The core @s starts on: the boot argument form=N (paper 002 Table I),
+ *  or f_cpu= / b_cpu= / d_cpu=, else 0; a core that is not online is
+ *  reported and replaced by 0. */
+unsigned root_server_cpu(enum root_server s);
 /** Start F, the file server (fs.c, boot argument `fs`), over B's client
  *  window, and wait until it has mounted the disk: 0 or -FUL_E*. */
 long root_fs_start(void);

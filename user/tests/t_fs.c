@@ -14,7 +14,8 @@
  *                   the image and reads both files with debugfs.
  *   fs_server       the same through F, the file server (boot argument
  *                   fs; <fulcrum/fs.h>), 512 bytes a request: this test
- *                   is F's client, F is B's.
+ *                   is F's client, F is B's. With form=N, F must run on
+ *                   its core of paper 002's Table I.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -202,10 +203,29 @@ static long fs_server_make(unsigned long dir, const char *name, size_t n,
 	return r < 0 ? r : 0;
 }
 
+/** With form=N: is F on its core of paper 002's Table I (F's row, an
+ *  independent copy of the rootserver's table)? */
+static void fs_form_check(struct ut *ut)
+{
+	static const unsigned char f_core[15] = {0, 0, 0, 1, 0, 1, 1, 1,
+						 0, 1, 1, 1, 1, 2, 1};
+	char v[8];
+	if (!ut_bootarg("form", v, sizeof v))
+		return;
+	unsigned long form = strtoul(v, NULL, 0);
+	struct ful_msg m = {0};
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_INFO, &m, 0), 0);
+	UT_CHECK(form >= 1 && form <= 15);
+	UT_CHECK_EQ(m.mr[1], f_core[form - 1]);
+}
+
 UTEST(fs_server, 1)
 {
 	if ((ful_cap_info(FUL_SYSPROG_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
 		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	fs_form_check(ut);
+	if (ut->failed)
+		return;
 	UT_CHECK(fs_server_is("/hello.txt", 1000, 1));
 	UT_CHECK(fs_server_is("/big.bin", 300 * 1024, 2));
 	UT_CHECK(fs_server_is("/sub/deep.txt", 5000, 3));

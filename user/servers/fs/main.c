@@ -149,6 +149,12 @@ static void f_handle(struct ful_msg *m)
 	case FUL_FS_OP_RMDIR: r = ext2_rmdir(&fs, a, name, len); break;
 	case FUL_FS_OP_TRUNCATE: r = ext2_truncate(&fs, a, m->mr[1]); break;
 	case FUL_FS_OP_READDIR: r = f_readdir(m, &out); break;
+	case FUL_FS_OP_INFO: {
+		struct ful_sysinfo si;
+		r = ful_sysinfo(&si);
+		m->mr[1] = si.cpu, m->mr[2] = fs.blocks, m->mr[3] = fs.free_blocks;
+		break;
+	}
 	case FUL_FS_OP_SYNC:
 		r = ext2_sync(&fs);
 		if (!r)
