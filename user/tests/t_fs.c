@@ -242,6 +242,22 @@ UTEST(fs_server, 1)
 	UT_CHECK_EQ(fs_server_make(dir, "n.txt", 777, 10), 0);
 	UT_CHECK(fs_server_is("/made.bin", 200000, 9));
 	UT_CHECK(fs_server_is("/newdir/n.txt", 777, 10));
+	/* bad requests: an error each, F keeps serving */
+	struct ful_msg b = {.mr = {EXT2_ROOT_INO}};
+	memset(ful_ipcbuf(), 'x', 300);
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_CREATE, &b, 256), -ENAMETOOLONG);
+	b = (struct ful_msg){.mr = {dir, 0, FUL_IPCBUF_SIZE + 1}};
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_READ, &b, 0), -EINVAL);
+	b = (struct ful_msg){.mr = {dir, 0}};
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_WRITE, &b, 10), -EISDIR);
+	b = (struct ful_msg){.mr = {EXT2_ROOT_INO}};
+	memcpy(ful_ipcbuf(), "newdir", 6);
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_RMDIR, &b, 6), -ENOTEMPTY);
+	b = (struct ful_msg){.mr = {999999}};
+	UT_CHECK_EQ(fs_call(FUL_FS_OP_STAT, &b, 0), -EIO);
+	b = (struct ful_msg){0};
+	UT_CHECK_EQ(fs_call(77, &b, 0), -EINVAL);
+	UT_CHECK(fs_server_is("/hello.txt", 1000, 1));
 	struct ful_msg s = {0};
 	UT_CHECK_EQ(fs_call(FUL_FS_OP_SYNC, &s, 0), 0);
 }
