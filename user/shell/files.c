@@ -4,6 +4,7 @@
  * (boot arguments disk,cache=N,fs; `make run` attaches a disk):
  *   ls [PATH]   the entries of a directory (/ by default)
  *   cat PATH    a file's bytes on the console
+ *   df          the file system's size and free space
  */
 #include <stdio.h>
 #include <string.h>
@@ -104,4 +105,18 @@ void sh_cat(const char *args)
 	}
 	if (r < 0)
 		printf("cat: %s: error %ld\n", path, r);
+}
+
+void sh_df(void)
+{
+	struct ful_msg m = {0};
+	long r;
+	if (!fs_here("df"))
+		return;
+	if ((r = fs_call(FUL_FS_OP_INFO, &m, 0)) < 0) {
+		printf("df: error %ld\n", r);
+		return;
+	}
+	printf("ext2: %lu blocks of 4 KiB, %lu free (%lu KiB), served by F "
+	       "on core %lu\n", m.mr[2], m.mr[3], m.mr[3] * 4, m.mr[1]);
 }

@@ -17,5 +17,6 @@ void sh_get(void);
 /* files.c: the file commands, as a client of F (<fulcrum/fs.h>). */
 void sh_ls(const char *args);
 void sh_cat(const char *args);
+void sh_df(void);
 
 #endif
