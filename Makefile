@@ -77,7 +77,7 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c) \
-	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
+	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\

@@ -74,7 +74,7 @@ static inline bool fp_msg_ok(const struct thread *t, uint64_t info,
 	return !(info & ~(0xffffffffull << 16 | 0x3ffull)) &&
 	       FUL_MSG_LEN(info) <= FUL_IPCBUF_SIZE &&
 	       (t->ipcbuf || !FUL_MSG_LEN(info)) &&
-	       (timeout == FUL_FOREVER || timeout > (1ull << 40));
+	       ipc_timeout_forever(timeout);
 }
 
 /** The object of capability @slot of @t if it has @type and @rights,
@@ -131,6 +131,15 @@ enum fp_partner {
  *  resumable from its frame and outrank every ready thread. A partner
  *  without an IPC buffer cannot take a buffer message (the generic path
  *  truncates it). Owner, IRQs masked. */
+/** Is @p, owned by this core, blocked without a timeout in a wait the
+ *  fastpath may complete for it (t->fp_uregs)? Owner, IRQs masked. */
+static inline bool fp_resumable(const struct thread *p)
+{
+	return atomic_load_explicit(&p->state, memory_order_relaxed) ==
+		       T_BLOCKED &&
+	       p->fp_uregs && !p->sleeping;
+}
+
 static inline enum fp_partner fp_partner(struct cpu *c, struct thread *p,
 					 uint64_t info)
 {
@@ -138,10 +147,7 @@ static inline enum fp_partner fp_partner(struct cpu *c, struct thread *p,
 		return FP_NO;
 	if (atomic_load_explicit(&p->cpu, memory_order_acquire) != c->id)
 		return FP_REMOTE;
-	return atomic_load_explicit(&p->state, memory_order_relaxed) ==
-				       T_BLOCKED &&
-			       p->fp_uregs && !p->sleeping &&
-			       rq_top_prio(&c->rq) <= (int)p->prio
+	return fp_resumable(p) && rq_top_prio(&c->rq) <= (int)p->prio
 		       ? FP_HERE
 		       : FP_NO;
 }
@@ -344,9 +350,7 @@ fp_signal(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	struct thread *w = container_of(n->waiters.head.next, struct thread,
 					ipc_link);
 	if (atomic_load_explicit(&w->cpu, memory_order_acquire) != c->id ||
-	    atomic_load_explicit(&w->state, memory_order_relaxed) !=
-		    T_BLOCKED ||
-	    !w->fp_uregs || w->sleeping || w->prio <= t->prio ||
+	    !fp_resumable(w) || w->prio <= t->prio ||
 	    rq_top_prio(&c->rq) >= (int)w->prio) {
 		spin_unlock_raw(&n->lock);
 		return FASTPATH_MISS;

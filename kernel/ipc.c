@@ -20,7 +20,7 @@ uint64_t ipc_deadline(uint64_t timeout_us)
 {
 	if (!timeout_us)
 		return 0; /* never block: the callers' fast paths test for 0 */
-	if (timeout_us == FUL_FOREVER || timeout_us > (1ull << 40))
+	if (ipc_timeout_forever(timeout_us))
 		return ~0ull;
 	/* Rounded up: a timeout never ends early. 62.5 MHz on QEMU is not
 	 * a whole number of ticks per microsecond. */

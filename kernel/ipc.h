@@ -84,6 +84,13 @@ bool ipc_cancel(struct thread *t);
  *  sender's IPC buffer @buf (0 if none) into @to's. */
 void ipc_copy_msg(struct thread *to, const struct ipc_msg *m,
 		  uintptr_t buf);
+/** Does a timeout of @timeout_us microseconds mean "forever" (FUL_FOREVER,
+ *  or so long that the counter would wrap)? ipc_deadline() gives ~0 then. */
+static inline bool ipc_timeout_forever(uint64_t timeout_us)
+{
+	return timeout_us == FUL_FOREVER || timeout_us > (1ull << 40);
+}
+
 /** Absolute deadline for a timeout in microseconds (FUL_FOREVER: ~0). */
 uint64_t ipc_deadline(uint64_t timeout_us);
 /**

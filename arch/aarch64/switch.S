@@ -1,19 +1,25 @@
 /* Thread context switch: callee-saved registers, fp, lr, sp and TPIDR_EL0; the
  * rest of a preempted thread's state is in its trap frame on its stack. */
 
+/* Save the callee-saved registers, fp, lr, sp and TPIDR_EL0 into the
+ * struct arch_context at \ctx (clobbers x9, x10). */
+.macro save_context ctx
+	stp	x19, x20, [\ctx, #0]
+	stp	x21, x22, [\ctx, #16]
+	stp	x23, x24, [\ctx, #32]
+	stp	x25, x26, [\ctx, #48]
+	stp	x27, x28, [\ctx, #64]
+	stp	x29, x30, [\ctx, #80]
+	mov	x9, sp
+	mrs	x10, tpidr_el0
+	stp	x9, x10, [\ctx, #96]
+.endm
+
 	.text
 	.global arch_context_switch
 /* void *arch_context_switch(from x0, to x1, pass x2) */
 arch_context_switch:
-	stp	x19, x20, [x0, #0]
-	stp	x21, x22, [x0, #16]
-	stp	x23, x24, [x0, #32]
-	stp	x25, x26, [x0, #48]
-	stp	x27, x28, [x0, #64]
-	stp	x29, x30, [x0, #80]
-	mov	x9, sp
-	mrs	x10, tpidr_el0
-	stp	x9, x10, [x0, #96]
+	save_context x0
 	ldp	x19, x20, [x1, #0]
 	ldp	x21, x22, [x1, #16]
 	ldp	x23, x24, [x1, #32]
@@ -40,15 +46,7 @@ arch_thread_trampoline:
  * thread's kernel stack, just below its user frame, and leave for EL0
  * from that frame. */
 arch_fastpath_switch:
-	stp	x19, x20, [x0, #0]
-	stp	x21, x22, [x0, #16]
-	stp	x23, x24, [x0, #32]
-	stp	x25, x26, [x0, #48]
-	stp	x27, x28, [x0, #64]
-	stp	x29, x30, [x0, #80]
-	mov	x9, sp
-	mrs	x10, tpidr_el0
-	stp	x9, x10, [x0, #96]
+	save_context x0
 	msr	tpidr_el0, x3
 	mov	sp, x1
 	mov	x19, x1

@@ -488,6 +488,18 @@ def parse_dialog_spec(spec, kernel):
     return suite
 
 
+def attach_disk(suite, kernel, log_dir, legacy=False, ext2=False):
+    """Boot @suite with the image LOG_DIR/NAME.img (an ext2 one made by
+    ext2_image if @ext2, else the pattern of disk_prepare), on the
+    legacy virtio-mmio transport if @legacy."""
+    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
+    suite.ext2 = ext2
+    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
+                                   qemu.MTTCG_ARGS, disk=suite.disk,
+                                   disk_legacy=legacy)
+    return suite
+
+
 def parse_disk_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS:MODE -> a protocol Suite booted with a fresh disk
     image LOG_DIR/NAME.img on the modern (MODE modern) or legacy (MODE
@@ -496,36 +508,24 @@ def parse_disk_spec(spec, kernel, log_dir):
     if not sep or mode not in ("modern", "legacy"):
         raise argparse.ArgumentTypeError(f"bad --disk-suite {spec!r}, "
                                          "want NAME:CPUS:ARGS:modern|legacy")
-    suite = parse_suite_spec(head, kernel)
-    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
-    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
-                                   qemu.MTTCG_ARGS, disk=suite.disk,
-                                   disk_legacy=mode == "legacy")
-    return suite
+    return attach_disk(parse_suite_spec(head, kernel), kernel, log_dir,
+                       legacy=mode == "legacy")
 
 
 def parse_ext2_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS -> a protocol Suite booted with a fresh ext2 image
     LOG_DIR/NAME.img (tests/harness/ext2_image.py) on the modern
     transport, checked by e2fsck and debugfs after the run."""
-    suite = parse_suite_spec(spec, kernel)
-    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
-    suite.ext2 = True
-    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
-                                   qemu.MTTCG_ARGS, disk=suite.disk)
-    return suite
+    return attach_disk(parse_suite_spec(spec, kernel), kernel, log_dir,
+                       ext2=True)
 
 
 def parse_ext2_dialog_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS:FILE -> a dialog suite (parse_dialog_spec) booted
     with a fresh ext2 image (ext2_image.prepare), for the shell's file
     commands; the image is not checked afterwards (nothing writes it)."""
-    suite = parse_dialog_spec(spec, kernel)
-    suite.disk = os.path.join(log_dir, f"{suite.name}.img")
-    suite.ext2 = True
-    suite.cmd = qemu.build_command(kernel, suite.cpus, suite.args,
-                                   qemu.MTTCG_ARGS, disk=suite.disk)
-    return suite
+    return attach_disk(parse_dialog_spec(spec, kernel), kernel, log_dir,
+                       ext2=True)
 
 
 def host_suite(path):

@@ -20,8 +20,7 @@ static struct {
 	struct ful_task task;
 } ch;
 
-/** A new endpoint or frame in a fresh slot, or -FUL_E*. */
-static long cache_new(bool frame, unsigned long pages)
+long root_obj_new(bool frame, unsigned long pages)
 {
 	long s = ful_slot_alloc();
 	if (s < 0)
@@ -60,8 +59,8 @@ long root_cache_start(unsigned long blocks)
 {
 	unsigned dep, dwin;
 	struct ful_msg m;
-	long ep = cache_new(false, 0), rep = cache_new(false, 0);
-	long win = cache_new(true, FUL_CACHE_WINDOW_PAGES);
+	long ep = root_obj_new(false, 0), rep = root_obj_new(false, 0);
+	long win = root_obj_new(true, FUL_CACHE_WINDOW_PAGES);
 	long err = ep < 0 ? ep : rep < 0 ? rep : win < 0 ? win : 0;
 	if (!err && !root_disk_cache_window(&dep, &dwin))
 		err = -FUL_ESTATE;

@@ -19,25 +19,12 @@ static struct {
 	struct ful_task task;
 } fs;
 
-/** A new endpoint in a fresh slot, or -FUL_E*. */
-static long fs_new_ep(void)
-{
-	long s = ful_slot_alloc();
-	if (s < 0)
-		return s;
-	long err = ful_ep_create(FUL_SLOT_POOL, (unsigned)s);
-	if (err < 0) {
-		ful_slot_free((unsigned)s);
-		return err;
-	}
-	return s;
-}
-
 long root_fs_start(void)
 {
 	unsigned bep, bwin;
 	struct ful_msg m;
-	long ep = fs_new_ep(), rep = fs_new_ep(), err = 0;
+	long ep = root_obj_new(false, 0), rep = root_obj_new(false, 0);
+	long err = 0;
 	if (!root_cache_client(&bep, &bwin))
 		err = -FUL_ESTATE; /* F needs B */
 	else if (ep < 0 || rep < 0)

@@ -54,6 +54,9 @@ bool root_disk_cache_window(unsigned *ep, unsigned *win);
 /** Start B, the block cache server (cache.c, boot argument cache=N),
  *  over D's window 2: 0 or -FUL_E*. */
 long root_cache_start(unsigned long blocks);
+/** A new endpoint (@frame false) or frame of @pages in a fresh slot of
+ *  the rootserver: the slot, or -FUL_E* (then no slot is taken). */
+long root_obj_new(bool frame, unsigned long pages);
 /** B's endpoint (ALL) and its client window, if B runs. */
 bool root_cache_client(unsigned *ep, unsigned *win);
 /* The OS servers of paper 002 (form.c). */

@@ -25,45 +25,13 @@
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
 
-#include "../servers/fs/ext2.h"
+#include "../servers/fs/ext2_b.h"
 #include "utest.h"
 
 #define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */
 
-static unsigned char *fs_win(void)
-{
-	return (unsigned char *)FS_WIN_VA;
-}
-
-/** One block through B (READ / WRITE via window page 0). */
-static long fs_b(unsigned op, uint32_t blk)
-{
-	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
-	long err = ful_call(FUL_SYSPROG_SLOT_CACHE, &m, UT_TIMEOUT_US);
-	return err < 0 ? err : (long)m.mr[0];
-}
-
-static int fs_read(void *ctx, uint32_t blk, void *buf)
-{
-	(void)ctx;
-	if (fs_b(FUL_CACHE_OP_READ, blk))
-		return -EIO;
-	memcpy(buf, fs_win(), EXT2_BLOCK);
-	return 0;
-}
-
-static int fs_write(void *ctx, uint32_t blk, const void *buf)
-{
-	(void)ctx;
-	memcpy(fs_win(), buf, EXT2_BLOCK);
-	return fs_b(FUL_CACHE_OP_WRITE, blk) ? -EIO : 0;
-}
-
-static uint32_t fs_now(void *ctx)
-{
-	(void)ctx;
-	return 1764000000u + (uint32_t)(ful_counter() / ful_counter_freq());
-}
+static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE,
+				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US};
 
 static unsigned char fs_pat(unsigned seed, size_t i)
 {
@@ -118,7 +86,8 @@ UTEST(fs_ext2_over_b, 1)
 		UT_SKIP("needs B (boot arguments disk,cache=N)");
 	UT_CHECK_EQ(ful_map(FUL_SLOT_SELF_VS, FUL_SYSPROG_SLOT_CACHE_WIN,
 			    FS_WIN_VA, FUL_R_READ | FUL_R_WRITE), 0);
-	const struct ext2_dev dev = {fs_read, fs_write, fs_now, NULL};
+	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
+				     (void *)&fs_b};
 	int err = ext2_mount(&fs, &dev);
 	if (err)
 		printf("fs: mount: %d (%s)\n", err, fs.why);
@@ -133,7 +102,7 @@ UTEST(fs_ext2_over_b, 1)
 	UT_CHECK(fs_is(&fs, "/made.bin", 200000, 9));
 	UT_CHECK(fs_is(&fs, "/newdir/n.txt", 777, 10));
 	UT_CHECK_EQ(ext2_sync(&fs), 0);
-	UT_CHECK_EQ(fs_b(FUL_CACHE_OP_SYNC, 0), 0);
+	UT_CHECK_EQ(ext2_b_call(&fs_b, FUL_CACHE_OP_SYNC, 0), 0);
 	ful_unmap(FUL_SLOT_SELF_VS, FS_WIN_VA);
 }
 

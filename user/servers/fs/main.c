@@ -13,41 +13,14 @@
 #include <fulcrum/fs.h>
 #include <ful/ful.h>
 
-#include "ext2.h"
+#include "ext2_b.h"
 
 #define F_WIN_VA 0x38000000UL
 
 static struct ext2_fs fs;
 
-/** One block through B (READ / WRITE via window page 0): 0 or -EIO. */
-static int f_b(unsigned op, uint32_t blk)
-{
-	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
-	long err = ful_call(FUL_FS_SLOT_CACHE, &m, FUL_FOREVER);
-	return err < 0 || m.mr[0] ? -EIO : 0;
-}
-
-static int f_read(void *ctx, uint32_t blk, void *buf)
-{
-	(void)ctx;
-	int err = f_b(FUL_CACHE_OP_READ, blk);
-	if (!err)
-		memcpy(buf, (const void *)F_WIN_VA, EXT2_BLOCK);
-	return err;
-}
-
-static int f_write(void *ctx, uint32_t blk, const void *buf)
-{
-	(void)ctx;
-	memcpy((void *)F_WIN_VA, buf, EXT2_BLOCK);
-	return f_b(FUL_CACHE_OP_WRITE, blk);
-}
-
-static uint32_t f_now(void *ctx)
-{
-	(void)ctx; /* no real-time clock: a fixed date plus the uptime */
-	return 1764000000u + (uint32_t)(ful_counter() / ful_counter_freq());
-}
+static const struct ext2_b f_b = {FUL_FS_SLOT_CACHE,
+				  (unsigned char *)F_WIN_VA, FUL_FOREVER};
 
 /** The IPC buffer's bytes as a name of the request's length. */
 static const char *f_name(const struct ful_msg *m, size_t *len)
@@ -158,7 +131,7 @@ static void f_handle(struct ful_msg *m)
 	case FUL_FS_OP_SYNC:
 		r = ext2_sync(&fs);
 		if (!r)
-			r = f_b(FUL_CACHE_OP_SYNC, 0);
+			r = ext2_b_call(&f_b, FUL_CACHE_OP_SYNC, 0);
 		break;
 	default: r = -EINVAL;
 	}
@@ -168,7 +141,8 @@ static void f_handle(struct ful_msg *m)
 
 int main(void)
 {
-	const struct ext2_dev dev = {f_read, f_write, f_now, NULL};
+	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
+				     (void *)&f_b};
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
 			   FUL_R_READ | FUL_R_WRITE);
 	if (!err && (err = ext2_mount(&fs, &dev)))
