@@ -56,7 +56,14 @@ UCFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -mcpu=cortex-a53 \
 	-fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
 	-nostdinc -isystem $(PICOLIBC)/include \
 	-isystem $(UGCC_INC) \
-	-Iinclude -Iuser/lib/include -iquote kernel -MMD -MP
+	-Iinclude -Iuser/lib/include -iquote kernel -MMD -MP \
+	$(UPOSIX_FLAGS)
+# Programs see POSIX.1-2008 (pread, ftruncate, ...), as on Linux, and the
+# POSIX layer (user/lib/posix_*.c) has a monotonic clock; picolibc's
+# <time.h> names clock_gettime and CLOCK_MONOTONIC only when the system
+# says it has them.
+UPOSIX_FLAGS := -D_POSIX_C_SOURCE=200809L -D_POSIX_TIMERS=200809L \
+	-D_POSIX_MONOTONIC_CLOCK=200112L
 ULDFLAGS := -nostdlib -static -no-pie -T user/user.ld -L$(PICOLIBC)/lib \
 	-Wl,--gc-sections -Wl,--build-id=none -Wl,-z,max-page-size=4096 \
 	-Wl,-z,common-page-size=4096
@@ -161,11 +168,16 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 	cache2:2:utest=cache,disk,cache=64:modern
 # NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
 # the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
-# debugfs on the image (tests/harness/ext2_image.py).
+# debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
+# POSIX layer's file-semantics suite (user/fstest, user/tests/t_posix.c)
+# with the servers on one core (form 1) and over three (form 15).
 EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
 	fsf2:2:utest=fs_,disk,cache=64,fs \
 	fsform11:4:utest=fs_,disk,cache=64,fs,form=11 \
-	fsform15:4:utest=fs_,disk,cache=64,fs,form=15
+	fsform15:4:utest=fs_,disk,cache=64,fs,form=15 \
+	posix2:2:utest=posix_,disk,cache=64,fs,form=1 \
+	posix4:4:utest=posix_,disk,cache=64,fs,form=15 \
+	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

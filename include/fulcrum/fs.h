@@ -10,10 +10,15 @@
  * value of picolibc (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC,
  * ENAMETOOLONG, EINVAL, EFBIG, EIO); an unknown op is -EINVAL.
  *
- *   LOOKUP   buffer: an absolute path      -> mr1 ino, mr2 mode, mr3 size
- *   STAT     mr0 ino                       -> mr1 mode, mr2 size, mr3 links
+ *   LOOKUP   buffer: an absolute path      -> mr1 ino, mr2 mode, mr3 size;
+ *            buffer: its struct ful_fs_stat
+ *   STAT     mr0 ino                       -> mr1 mode, mr2 size, mr3 links;
+ *            buffer: its struct ful_fs_stat
  *   READ     mr0 ino, mr1 offset, mr2 len  -> mr0 bytes, in the buffer
- *   WRITE    mr0 ino, mr1 offset; buffer   -> mr0 bytes written
+ *   WRITE    mr0 ino, mr1 offset; buffer   -> mr0 bytes written, mr1 the
+ *            offset past them; offset FUL_FS_APPEND writes at the end of
+ *            the file (O_APPEND: F serialises requests, so appends from
+ *            several clients never overlap)
  *   CREATE   mr0 directory; buffer: a name -> mr1 ino (a regular file)
  *   MKDIR    mr0 directory; buffer: a name -> mr1 ino
  *   UNLINK   mr0 directory; buffer: a name
@@ -26,6 +31,13 @@
  *            2: directory, 0: unknown), name length, the name
  *   INFO     -> mr1 the core F's thread runs on, mr2 disk blocks,
  *            mr3 free blocks
+ *   RENAME   mr0 from directory, mr1 to directory, mr2 the from name's
+ *            length; buffer: the from name then the to name (a file or
+ *            empty directory there is replaced; -EINVAL moving a
+ *            directory under itself)
+ *
+ * A name is at most 255 bytes (-ENAMETOOLONG), a path at most
+ * FUL_IPCBUF_SIZE bytes.
  *
  * Not yet: the shared-memory rings and OMF of issue 13 (items 5, 6),
  * which replace the copies through the IPC buffer.
@@ -50,6 +62,16 @@ enum ful_fs_op {
 	FUL_FS_OP_SYNC,
 	FUL_FS_OP_READDIR,
 	FUL_FS_OP_INFO,
+	FUL_FS_OP_RENAME,
+};
+
+#define FUL_FS_APPEND (~0UL)
+
+/* An inode's attributes (STAT and LOOKUP replies, in the IPC buffer). */
+struct ful_fs_stat {
+	unsigned int ino, mode, links, blocks; /* blocks: 512-byte units */
+	unsigned long size;
+	unsigned int atime, mtime, ctime, pad; /* seconds since 1970 */
 };
 
 #define FUL_FS_READY 0xf5f5

@@ -24,9 +24,14 @@ GUEST_FILES = {
     "made.bin": (9, 200000),
     "newdir/n.txt": (10, 777),
 }
-# the guest tests that write GUEST_FILES (one runs per suite: with F, the
-# file server, the test program is F's client, else B's)
-GUEST_WRITERS = ("fs_ext2_over_b", "fs_server")
+# the file user/fstest leaves behind (user/tests/t_posix.c, posix_files)
+POSIX_FILES = {"posix/keep.bin": (11, 123457)}
+# the guest tests that write to the image, and the files each leaves for
+# debugfs to read back (one writer runs per suite: with F, the file
+# server, fs_server is F's client, else fs_ext2_over_b is B's; the POSIX
+# suites run fstest; enospc_fill leaves nothing, e2fsck still checks)
+GUEST_WRITERS = {"fs_ext2_over_b": GUEST_FILES, "fs_server": GUEST_FILES,
+                 "posix_files": POSIX_FILES, "enospc_fill": {}}
 SBIN = os.pathsep.join(["/usr/sbin", "/sbin"])
 
 
@@ -61,20 +66,23 @@ def prepare(path):
                        env=_env(), capture_output=True)
 
 
-def problems(path, writer_passed):
+def problems(path, writers_passed):
     """What is wrong with the image after the run ([] if nothing):
-    e2fsck's verdict, and the guest's files if its writer passed (a run
-    in which it did not has nothing to check, which is a problem too)."""
-    if not writer_passed:
+    e2fsck's verdict, and the files of the writers that passed (a run
+    in which none did has nothing to check, which is a problem too)."""
+    if not writers_passed:
         return [f"none of {', '.join(GUEST_WRITERS)} passed: nothing "
                 "written to check"]
+    files = {}
+    for w in writers_passed:
+        files.update(GUEST_WRITERS[w])
     fsck = subprocess.run(["e2fsck", "-fn", path], env=_env(),
                           capture_output=True, text=True)
     out = []
     if fsck.returncode != 0:
         tail = " | ".join(fsck.stdout.strip().splitlines()[-6:])
         out.append(f"e2fsck -fn exit {fsck.returncode}: {tail}")
-    for name, (seed, size) in GUEST_FILES.items():
+    for name, (seed, size) in files.items():
         got = subprocess.run(["debugfs", "-R", f"cat /{name}", path],
                              env=_env(), capture_output=True).stdout
         if got != pattern(seed, size):

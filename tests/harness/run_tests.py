@@ -342,8 +342,8 @@ def run_one(suite, opts, log_path, totals):
         proto = parse_protocol(result.lines)
         failures = report_suite(suite, result, proto, opts.timeout, totals)
         if suite.ext2:
-            passed = any(("PASS", w, None) in proto.tests
-                         for w in ext2_image.GUEST_WRITERS)
+            passed = [w for w in ext2_image.GUEST_WRITERS
+                      if ("PASS", w, None) in proto.tests]
             failures += report_single(
                 suite, "ext2-image",
                 ext2_image.problems(suite.disk, passed), result, totals)

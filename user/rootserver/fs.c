@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
 #include <ful/spawn.h>
 
@@ -62,4 +63,32 @@ bool root_fs_client(unsigned *ep)
 {
 	*ep = fs.ep;
 	return fs.ep != 0;
+}
+
+/** Before the power goes: F writes its counts and B its dirty lines to
+ *  the disk (F's SYNC), or B alone if F does not run, so that the image
+ *  is clean (e2fsck) after every run. */
+void root_storage_sync(void)
+{
+	unsigned ep, win;
+	struct ful_msg m = {0};
+	long err = 0;
+	if (fs.ep) {
+		m.info = FUL_MSG(FUL_FS_OP_SYNC, 0);
+		err = ful_call(fs.ep, &m, ROOT_TIMEOUT_US);
+	} else if (root_cache_client(&ep, &win)) {
+		m.info = FUL_MSG(FUL_CACHE_OP_SYNC, 0);
+		err = ful_call(ep, &m, ROOT_TIMEOUT_US);
+	} else {
+		return;
+	}
+	if (err < 0 || m.mr[0])
+		printf("rootserver: storage sync failed: %ld/%ld\n", err,
+		       (long)m.mr[0]);
+}
+
+void root_power_off(void)
+{
+	root_storage_sync();
+	ful_shutdown(FUL_SLOT_SCHED);
 }

@@ -77,22 +77,22 @@ int main(void)
 	}
 	if (root_bootarg("utest", v, sizeof(v))) {
 		root_sysprog_run("tests");
-		ful_shutdown(FUL_SLOT_SCHED);
+		root_power_off();
 	}
 	if (root_bootarg("ubench", v, sizeof(v))) {
 		root_sysprog_run("bench");
-		ful_shutdown(FUL_SLOT_SCHED);
+		root_power_off();
 	}
 	if (root_bootarg("fuzz", v, sizeof(v))) {
 		root_sysprog_run("fuzz");
-		ful_shutdown(FUL_SLOT_SCHED);
+		root_power_off();
 	}
 	root_demo();
 	bool chosen = root_bootarg("lb_policy", v, sizeof(v));
 	if (chosen) /* started here, with that policy */
 		root_balancer_start(v);
 	if (root_bootarg("demo", v, sizeof(v)))
-		ful_shutdown(FUL_SLOT_SCHED);
+		root_power_off();
 	/* From now on the balancer thread runs rounds on the timer. */
 	if (!chosen && bal_start())
 		printf("rootserver: the balancer thread did not start\n");

@@ -70,5 +70,9 @@ unsigned root_server_cpu(enum root_server s);
 long root_fs_start(void);
 /** F's endpoint (ALL), if F runs (then B's client is F's). */
 bool root_fs_client(unsigned *ep);
+/** Flush F's and B's state to the disk, if they run (fs.c). */
+void root_storage_sync(void);
+/** Power the machine off, the disk synced first: every shut-down path. */
+void root_power_off(void);
 
 #endif

@@ -31,7 +31,7 @@ static long shell_request(unsigned long label)
 		return bal_start();
 	case FUL_ROOT_REQ_OFF:
 		printf("rootserver: power off, as the shell asked\n");
-		ful_shutdown(FUL_SLOT_SCHED);
+		root_power_off();
 		return -FUL_ESTATE; /* not reached */
 	default:
 		return -FUL_ENOSYS;

@@ -21,7 +21,7 @@
 
 #include "root.h"
 
-#define SP_MAX_PEERS 4
+#define SP_MAX_PEERS 6
 #define SP_PRIO 100 /* the rootserver's: the tests ran in it before */
 
 struct sysprog {
@@ -38,12 +38,12 @@ struct sysprog {
 };
 
 static const struct sysprog sysprogs[] = {
-	{"tests", {"badinput", "faulter", "ipctest"}, FUL_R_ALL, true, true,
+	{"tests", {"badinput", "faulter", "ipctest", "fstest"}, FUL_R_ALL, true, true,
 	 true, true, FUL_ROOT_BADGE_PROG},
 	{"bench", {"ipcpeer"}, 0, false, false, true, false,
 	 FUL_ROOT_BADGE_PROG},
 	{"fuzz", {NULL}, 0, false, false, false, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {NULL}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
+	{"shell", {"fstest", "hello"}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
 	 FUL_ROOT_BADGE_SHELL},
 };
 

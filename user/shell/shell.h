@@ -18,5 +18,6 @@ void sh_get(void);
 void sh_ls(const char *args);
 void sh_cat(const char *args);
 void sh_df(void);
+void sh_run(const char *args);
 
 #endif

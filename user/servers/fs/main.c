@@ -29,8 +29,22 @@ static const char *f_name(const struct ful_msg *m, size_t *len)
 	return ful_ipcbuf();
 }
 
+/** Put @st in the reply: mr1..3 and a struct ful_fs_stat in the IPC
+ *  buffer (its size in *@out). */
+static void f_stat_out(const struct ext2_stat *st,
+		       size_t *out)
+{
+	struct ful_fs_stat fst = {
+		.ino = st->ino, .mode = st->mode, .links = st->links,
+		.blocks = st->blocks, .size = st->size, .atime = st->atime,
+		.mtime = st->mtime, .ctime = st->ctime,
+	};
+	memcpy(ful_ipcbuf(), &fst, sizeof fst);
+	*out = sizeof fst;
+}
+
 /** Lookup: a NUL-terminated copy of the path, then ext2_namei. */
-static long f_lookup(struct ful_msg *m)
+static long f_lookup(struct ful_msg *m, size_t *out)
 {
 	static char path[FUL_IPCBUF_SIZE + 1];
 	size_t len;
@@ -41,18 +55,51 @@ static long f_lookup(struct ful_msg *m)
 	long err = ext2_namei(&fs, path, &ino);
 	if (!err)
 		err = ext2_stat(&fs, ino, &st);
-	if (!err)
+	if (!err) {
 		m->mr[1] = ino, m->mr[2] = st.mode, m->mr[3] = st.size;
+		f_stat_out(&st, out);
+	}
 	return err;
 }
 
-static long f_stat(struct ful_msg *m)
+static long f_stat(struct ful_msg *m, size_t *out)
 {
 	struct ext2_stat st;
 	long err = ext2_stat(&fs, (uint32_t)m->mr[0], &st);
-	if (!err)
+	if (!err) {
 		m->mr[1] = st.mode, m->mr[2] = st.size, m->mr[3] = st.links;
+		f_stat_out(&st, out);
+	}
 	return err;
+}
+
+/** WRITE at mr1, or at the end for FUL_FS_APPEND; mr1 the offset past
+ *  the bytes written. */
+static long f_write(struct ful_msg *m, size_t len)
+{
+	uint32_t ino = (uint32_t)m->mr[0];
+	uint64_t off = m->mr[1];
+	if (off == FUL_FS_APPEND) {
+		struct ext2_stat st;
+		long err = ext2_stat(&fs, ino, &st);
+		if (err)
+			return err;
+		off = st.size;
+	}
+	long r = ext2_write(&fs, ino, off, ful_ipcbuf(), len);
+	m->mr[1] = r > 0 ? off + (uint64_t)r : off;
+	return r;
+}
+
+/** RENAME: the two names follow each other in the IPC buffer. */
+static long f_rename(struct ful_msg *m, size_t len)
+{
+	const char *b = ful_ipcbuf();
+	size_t flen = m->mr[2];
+	if (flen > len)
+		return -EINVAL;
+	return ext2_rename(&fs, (uint32_t)m->mr[0], b, flen,
+			   (uint32_t)m->mr[1], b + flen, len - flen);
 }
 
 /* READDIR: entries packed into the IPC buffer while they fit. */
@@ -100,17 +147,16 @@ static void f_handle(struct ful_msg *m)
 	uint32_t ino, a = (uint32_t)m->mr[0];
 	long r;
 	switch (FUL_MSG_LABEL(m->info)) {
-	case FUL_FS_OP_LOOKUP: r = f_lookup(m); break;
-	case FUL_FS_OP_STAT: r = f_stat(m); break;
+	case FUL_FS_OP_LOOKUP: r = f_lookup(m, &out); break;
+	case FUL_FS_OP_STAT: r = f_stat(m, &out); break;
 	case FUL_FS_OP_READ:
 		r = m->mr[2] > FUL_IPCBUF_SIZE
 			    ? -EINVAL
 			    : ext2_read(&fs, a, m->mr[1], ful_ipcbuf(), m->mr[2]);
 		out = r > 0 ? (size_t)r : 0;
 		break;
-	case FUL_FS_OP_WRITE:
-		r = ext2_write(&fs, a, m->mr[1], ful_ipcbuf(), len);
-		break;
+	case FUL_FS_OP_WRITE: r = f_write(m, len); break;
+	case FUL_FS_OP_RENAME: r = f_rename(m, len); break;
 	case FUL_FS_OP_CREATE:
 	case FUL_FS_OP_MKDIR:
 		r = FUL_MSG_LABEL(m->info) == FUL_FS_OP_CREATE

@@ -1,0 +1,85 @@
+/*
+ * The POSIX layer of libfulcrum (issue 13 item 7): files through F, the
+ * file server (<fulcrum/fs.h>), and processes started from boot modules.
+ * The POSIX functions themselves (open, read, stat, opendir, posix_spawn,
+ * waitpid, clock_gettime, ...) have their standard prototypes in
+ * picolibc's headers; this header adds what is Fulcrum's own.
+ *
+ * Where a program finds F: its endpoint (WRITE) in slot FUL_SLOT_FS,
+ * the slot system programs have it in (FUL_SYSPROG_SLOT_FS) and the one
+ * ful_proc_spawn() fills in a child. Without it, every file call fails
+ * with ENOSYS... except on the console descriptors 0, 1 and 2.
+ *
+ * File descriptors live in the process (FUL_OPEN_MAX of them, EMFILE
+ * past that): F keeps no per-client state, so a client that dies leaves
+ * nothing behind in the servers. Calls from several threads are safe.
+ */
+#ifndef FUL_POSIX_H
+#define FUL_POSIX_H
+
+#include <stddef.h>
+#include <fulcrum/fs.h>
+#include <ful/ful.h>
+#include <ful/spawn.h>
+
+#define FUL_SLOT_FS FUL_SYSPROG_SLOT_FS
+#define FUL_OPEN_MAX 32
+#define FUL_PATH_MAX FUL_IPCBUF_SIZE
+
+/* The argument page of a process started by ful_proc_spawn(): mapped
+ * read-only at FUL_PROC_ARGS_VADDR, its address passed in x1 (ful_arg1),
+ * argc in x0. */
+#define FUL_PROC_ARGS_VADDR 0x3f000000UL
+#define FUL_PROC_ARGS_MAGIC 0x50524f43u /* "PROC" */
+#define FUL_PROC_ARGV_MAX 32
+
+struct ful_proc_args {
+	unsigned int magic, argc;
+	char cwd[256];               /* its starting directory */
+	char *argv[FUL_PROC_ARGV_MAX + 1];
+	char strings[];              /* argv's bytes, up to the page end */
+};
+
+/* The exit message of such a process: a send with this label on its
+ * FUL_CHILD_SLOT_REPORT, mr0 the status given to exit(). */
+#define FUL_PROC_EXIT 0x70e1
+
+/* A child process as its parent holds it. */
+struct ful_proc {
+	struct ful_task task;
+	unsigned args_frame; /* the argument page (caller's frame cap) */
+	int pid;
+};
+
+struct ful_proc_attr {
+	unsigned cpu;  /* core of its first thread */
+	unsigned prio; /* 0: FUL_PROC_PRIO */
+};
+#define FUL_PROC_PRIO 80 /* clients: below F and B (paper 002) */
+
+/** Start boot module @module as a process with arguments @argv
+ *  (argv[0] its name, NULL-terminated) and this process's working
+ *  directory; F's endpoint goes with it if this process has one.
+ *  Needs the module's frame, a pool and ADMIN on the own vspace (a
+ *  system program). 0, or -FUL_E* with nothing left behind. */
+int ful_proc_spawn(const char *module, char *const argv[],
+		   const struct ful_proc_attr *attr, struct ful_proc *p);
+
+/** Wait up to @timeout_us for @p to end: 0 and *@status as waitpid()
+ *  encodes it (exited: WEXITSTATUS; killed by a fault: WTERMSIG 11),
+ *  then the process is gone; or -FUL_ETIMEOUT (it keeps running). */
+int ful_proc_wait(struct ful_proc *p, int *status, unsigned long timeout_us);
+
+/** A request to F: @len bytes of the IPC buffer out, the reply in *@m.
+ *  mr0 (>= 0 or -errno), or -EIO if F cannot be reached, -ENOSYS if the
+ *  program has no F. */
+long ful_fs_call(unsigned op, struct ful_msg *m, size_t len);
+
+/** The absolute form of @path (relative to the working directory) in
+ *  @out: its length, or -ENAMETOOLONG / -ENOENT (empty). */
+long ful_path_abs(const char *path, char out[FUL_PATH_MAX + 1]);
+
+/** The working directory at start-up (crt: from the argument page). */
+void ful_posix_init(const struct ful_proc_args *args);
+
+#endif

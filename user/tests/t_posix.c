@@ -1,0 +1,100 @@
+/*
+ * The POSIX layer (<ful/posix.h>) over F, B and D: processes started
+ * from a boot module with arguments, their exit status, and the file
+ * semantics suite user/fstest (a plain POSIX program, also run on the
+ * host's Linux by tests/host/test_fstest_host.py) on the suite's ext2
+ * image, which the harness checks with e2fsck -fn afterwards.
+ *
+ *   posix_files        fstest /posix: every check passes (exit 0); it
+ *                      leaves /posix/keep.bin for debugfs to read back
+ *   posix_exit_status  fstest without arguments exits 100 (usage)
+ *   posix_bad_pointer  a read() into an unmapped buffer kills the
+ *                      process (the copy from the IPC buffer is in user
+ *                      space), reported as WTERMSIG 11; F serves on
+ *   enospc_fill        fstest /full enospc: a full disk gives ENOSPC,
+ *                      and the space comes back after unlinking
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ful/posix.h>
+
+#include "utest.h"
+
+#define POSIX_WAIT_US 600000000UL /* 10 minutes: turns a hang into a failure */
+
+static bool posix_have_fs(void)
+{
+	return (ful_cap_info(FUL_SLOT_FS) & 0xff) == FUL_CAP_ENDPOINT;
+}
+
+/** Run fstest with @argv on core @cpu; its wait status in *@status. */
+static int posix_run(char *const argv[], unsigned cpu, int *status)
+{
+	struct ful_proc p;
+	struct ful_proc_attr a = {.cpu = cpu};
+	int err = ful_proc_spawn("fstest", argv, &a, &p);
+	if (err < 0)
+		return err;
+	return ful_proc_wait(&p, status, POSIX_WAIT_US);
+}
+
+UTEST(posix_files, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	char *argv[] = {"fstest", "/posix", NULL};
+	int st = -1;
+	UT_CHECK_EQ(posix_run(argv, 0, &st), 0);
+	UT_CHECK(WIFEXITED(st));
+	UT_CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+UTEST(posix_exit_status, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	char *argv[] = {"fstest", NULL};
+	int st = -1;
+	UT_CHECK_EQ(posix_run(argv, ut_ncpus() - 1, &st), 0);
+	UT_CHECK(WIFEXITED(st));
+	UT_CHECK_EQ(WEXITSTATUS(st), 100);
+}
+
+UTEST(posix_bad_pointer, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	/* this program's own POSIX calls make the file */
+	mkdir("/bp", 0755);
+	int fd = open("/bp/f", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(write(fd, "0123456789", 10), 10);
+	UT_CHECK_EQ(close(fd), 0);
+	char *argv[] = {"fstest", "/bp", "badptr", NULL};
+	int st = -1;
+	UT_CHECK_EQ(posix_run(argv, 0, &st), 0);
+	UT_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == 11);
+	struct stat s;
+	UT_CHECK_EQ(stat("/bp/f", &s), 0); /* F still serves */
+	UT_CHECK_EQ(s.st_size, 10);
+	char buf[16] = {0};
+	fd = open("/bp/f", O_RDONLY);
+	UT_CHECK_EQ(read(fd, buf, sizeof buf), 10);
+	UT_CHECK(!strcmp(buf, "0123456789"));
+	close(fd);
+}
+
+UTEST(enospc_fill, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	char *argv[] = {"fstest", "/full", "enospc", NULL};
+	int st = -1;
+	UT_CHECK_EQ(posix_run(argv, 0, &st), 0);
+	UT_CHECK(WIFEXITED(st));
+	UT_CHECK_EQ(WEXITSTATUS(st), 0);
+}
