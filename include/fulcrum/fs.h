@@ -39,8 +39,10 @@
  * A name is at most 255 bytes (-ENAMETOOLONG), a path at most
  * FUL_IPCBUF_SIZE bytes.
  *
- * Not yet: the shared-memory rings and OMF of issue 13 (items 5, 6),
- * which replace the copies through the IPC buffer.
+ * The same operations also come through shared-memory rings, with
+ * their data in a shared area instead of the IPC buffer
+ * (<fulcrum/fsring.h>); RING_ATTACH / RING_DETACH (mr0: the ring) come
+ * from the rootserver only, which sets the rings up.
  *
  * Start-up: F gets B's endpoint (WRITE, badge 1) in slot 4, B's client
  * window in slot 5 and its own endpoint (READ) in slot 6, and reports
@@ -63,6 +65,8 @@ enum ful_fs_op {
 	FUL_FS_OP_READDIR,
 	FUL_FS_OP_INFO,
 	FUL_FS_OP_RENAME,
+	FUL_FS_OP_RING_ATTACH, /* rootserver only (badge 0): mr0 ring k */
+	FUL_FS_OP_RING_DETACH, /* rootserver only: mr0 ring k */
 };
 
 #define FUL_FS_APPEND (~0UL)

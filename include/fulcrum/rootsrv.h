@@ -6,7 +6,7 @@
  *                         FUL_SYSPROG_SLOT_DONE): a send with label 0
  *                         says "done"
  *   FUL_ROOT_BADGE_SHELL  the shell's, in the same slot: also the
- *                         requests below
+ *                         requests below (both: the ring requests)
  *   FUL_ROOT_BADGE_BAL    the balancer capability, in the holder's
  *                         FUL_SLOT_BALANCER: <fulcrum/balctl.h>
  * A request is a call with label FUL_ROOT_REQ_* and no buffer bytes; the
@@ -23,5 +23,12 @@
 #define FUL_ROOT_REQ_DONE 0 /* a send: the system program is done */
 #define FUL_ROOT_REQ_DEMO 1 /* run the demo again: MR0 0 */
 #define FUL_ROOT_REQ_OFF 2  /* power the machine off (no reply) */
+/* A ring pair to F (<fulcrum/fsring.h>), for a system program or a
+ * child it starts: mr0, mr1, mr2 = free slots of the caller for the
+ * frame (READ|WRITE), the client's notification (READ) and F's doorbell
+ * (WRITE); MR0 the ring's number k, or -FUL_E* (-FUL_EAGAIN: all
+ * FUL_FSR_MAX in use, -FUL_ESTATE: F does not run). */
+#define FUL_ROOT_REQ_FS_RING 3
+#define FUL_ROOT_REQ_FS_RING_FREE 4 /* mr0 k: F lets go of ring k */
 
 #endif

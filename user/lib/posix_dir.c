@@ -48,14 +48,19 @@ static bool dir_fill(DIR *d)
 	if (d->end)
 		return false;
 	struct ful_msg m = {.mr = {d->ino, d->next}};
+	size_t cap;
+	unsigned char *b = ful_fs_begin(&cap);
 	long r = ful_fs_call(FUL_FS_OP_READDIR, &m, 0);
-	if (r <= 0) {
+	size_t n = FUL_MSG_LEN(m.info);
+	if (r > 0 && n <= sizeof d->buf)
+		memcpy(d->buf, b, n);
+	ful_fs_end();
+	if (r <= 0 || n > sizeof d->buf) {
 		d->end = true;
 		if (r < 0)
 			errno = (int)-r;
 		return false;
 	}
-	memcpy(d->buf, ful_ipcbuf(), FUL_MSG_LEN(m.info));
 	d->next = m.mr[1];
 	d->left = (unsigned)r;
 	d->at = 0;

@@ -78,10 +78,8 @@ int open(const char *path, int flags, ...)
 	int err = open_inode(path, flags, &st);
 	if (!err && S_ISDIR(st.mode) && (acc != O_RDONLY || (flags & O_TRUNC)))
 		err = -EISDIR;
-	if (!err && (flags & O_TRUNC) && acc != O_RDONLY && st.size) {
-		struct ful_msg m = {.mr = {st.ino, 0}};
-		err = (int)ful_fs_call(FUL_FS_OP_TRUNCATE, &m, 0);
-	}
+	if (!err && (flags & O_TRUNC) && acc != O_RDONLY && st.size)
+		err = (int)px_simple(FUL_FS_OP_TRUNCATE, st.ino, 0);
 	if (err)
 		return px_fail(err);
 	struct px_file f = {S_ISDIR(st.mode) ? PX_DIR : PX_FILE,
@@ -100,24 +98,36 @@ int close(int fd)
 	return 0;
 }
 
-/** READ of up to @len bytes at @off into @buf, in IPC-buffer pieces:
- *  bytes read (short at the end of the file) or -errno. */
+/** A request with no data: mr0 @a, mr1 @b; its mr0. */
+long px_simple(unsigned op, unsigned long a, unsigned long b)
+{
+	struct ful_msg m = {.mr = {a, b}};
+	size_t cap;
+	ful_fs_begin(&cap);
+	long r = ful_fs_call(op, &m, 0);
+	ful_fs_end();
+	return r;
+}
+
+/** READ of up to @len bytes at @off into @buf, in pieces of the
+ *  transport's buffer: bytes read (short at the end) or -errno. */
 static long file_read(uint32_t ino, uint64_t off, void *buf, size_t len)
 {
-	size_t done = 0;
+	size_t done = 0, cap;
+	unsigned char *b = ful_fs_begin(&cap);
+	long r = 0;
 	while (done < len) {
-		size_t n = len - done < FUL_IPCBUF_SIZE ? len - done
-							: FUL_IPCBUF_SIZE;
+		size_t n = len - done < cap ? len - done : cap;
 		struct ful_msg m = {.mr = {ino, off + done, n}};
-		long r = ful_fs_call(FUL_FS_OP_READ, &m, 0);
-		if (r < 0)
-			return done ? (long)done : r;
-		memcpy((char *)buf + done, ful_ipcbuf(), (size_t)r);
+		if ((r = ful_fs_call(FUL_FS_OP_READ, &m, 0)) < 0)
+			break;
+		memcpy((char *)buf + done, b, (size_t)r);
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
 	}
-	return (long)done;
+	ful_fs_end();
+	return r < 0 && !done ? r : (long)done;
 }
 
 /** WRITE of @len bytes at *@off (FUL_FS_APPEND: the end), *@off moved
@@ -125,21 +135,22 @@ static long file_read(uint32_t ino, uint64_t off, void *buf, size_t len)
 static long file_write(uint32_t ino, uint64_t *off, const void *buf,
 		       size_t len, bool append)
 {
-	size_t done = 0;
+	size_t done = 0, cap;
+	unsigned char *b = ful_fs_begin(&cap);
+	long r = 0;
 	while (done < len) {
-		size_t n = len - done < FUL_IPCBUF_SIZE ? len - done
-							: FUL_IPCBUF_SIZE;
-		memcpy(ful_ipcbuf(), (const char *)buf + done, n);
+		size_t n = len - done < cap ? len - done : cap;
+		memcpy(b, (const char *)buf + done, n);
 		struct ful_msg m = {.mr = {ino, append ? FUL_FS_APPEND : *off}};
-		long r = ful_fs_call(FUL_FS_OP_WRITE, &m, n);
-		if (r < 0)
-			return done ? (long)done : r;
+		if ((r = ful_fs_call(FUL_FS_OP_WRITE, &m, n)) < 0)
+			break;
 		*off = m.mr[1];
 		done += (size_t)r;
 		if ((size_t)r < n)
 			break;
 	}
-	return (long)done;
+	ful_fs_end();
+	return r < 0 && !done ? r : (long)done;
 }
 
 /** read/pread: @off NULL for the descriptor's offset. */
@@ -207,11 +218,13 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 static int file_stat(const struct px_file *f, struct ful_fs_stat *st)
 {
 	struct ful_msg m = {.mr = {f->ino}};
+	size_t cap;
+	unsigned char *b = ful_fs_begin(&cap);
 	long r = ful_fs_call(FUL_FS_OP_STAT, &m, 0);
-	if (r < 0)
-		return (int)r;
-	memcpy(st, ful_ipcbuf(), sizeof *st);
-	return 0;
+	if (r >= 0)
+		memcpy(st, b, sizeof *st);
+	ful_fs_end();
+	return r < 0 ? (int)r : 0;
 }
 
 off_t lseek(int fd, off_t off, int whence)
@@ -245,8 +258,8 @@ int ftruncate(int fd, off_t size)
 	int err = -EINVAL;
 	if (f->kind == PX_FILE && (f->flags & O_ACCMODE) != O_RDONLY &&
 	    size >= 0) {
-		struct ful_msg m = {.mr = {f->ino, (unsigned long)size}};
-		err = (int)ful_fs_call(FUL_FS_OP_TRUNCATE, &m, 0);
+		err = (int)px_simple(FUL_FS_OP_TRUNCATE, f->ino,
+				     (unsigned long)size);
 	} else if (f->kind == PX_FILE && size >= 0) {
 		err = -EBADF;
 	}
@@ -259,9 +272,8 @@ int fsync(int fd)
 	struct px_file *f = px_get(fd);
 	if (!f)
 		return -1;
-	struct ful_msg m = {0};
 	int err = f->kind == PX_FILE || f->kind == PX_DIR
-			  ? (int)ful_fs_call(FUL_FS_OP_SYNC, &m, 0)
+			  ? (int)px_simple(FUL_FS_OP_SYNC, 0, 0)
 			  : 0;
 	px_put();
 	return err < 0 ? px_fail(err) : 0;

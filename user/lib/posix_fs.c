@@ -17,15 +17,6 @@
 static char cwd[FUL_PATH_MAX + 1] = "/";
 static struct ful_spin cwd_lock;
 
-long ful_fs_call(unsigned op, struct ful_msg *m, size_t len)
-{
-	if ((ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
-		return -ENOSYS;
-	m->info = FUL_MSG(op, len);
-	long err = ful_call(FUL_SLOT_FS, m, FUL_FOREVER);
-	return err < 0 ? -EIO : (long)m->mr[0];
-}
-
 long ful_path_abs(const char *path, char out[FUL_PATH_MAX + 1])
 {
 	size_t n = strlen(path), c = 0;
@@ -53,12 +44,14 @@ int px_lookup(const char *path, struct ful_fs_stat *st)
 	if (n < 0)
 		return (int)n;
 	struct ful_msg m = {0};
-	memcpy(ful_ipcbuf(), abs, (size_t)n);
+	size_t cap;
+	unsigned char *b = ful_fs_begin(&cap);
+	memcpy(b, abs, (size_t)n);
 	long r = ful_fs_call(FUL_FS_OP_LOOKUP, &m, (size_t)n);
-	if (r < 0)
-		return (int)r;
-	memcpy(st, ful_ipcbuf(), sizeof *st);
-	return 0;
+	if (r >= 0)
+		memcpy(st, b, sizeof *st);
+	ful_fs_end();
+	return r < 0 ? (int)r : 0;
 }
 
 /** Split @path into its directory's inode (*@dir) and its last name
@@ -97,8 +90,10 @@ long px_name_op(unsigned op, uint32_t dir, const char *name, size_t len,
 		uint32_t *ino)
 {
 	struct ful_msg m = {.mr = {dir}};
-	memcpy(ful_ipcbuf(), name, len);
+	size_t cap;
+	memcpy(ful_fs_begin(&cap), name, len);
 	long r = ful_fs_call(op, &m, len);
+	ful_fs_end();
 	if (r >= 0 && ino)
 		*ino = (uint32_t)m.mr[1];
 	return r;
@@ -169,12 +164,16 @@ int rename(const char *from, const char *to)
 		err = px_parent(to, tb, &tdir, &tname, &tlen);
 	if (err)
 		return px_fail(err);
-	if (flen + tlen > FUL_IPCBUF_SIZE)
-		return px_fail(-ENAMETOOLONG);
 	struct ful_msg m = {.mr = {fdir, tdir, flen}};
-	memcpy(ful_ipcbuf(), fname, flen);
-	memcpy((char *)ful_ipcbuf() + flen, tname, tlen);
-	long r = ful_fs_call(FUL_FS_OP_RENAME, &m, flen + tlen);
+	size_t cap;
+	unsigned char *b = ful_fs_begin(&cap);
+	long r = -ENAMETOOLONG;
+	if (flen + tlen <= cap) {
+		memcpy(b, fname, flen);
+		memcpy(b + flen, tname, tlen);
+		r = ful_fs_call(FUL_FS_OP_RENAME, &m, flen + tlen);
+	}
+	ful_fs_end();
 	return r < 0 ? px_fail((int)r) : 0;
 }
 

@@ -22,6 +22,7 @@ long px_name_op(unsigned op, uint32_t dir, const char *name, size_t len,
 		uint32_t *ino);
 void px_stat_fill(struct stat *out, const struct ful_fs_stat *st);
 void px_path_clean(char *path);
+long px_simple(unsigned op, unsigned long a, unsigned long b);
 
 /* An open file (posix_fd.c). */
 enum px_kind { PX_FREE, PX_CONS_IN, PX_CONS_OUT, PX_FILE, PX_DIR };

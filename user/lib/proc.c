@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fulcrum/fsring.h>
+#include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 
 #include "lib.h"
@@ -29,11 +31,12 @@ static int next_pid = 2;
 
 /** Fill the argument page @a (mapped in the child at FUL_PROC_ARGS_VADDR)
  *  with @argv and our working directory: 0 or -FUL_ERANGE. */
-static long args_fill(struct ful_proc_args *a, char *const argv[])
+static long args_fill(struct ful_proc_args *a, char *const argv[], bool ring)
 {
 	unsigned argc = 0;
 	size_t used = 0, room = FUL_PAGE_SIZE - sizeof *a;
 	a->magic = FUL_PROC_ARGS_MAGIC;
+	a->fs_ring = ring;
 	if (!getcwd(a->cwd, sizeof a->cwd))
 		strcpy(a->cwd, "/");
 	for (; argv && argv[argc]; argc++) {
@@ -49,7 +52,7 @@ static long args_fill(struct ful_proc_args *a, char *const argv[])
 }
 
 /** The argument page of @argv in a new frame of ours: its slot. */
-static long args_make(char *const argv[])
+static long args_make(char *const argv[], bool ring)
 {
 	static struct ful_spin scratch_lock;
 	long slot = ful_slot_alloc();
@@ -62,7 +65,7 @@ static long args_make(char *const argv[])
 			      FUL_R_READ | FUL_R_WRITE);
 	if (err >= 0) {
 		memset((void *)PROC_SCRATCH, 0, FUL_PAGE_SIZE);
-		err = args_fill((struct ful_proc_args *)PROC_SCRATCH, argv);
+		err = args_fill((struct ful_proc_args *)PROC_SCRATCH, argv, ring);
 		ful_unmap(FUL_SLOT_SELF_VS, PROC_SCRATCH);
 	}
 	ful_spin_unlock(&scratch_lock);
@@ -93,24 +96,76 @@ static long report_get(void)
 	return ep;
 }
 
+/** A ring to F for a child, from the rootserver: its number, the
+ *  frame, notification and doorbell in @s (this process's slots), or -1
+ *  (then the child talks to F over IPC). */
+static int ring_for_child(long s[3])
+{
+	s[0] = s[1] = s[2] = -1;
+	if (ful_proc_is_child() ||
+	    (ful_cap_info(FUL_SYSPROG_SLOT_DONE) & 0xff) != FUL_CAP_ENDPOINT ||
+	    (ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
+		return -1;
+	for (unsigned i = 0; i < 3; i++)
+		s[i] = ful_slot_alloc();
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING, 0),
+			    .mr = {(unsigned long)s[0], (unsigned long)s[1],
+				   (unsigned long)s[2]}};
+	long err = s[0] < 0 || s[1] < 0 || s[2] < 0 ? -FUL_ENOMEM
+		   : ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+	return err < 0 || (long)m.mr[0] < 0 ? -1 : (int)m.mr[0];
+}
+
+/** Drop this process's copies of the ring's capabilities. */
+static void ring_slots_drop(long s[3])
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (s[i] >= 0) {
+			ful_cap_delete((unsigned)s[i]);
+			ful_slot_free((unsigned)s[i]);
+		}
+}
+
+/** Tell the rootserver that ring @k's child is gone. */
+static void ring_free(int k)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING_FREE, 0),
+			    .mr = {(unsigned long)k}};
+	if (k >= 0)
+		ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+}
+
 int ful_proc_spawn(const char *module, char *const argv[],
 		   const struct ful_proc_attr *attr, struct ful_proc *p)
 {
 	memset(p, 0, sizeof *p);
+	p->ring = -1;
 	int mod = ful_module_find(module);
 	long ep = report_get();
 	if (mod < 0 || ep < 0)
 		return mod < 0 ? mod : (int)ep;
-	long frame = args_make(argv);
-	if (frame < 0)
+	long rs[3];
+	int ring = attr && attr->fs_ipc ? (rs[0] = rs[1] = rs[2] = -1)
+					: ring_for_child(rs);
+	long frame = args_make(argv, ring >= 0);
+	if (frame < 0) {
+		ring_slots_drop(rs);
+		ring_free(ring);
 		return (int)frame;
+	}
 	ful_spin_lock(&proc_lock);
 	p->pid = next_pid++;
 	ful_spin_unlock(&proc_lock);
-	struct ful_cap_grant fs = {FUL_SLOT_FS, FUL_SLOT_FS, FUL_R_WRITE, 0};
+	struct ful_cap_grant caps[3] = {
+		{FUL_SLOT_FS, FUL_SLOT_FS, FUL_R_WRITE, 0},
+		{(unsigned)rs[1], FUL_PROC_SLOT_FSR_NTFN, FUL_R_READ, 0},
+		{(unsigned)rs[2], FUL_PROC_SLOT_FSR_BELL, FUL_R_WRITE, 0},
+	};
 	bool has_fs = (ful_cap_info(FUL_SLOT_FS) & 0xff) == FUL_CAP_ENDPOINT;
-	struct ful_map_grant map = {(unsigned)frame, FUL_R_READ,
-				    FUL_PROC_ARGS_VADDR};
+	struct ful_map_grant maps[2] = {
+		{(unsigned)frame, FUL_R_READ, FUL_PROC_ARGS_VADDR},
+		{(unsigned)rs[0], FUL_R_READ | FUL_R_WRITE, FUL_FSR_CLIENT_VADDR},
+	};
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod,
 		.cpu = attr ? attr->cpu : 0,
@@ -118,19 +173,22 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		.arg1 = FUL_PROC_ARGS_VADDR,
 		.report_ep = (unsigned)ep,
 		.report_badge = (unsigned long)p->pid,
-		.caps = has_fs ? &fs : NULL,
-		.ncaps = has_fs ? 1 : 0,
-		.maps = &map,
-		.nmaps = 1,
+		.caps = caps,
+		.ncaps = !has_fs ? 0 : ring >= 0 ? 3 : 1,
+		.maps = maps,
+		.nmaps = ring >= 0 ? 2 : 1,
 	};
 	int err = ful_spawn(&a, &p->task);
+	ring_slots_drop(rs); /* the child has its own copies, or none */
 	if (err < 0) {
+		ring_free(ring);
 		ful_cap_delete((unsigned)frame);
 		ful_slot_free((unsigned)frame);
 		p->pid = 0;
 		return err;
 	}
 	p->args_frame = (unsigned)frame;
+	p->ring = ring;
 	return 0;
 }
 
@@ -138,6 +196,8 @@ int ful_proc_spawn(const char *module, char *const argv[],
 static void proc_reap(struct ful_proc *p)
 {
 	ful_task_destroy(&p->task);
+	ring_free(p->ring);
+	p->ring = -1;
 	if (p->args_frame) {
 		ful_cap_delete(p->args_frame);
 		ful_slot_free(p->args_frame);

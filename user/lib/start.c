@@ -35,6 +35,10 @@ void ful_start_main(unsigned long arg0, unsigned long arg1, void *ipcbuf)
 		argc = (int)pa->argc;
 		argv = (char **)pa->argv;
 		ful_posix_init(pa);
+		if (pa->fs_ring)
+			ful_fs_use_ring((void *)FUL_FSR_CLIENT_VADDR,
+					FUL_PROC_SLOT_FSR_NTFN,
+					FUL_PROC_SLOT_FSR_BELL);
 	}
 	__libc_init_array();
 	exit(main(argc, argv));
@@ -48,6 +52,11 @@ void ful_thread_main(struct ful_thread_start *st, void *ipcbuf)
 	st->fn(st->arg);
 	ful_stdio_flush();
 	ful_exit();
+}
+
+bool ful_proc_is_child(void)
+{
+	return proc_child;
 }
 
 /** picolibc's exit() ends here, after the atexit handlers and

@@ -9,6 +9,8 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
+#include <fulcrum/fsring.h>
+#include <fulcrum/load.h>
 #include <ful/spawn.h>
 
 #include "root.h"
@@ -16,7 +18,8 @@
 #define FS_PRIO 120 /* paper 002: F = B, below D, above clients */
 
 static struct {
-	unsigned ep; /* F's endpoint (ALL) */
+	unsigned ep;   /* F's endpoint (ALL) */
+	unsigned bell; /* F's doorbell notification (ALL) */
 	struct ful_task task;
 } fs;
 
@@ -25,7 +28,8 @@ long root_fs_start(void)
 	unsigned bep, bwin;
 	struct ful_msg m;
 	long ep = root_obj_new(false, 0), rep = root_obj_new(false, 0);
-	long err = 0;
+	long bell = ful_slot_alloc();
+	long err = bell < 0 ? bell : ful_ntfn_create(FUL_SLOT_POOL, (unsigned)bell);
 	if (!root_cache_client(&bep, &bwin))
 		err = -FUL_ESTATE; /* F needs B */
 	else if (ep < 0 || rep < 0)
@@ -38,12 +42,21 @@ long root_fs_start(void)
 			{bep, FUL_FS_SLOT_CACHE, FUL_R_WRITE, 1},
 			{bwin, FUL_FS_SLOT_CACHE_WIN, FUL_R_READ | FUL_R_WRITE, 0},
 			{(unsigned)ep, FUL_FS_SLOT_EP, FUL_R_READ, 0},
+			{(unsigned)bell, FUL_FSR_F_SLOT_BELL, FUL_R_READ | FUL_R_WRITE, 0},
+			{FUL_SLOT_POOL, FUL_FSR_F_SLOT_POOL, FUL_R_ALL, 0},
+		};
+		/* the load area: the ring thread polls only while its core
+		 * has nothing else to run (f_ring.c) */
+		static const struct ful_map_grant maps[] = {
+			{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
+			 .va = FUL_LOAD_VADDR},
 		};
 		struct ful_spawn_args a = {
 			.module = (unsigned)mod,
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
-			.report_badge = 1, .caps = g, .ncaps = 3};
+			.report_badge = 1, .caps = g, .ncaps = 5,
+			.maps = maps, .nmaps = 1};
 		err = ful_spawn(&a, &fs.task);
 	}
 	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)
@@ -55,6 +68,7 @@ long root_fs_start(void)
 		return err;
 	}
 	fs.ep = (unsigned)ep;
+	fs.bell = (unsigned)bell;
 	printf("rootserver: file server F ready\n");
 	return 0;
 }
@@ -62,6 +76,13 @@ long root_fs_start(void)
 bool root_fs_client(unsigned *ep)
 {
 	*ep = fs.ep;
+	return fs.ep != 0;
+}
+
+bool root_fs_task(unsigned *vs, unsigned *bell)
+{
+	*vs = fs.task.vs;
+	*bell = fs.bell;
 	return fs.ep != 0;
 }
 

@@ -70,6 +70,14 @@ unsigned root_server_cpu(enum root_server s);
 long root_fs_start(void);
 /** F's endpoint (ALL), if F runs (then B's client is F's). */
 bool root_fs_client(unsigned *ep);
+/** F's vspace and doorbell (for its rings, fsring.c): false if no F. */
+bool root_fs_task(unsigned *vs, unsigned *bell);
+/** The system program running now (sysprog.c): its vspace, or 0. */
+unsigned root_prog_vs(void);
+/** FUL_ROOT_REQ_FS_RING / _FREE for the program with vspace @vs
+ *  (fsring.c): the reply's mr0. */
+long root_fs_ring(unsigned vs, const struct ful_msg *m);
+long root_fs_ring_free(const struct ful_msg *m);
 /** Flush F's and B's state to the disk, if they run (fs.c). */
 void root_storage_sync(void);
 /** Power the machine off, the disk synced first: every shut-down path. */

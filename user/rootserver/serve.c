@@ -48,6 +48,12 @@ static void root_request(const struct ful_msg *m, struct ful_msg *r)
 		root_balctl(m, r);
 	else if (bal)
 		r->mr[0] = (unsigned long)-FUL_BAL_EPERM;
+	else if (label == FUL_ROOT_REQ_FS_RING &&
+		 (m->badge == FUL_ROOT_BADGE_SHELL || m->badge == FUL_ROOT_BADGE_PROG))
+		r->mr[0] = (unsigned long)root_fs_ring(root_prog_vs(), m);
+	else if (label == FUL_ROOT_REQ_FS_RING_FREE &&
+		 (m->badge == FUL_ROOT_BADGE_SHELL || m->badge == FUL_ROOT_BADGE_PROG))
+		r->mr[0] = (unsigned long)root_fs_ring_free(m);
 	else if (m->badge == FUL_ROOT_BADGE_SHELL)
 		r->mr[0] = (unsigned long)shell_request(label);
 }

@@ -129,6 +129,15 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
  * it) is named by the kernel's FAULT line, which ends the harness's run.
  */
 
+/* The system program running now: one at a time (tests, bench, fuzz or
+ * the shell), whose vspace the ring requests put capabilities into. */
+static unsigned prog_vs;
+
+unsigned root_prog_vs(void)
+{
+	return prog_vs;
+}
+
 /** Start @sp with the service endpoint (WRITE, its badge, in its
  *  FUL_SYSPROG_SLOT_DONE) into @t; 0 or -FUL_E*. */
 static long sp_start(const struct sysprog *sp, struct ful_task *t)
@@ -149,7 +158,9 @@ static long sp_start(const struct sysprog *sp, struct ful_task *t)
 		.vs_rights = FUL_R_ALL, .report_ep = FUL_SLOT_BALANCER,
 		.report_badge = sp->badge, .report_slot = FUL_SYSPROG_SLOT_DONE, .caps = g, .ncaps = ng,
 		.maps = maps, .nmaps = sizeof(maps) / sizeof(maps[0])};
-	return ful_spawn(&a, t);
+	long err = ful_spawn(&a, t);
+	prog_vs = err ? 0 : t->vs;
+	return err;
 }
 
 /** Start @sp and serve the endpoint until it says done. */
@@ -159,6 +170,7 @@ static long sp_run(const struct sysprog *sp)
 	long err = sp_start(sp, &t);
 	if (!err)
 		err = root_serve(true);
+	prog_vs = 0;
 	ful_task_destroy(&t);
 	return err;
 }

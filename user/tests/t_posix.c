@@ -5,8 +5,12 @@
  * host's Linux by tests/host/test_fstest_host.py) on the suite's ext2
  * image, which the harness checks with e2fsck -fn afterwards.
  *
- *   posix_files        fstest /posix: every check passes (exit 0); it
- *                      leaves /posix/keep.bin for debugfs to read back
+ *   posix_files        fstest /posix: every check passes (exit 0), the
+ *                      child talking to F through a ring the rootserver
+ *                      set up; it leaves /posix/keep.bin for debugfs
+ *   posix_files_ipc    the same with the child talking to F over IPC
+ *                      (one call a request, data in the IPC buffer)
+ *   posix_ring_used    this program's requests go through its ring
  *   posix_exit_status  fstest without arguments exits 100 (usage)
  *   posix_bad_pointer  a read() into an unmapped buffer kills the
  *                      process (the copy from the IPC buffer is in user
@@ -14,6 +18,7 @@
  *   enospc_fill        fstest /full enospc: a full disk gives ENOSPC,
  *                      and the space comes back after unlinking
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,14 +37,20 @@ static bool posix_have_fs(void)
 }
 
 /** Run fstest with @argv on core @cpu; its wait status in *@status. */
-static int posix_run(char *const argv[], unsigned cpu, int *status)
+static int posix_run_how(char *const argv[], unsigned cpu, bool ipc,
+			 int *status)
 {
 	struct ful_proc p;
-	struct ful_proc_attr a = {.cpu = cpu};
+	struct ful_proc_attr a = {.cpu = cpu, .fs_ipc = ipc};
 	int err = ful_proc_spawn("fstest", argv, &a, &p);
 	if (err < 0)
 		return err;
 	return ful_proc_wait(&p, status, POSIX_WAIT_US);
+}
+
+static int posix_run(char *const argv[], unsigned cpu, int *status)
+{
+	return posix_run_how(argv, cpu, false, status);
 }
 
 UTEST(posix_files, 1)
@@ -51,6 +62,36 @@ UTEST(posix_files, 1)
 	UT_CHECK_EQ(posix_run(argv, 0, &st), 0);
 	UT_CHECK(WIFEXITED(st));
 	UT_CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+UTEST(posix_files_ipc, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	char *argv[] = {"fstest", "/posix-ipc", NULL};
+	int st = -1;
+	UT_CHECK_EQ(posix_run_how(argv, 0, true, &st), 0);
+	UT_CHECK(WIFEXITED(st));
+	UT_CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+/* This program's own requests go through a ring the rootserver set up,
+ * and F answers on it: requests counted, the answers right. */
+UTEST(posix_ring_used, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	struct stat s;
+	unsigned long before, after, sig;
+	stat("/", &s);
+	ful_fs_ring_stats(&before, &sig);
+	UT_CHECK(before > 0);
+	UT_CHECK_EQ(stat("/", &s), 0);
+	UT_CHECK(S_ISDIR(s.st_mode));
+	UT_CHECK_EQ(stat("/no-such-file", &s), -1);
+	UT_CHECK_EQ(errno, ENOENT);
+	ful_fs_ring_stats(&after, &sig);
+	UT_CHECK_EQ(after, before + 2);
 }
 
 UTEST(posix_exit_status, 1)

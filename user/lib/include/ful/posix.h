@@ -35,6 +35,8 @@
 
 struct ful_proc_args {
 	unsigned int magic, argc;
+	unsigned int fs_ring; /* 1: a ring to F at FUL_FSR_CLIENT_VADDR */
+	unsigned int pad;
 	char cwd[256];               /* its starting directory */
 	char *argv[FUL_PROC_ARGV_MAX + 1];
 	char strings[];              /* argv's bytes, up to the page end */
@@ -49,11 +51,13 @@ struct ful_proc {
 	struct ful_task task;
 	unsigned args_frame; /* the argument page (caller's frame cap) */
 	int pid;
+	int ring;            /* its ring to F, -1 if none */
 };
 
 struct ful_proc_attr {
 	unsigned cpu;  /* core of its first thread */
 	unsigned prio; /* 0: FUL_PROC_PRIO */
+	bool fs_ipc;   /* talk to F over IPC, not through a ring */
 };
 #define FUL_PROC_PRIO 80 /* clients: below F and B (paper 002) */
 
@@ -70,10 +74,30 @@ int ful_proc_spawn(const char *module, char *const argv[],
  *  then the process is gone; or -FUL_ETIMEOUT (it keeps running). */
 int ful_proc_wait(struct ful_proc *p, int *status, unsigned long timeout_us);
 
-/** A request to F: @len bytes of the IPC buffer out, the reply in *@m.
- *  mr0 (>= 0 or -errno), or -EIO if F cannot be reached, -ENOSYS if the
- *  program has no F. */
+/* Requests to F (fs_client.c): between ful_fs_begin() and ful_fs_end()
+ * the caller owns the transport's data buffer (the ring's data area, or
+ * the IPC buffer: its size in *@cap), puts a request's bytes at its
+ * start, calls, and finds the reply's bytes there. */
+unsigned char *ful_fs_begin(size_t *cap);
+void ful_fs_end(void);
+/** A request to F with @len bytes of the buffer, the reply in *@m (its
+ *  bytes: FUL_MSG_LEN(m->info)). mr0 (>= 0 or -errno), or -EIO if F
+ *  cannot be reached, -ENOSYS if the program has no F. */
 long ful_fs_call(unsigned op, struct ful_msg *m, size_t len);
+/** Use the ring mapped at @va, with notification @ntfn (READ) and F's
+ *  doorbell @bell (WRITE). */
+void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell);
+/** Requests this process sent through its ring so far, and the
+ *  doorbell signals among them (0, 0 without a ring). */
+void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals);
+/** Was this process started by ful_proc_spawn() (start.c)? */
+bool ful_proc_is_child(void);
+
+/* Where a process's ring is mapped, and (for a child) the slots of its
+ * notification and F's doorbell. */
+#define FUL_FSR_CLIENT_VADDR 0x3d000000UL
+#define FUL_PROC_SLOT_FSR_NTFN 5
+#define FUL_PROC_SLOT_FSR_BELL 6
 
 /** The absolute form of @path (relative to the working directory) in
  *  @out: its length, or -ENAMETOOLONG / -ENOENT (empty). */

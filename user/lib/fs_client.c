@@ -1,0 +1,153 @@
+/*
+ * The POSIX layer's transport to F, the file server (<ful/posix.h>):
+ * the shared-memory ring pair of <fulcrum/fsring.h> when the process
+ * has one, else one IPC call per request with the data in the IPC
+ * buffer. A process started by ful_proc_spawn() gets its ring from its
+ * parent; a system program asks the rootserver for one at its first
+ * request. One request is in flight per process: ful_fs_begin() takes
+ * the transport (and the data buffer) until ful_fs_end().
+ */
+#include <errno.h>
+#include <stdatomic.h>
+
+#include <fulcrum/fsring.h>
+#include <fulcrum/rootsrv.h>
+#include <ful/posix.h>
+
+#include "lib.h"
+
+#define FSR_CLIENT_SPIN_US 30 /* wait this long before sleeping */
+
+static struct ful_spin fs_lock;
+static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
+static unsigned ntfn_slot, bell_slot;
+static bool ring_tried;
+static unsigned long ring_requests;
+
+void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals)
+{
+	*requests = ctl ? ring_requests : 0;
+	*signals = ctl ? ctl->client_signals : 0;
+}
+
+void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell)
+{
+	ctl = va;
+	ntfn_slot = ntfn;
+	bell_slot = bell;
+	ring_tried = true;
+}
+
+/** A system program's ring, from the rootserver (once; IPC if none). */
+static void ring_ask(void)
+{
+	ring_tried = true;
+	if (ful_proc_is_child() ||
+	    (ful_cap_info(FUL_SYSPROG_SLOT_DONE) & 0xff) != FUL_CAP_ENDPOINT ||
+	    (ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
+		return;
+	long s[3];
+	for (unsigned i = 0; i < 3; i++)
+		s[i] = ful_slot_alloc();
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING, 0),
+			    .mr = {(unsigned long)s[0], (unsigned long)s[1],
+				   (unsigned long)s[2]}};
+	long err = s[0] < 0 || s[1] < 0 || s[2] < 0 ? -FUL_ENOMEM
+		   : ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+	if (err >= 0)
+		err = (long)m.mr[0];
+	if (err >= 0)
+		err = ful_map(FUL_SLOT_SELF_VS, (unsigned)s[0],
+			      FUL_FSR_CLIENT_VADDR, FUL_R_READ | FUL_R_WRITE);
+	if (err >= 0) {
+		ful_fs_use_ring((void *)FUL_FSR_CLIENT_VADDR, (unsigned)s[1],
+				(unsigned)s[2]);
+		return;
+	}
+	for (unsigned i = 0; i < 3; i++)
+		if (s[i] >= 0) {
+			ful_cap_delete((unsigned)s[i]);
+			ful_slot_free((unsigned)s[i]);
+		}
+}
+
+unsigned char *ful_fs_begin(size_t *cap)
+{
+	ful_spin_lock(&fs_lock);
+	if (!ring_tried)
+		ring_ask();
+	*cap = ctl ? FUL_FSR_DATA : FUL_IPCBUF_SIZE;
+	return ctl ? (unsigned char *)ctl + 4096 : ful_ipcbuf();
+}
+
+void ful_fs_end(void)
+{
+	ful_spin_unlock(&fs_lock);
+}
+
+/** Post request @op on the ring; wake F only if it said it sleeps. */
+static unsigned ring_post(unsigned op, const struct ful_msg *m, size_t len)
+{
+	unsigned head = atomic_load_explicit(&ctl->req_head, memory_order_relaxed);
+	struct ful_fsr_req *r = &ctl->req[head % FUL_FSR_SLOTS];
+	*r = (struct ful_fsr_req){.op = op, .len = (unsigned)len,
+				  .a = {m->mr[0], m->mr[1], m->mr[2]},
+				  .data_off = 0, .id = head};
+	atomic_store_explicit(&ctl->req_head, head + 1, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&ctl->server_sleeping)) {
+		ctl->client_signals++;
+		ful_ntfn_signal(bell_slot, 1);
+	}
+	return head;
+}
+
+/** Is a reply waiting? */
+static bool ring_replied(void)
+{
+	return atomic_load_explicit(&ctl->rep_head, memory_order_acquire) !=
+	       atomic_load_explicit(&ctl->rep_tail, memory_order_relaxed);
+}
+
+/** Wait for the reply: poll a little, then say "sleeping" and wait. */
+static void ring_wait(void)
+{
+	unsigned long t0 = ful_counter(),
+		      spin = FSR_CLIENT_SPIN_US * ful_counter_freq() / 1000000;
+	while (!ring_replied() && ful_counter() - t0 < spin)
+		;
+	while (!ring_replied()) {
+		atomic_store(&ctl->client_sleeping, 1);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!ring_replied())
+			ful_ntfn_wait(ntfn_slot, NULL, FUL_FOREVER);
+		atomic_store(&ctl->client_sleeping, 0);
+	}
+}
+
+/** A request through the ring: mr0, the reply in *@m. */
+static long ring_call(unsigned op, struct ful_msg *m, size_t len)
+{
+	unsigned id = ring_post(op, m, len);
+	ring_requests++;
+	ring_wait();
+	unsigned tail = atomic_load_explicit(&ctl->rep_tail, memory_order_relaxed);
+	const struct ful_fsr_rep *p = &ctl->rep[tail % FUL_FSR_SLOTS];
+	long r = p->id == id ? p->mr[0] : -EIO;
+	for (unsigned i = 0; i < 4; i++)
+		m->mr[i] = (unsigned long)p->mr[i];
+	m->info = FUL_MSG(op, p->len);
+	atomic_store_explicit(&ctl->rep_tail, tail + 1, memory_order_release);
+	return r;
+}
+
+long ful_fs_call(unsigned op, struct ful_msg *m, size_t len)
+{
+	if (ctl)
+		return ring_call(op, m, len);
+	if ((ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
+		return -ENOSYS;
+	m->info = FUL_MSG(op, len);
+	long err = ful_call(FUL_SLOT_FS, m, FUL_FOREVER);
+	return err < 0 ? -EIO : (long)m->mr[0];
+}

@@ -1,0 +1,129 @@
+/*
+ * The rootserver's half of F's rings (<fulcrum/fsring.h>): it holds F's
+ * vspace and the running system program's, so it can put a ring frame
+ * into both and the notifications where they belong, which neither side
+ * could do for the other (a task holds no capability to its own
+ * address space, and IPC carries no capabilities).
+ */
+#include <stdio.h>
+
+#include <fulcrum/fs.h>
+#include <fulcrum/fsring.h>
+#include <fulcrum/rootsrv.h>
+#include <ful/ful.h>
+
+#include "root.h"
+
+/* Ring k: its frame while in use; its notification, made at its first
+ * use and kept (F holds a copy in FUL_FSR_F_SLOT_NTFN + k, which the
+ * rootserver cannot delete from F's table: the next user of ring k gets
+ * the same notification, its bits cleared by its first wait). */
+static struct {
+	unsigned frame, ntfn; /* the rootserver's (ALL); frame 0: ring free */
+} rings[FUL_FSR_MAX];
+
+/** Drop ring @k's frame here (F has let go of it). */
+static void ring_drop(unsigned k)
+{
+	if (rings[k].frame) {
+		ful_cap_delete(rings[k].frame);
+		ful_slot_free(rings[k].frame);
+		rings[k].frame = 0;
+	}
+}
+
+/** A request to F from the rootserver (badge 0): its mr0. */
+static long ring_tell_f(unsigned op, unsigned k)
+{
+	unsigned ep;
+	if (!root_fs_client(&ep))
+		return -FUL_ESTATE;
+	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {k}};
+	long err = ful_call(ep, &m, ROOT_TIMEOUT_US);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+/** Ring @k's notification, made and given to F at its first use. */
+static long ring_ntfn(unsigned k, unsigned fvs)
+{
+	if (rings[k].ntfn)
+		return 0;
+	long n = ful_slot_alloc();
+	long err = n < 0 ? n : ful_ntfn_create(FUL_SLOT_POOL, (unsigned)n);
+	if (err >= 0)
+		err = ful_cap_copy((unsigned)n, fvs, FUL_FSR_F_SLOT_NTFN + k,
+				   FUL_R_WRITE, 0);
+	if (err < 0) {
+		if (n >= 0)
+			ful_cap_delete((unsigned)n), ful_slot_free((unsigned)n);
+		return err;
+	}
+	rings[k].ntfn = (unsigned)n;
+	return 0;
+}
+
+/** Make ring @k's frame and map it into F. */
+static long ring_make(unsigned k, unsigned fvs)
+{
+	long err = ring_ntfn(k, fvs);
+	long fr = err < 0 ? err : root_obj_new(true, FUL_FSR_PAGES);
+	if (fr < 0)
+		return fr;
+	rings[k].frame = (unsigned)fr;
+	err = ful_map(fvs, rings[k].frame, FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE,
+		      FUL_R_READ | FUL_R_WRITE);
+	if (err < 0)
+		ring_drop(k);
+	return err < 0 ? err : 0;
+}
+
+/** Take ring @k's frame back out of F, which has let go of it. */
+static void ring_unmake(unsigned k, unsigned fvs)
+{
+	ful_unmap(fvs, FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE);
+	ring_drop(k);
+}
+
+long root_fs_ring(unsigned vs, const struct ful_msg *m)
+{
+	unsigned fvs, bell, k;
+	if (!vs || !root_fs_task(&fvs, &bell))
+		return -FUL_ESTATE;
+	for (k = 0; k < FUL_FSR_MAX && rings[k].frame; k++)
+		;
+	if (k == FUL_FSR_MAX)
+		return -FUL_EAGAIN;
+	long err = ring_make(k, fvs);
+	if (err < 0)
+		return err;
+	if ((err = ring_tell_f(FUL_FS_OP_RING_ATTACH, k)) < 0)
+		printf("rootserver: F refused ring %u: %ld\n", k, err);
+	/* the caller's three: the frame, its notification, F's doorbell */
+	if (!err)
+		err = ful_cap_copy(rings[k].frame, vs, (unsigned)m->mr[0],
+				   FUL_R_READ | FUL_R_WRITE, 0);
+	if (err >= 0)
+		err = ful_cap_copy(rings[k].ntfn, vs, (unsigned)m->mr[1],
+				   FUL_R_READ, 0);
+	if (err >= 0)
+		err = ful_cap_copy(bell, vs, (unsigned)m->mr[2], FUL_R_WRITE, 0);
+	if (err < 0) {
+		ring_tell_f(FUL_FS_OP_RING_DETACH, k);
+		ring_unmake(k, fvs);
+		return err;
+	}
+	return (long)k;
+}
+
+long root_fs_ring_free(const struct ful_msg *m)
+{
+	unsigned fvs, bell;
+	unsigned long k = m->mr[0];
+	if (k >= FUL_FSR_MAX || !rings[k].frame || !root_fs_task(&fvs, &bell))
+		return -FUL_EINVAL;
+	long err = ring_tell_f(FUL_FS_OP_RING_DETACH, (unsigned)k);
+	if (err < 0)
+		return err;
+	ring_unmake((unsigned)k, fvs);
+	return 0;
+}

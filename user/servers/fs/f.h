@@ -1,0 +1,54 @@
+/*
+ * F's parts (user/servers/fs): the operations of <fulcrum/fs.h> on one
+ * request (f_ops.c), served from the IPC endpoint (main.c) and from the
+ * shared-memory rings of <fulcrum/fsring.h> (f_ring.c) by two threads
+ * that take f_lock around each operation.
+ */
+#ifndef FS_F_H
+#define FS_F_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include <ful/ful.h>
+
+#include "ext2_b.h"
+
+/* One request, whichever way it came: the operation, its registers, and
+ * its data (the IPC buffer or a ring's data area). */
+struct f_req {
+	unsigned op;
+	unsigned long mr[4];  /* in: mr0..mr2; out: mr0..mr3 */
+	unsigned char *buf;   /* the request's bytes, then the reply's */
+	size_t len;           /* bytes in buf for F */
+	size_t cap;           /* room in buf */
+	size_t out;           /* bytes in buf for the client */
+	unsigned long badge;  /* IPC: the sender's badge (0: the rootserver) */
+};
+
+extern struct ext2_fs f_fs;
+extern const struct ext2_b f_b; /* ext2's blocks, through B (main.c) */
+
+/** Run @q's operation on the file system; caller holds f_lock. */
+void f_handle(struct f_req *q);
+
+/* A lock that yields the core while it waits (both F threads may share
+ * one core). */
+extern atomic_flag f_lock;
+static inline void f_lock_take(void)
+{
+	while (atomic_flag_test_and_set_explicit(&f_lock, memory_order_acquire))
+		ful_yield();
+}
+static inline void f_lock_drop(void)
+{
+	atomic_flag_clear_explicit(&f_lock, memory_order_release);
+}
+
+/** Rings: start the ring thread on @cpu at @prio (0 or -FUL_E*);
+ *  attach/detach ring @k (IPC requests of the rootserver). */
+long f_ring_start(unsigned cpu, unsigned prio);
+long f_ring_attach(unsigned long k);
+long f_ring_detach(unsigned long k);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * F's ring thread: serves the shared-memory rings of <fulcrum/fsring.h>.
+ * It takes each ring's requests in order, runs them (f_handle, under
+ * f_lock), publishes the replies, and signals a client only if that
+ * client said it sleeps. With nothing to do it keeps polling while its
+ * core has no other runnable thread (the load area says so: polling
+ * then costs nobody anything), up to F_SPIN_US; then it says it sleeps
+ * in every ring, looks once more, and waits on its doorbell.
+ *
+ * Rings are attached and detached by the IPC thread on the rootserver's
+ * word; `live` (a bit per ring) is the hand-over: the ring thread only
+ * reads a ring whose bit it saw set, and a detach waits until the ring
+ * thread has left the ring (its `busy` index) before answering.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <fulcrum/fs.h>
+#include <fulcrum/fsring.h>
+#include <ful/load.h>
+
+#include "f.h"
+
+#define F_SPIN_US 50
+
+static _Atomic unsigned long live;     /* bit k: ring k attached */
+static _Atomic int busy = -1;          /* the ring being served, or -1 */
+static unsigned my_cpu;
+static bool started; /* the ring thread runs: rings may be attached */
+
+static struct ful_fsr_ctl *ring(unsigned k)
+{
+	return (struct ful_fsr_ctl *)(FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE);
+}
+
+static unsigned char *ring_data(unsigned k)
+{
+	return (unsigned char *)ring(k) + 4096;
+}
+
+long f_ring_attach(unsigned long k)
+{
+	if (k >= FUL_FSR_MAX || !started)
+		return -EINVAL;
+	struct ful_fsr_ctl *c = ring(k);
+	/* the rootserver made the frame: zeros, the client not yet in */
+	atomic_store(&c->server_sleeping, 0);
+	atomic_fetch_or(&live, 1UL << k);
+	ful_ntfn_signal(FUL_FSR_F_SLOT_BELL, 1); /* look at it */
+	return 0;
+}
+
+long f_ring_detach(unsigned long k)
+{
+	if (k >= FUL_FSR_MAX)
+		return -EINVAL;
+	atomic_fetch_and(&live, ~(1UL << k));
+	while (atomic_load(&busy) == (int)k)
+		ful_yield();
+	return 0;
+}
+
+/** Serve one request of ring @k at its tail: copied out of the shared
+ *  page first (the client may change it meanwhile), checked, run. */
+static void ring_serve_one(unsigned k, struct ful_fsr_ctl *c, unsigned tail)
+{
+	struct ful_fsr_req r = c->req[tail % FUL_FSR_SLOTS];
+	struct f_req q = {.op = r.op, .mr = {r.a[0], r.a[1], r.a[2], 0}};
+	long err = 0;
+	if (r.data_off > FUL_FSR_DATA || r.len > FUL_FSR_DATA - r.data_off ||
+	    r.op == FUL_FS_OP_RING_ATTACH || r.op == FUL_FS_OP_RING_DETACH)
+		err = -EINVAL;
+	else {
+		q.buf = ring_data(k) + r.data_off;
+		q.len = r.len;
+		q.cap = FUL_FSR_DATA - r.data_off;
+		f_lock_take();
+		f_handle(&q);
+		f_lock_drop();
+	}
+	unsigned head = atomic_load_explicit(&c->rep_head, memory_order_relaxed);
+	struct ful_fsr_rep *p = &c->rep[head % FUL_FSR_SLOTS];
+	p->mr[0] = err ? err : (long)q.mr[0];
+	p->mr[1] = (long)q.mr[1], p->mr[2] = (long)q.mr[2];
+	p->mr[3] = (long)q.mr[3];
+	p->len = err ? 0 : (unsigned)q.out;
+	p->id = r.id;
+	atomic_store_explicit(&c->rep_head, head + 1, memory_order_release);
+}
+
+/** Serve every waiting request of ring @k: how many. */
+static unsigned ring_serve(unsigned k)
+{
+	struct ful_fsr_ctl *c = ring(k);
+	unsigned n = 0;
+	for (;;) {
+		unsigned tail = atomic_load_explicit(&c->req_tail, memory_order_relaxed);
+		unsigned head = atomic_load_explicit(&c->req_head, memory_order_acquire);
+		/* room for the reply: the client takes replies in order */
+		unsigned rep_free = FUL_FSR_SLOTS -
+			(atomic_load(&c->rep_head) - atomic_load(&c->rep_tail));
+		if (tail == head || rep_free == 0 || head - tail > FUL_FSR_SLOTS)
+			break;
+		ring_serve_one(k, c, tail);
+		atomic_store_explicit(&c->req_tail, tail + 1, memory_order_release);
+		n++;
+	}
+	if (n) {
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load(&c->client_sleeping)) {
+			c->server_signals++;
+			ful_ntfn_signal(FUL_FSR_F_SLOT_NTFN + k, 1);
+		}
+	}
+	return n;
+}
+
+/** One pass over the live rings: requests served. */
+static unsigned rings_pass(void)
+{
+	unsigned long m = atomic_load(&live);
+	unsigned n = 0;
+	for (unsigned k = 0; m; k++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		atomic_store(&busy, (int)k);
+		if (atomic_load(&live) & (1UL << k))
+			n += ring_serve(k);
+		atomic_store(&busy, -1);
+	}
+	return n;
+}
+
+/** Is this core wanted by another thread (then polling would cost it)? */
+static bool core_wanted(void)
+{
+	const struct ful_load_page *pg = ful_load_area();
+	return pg->cpu[my_cpu].nrunnable > 1;
+}
+
+/** Say "sleeping" in every live ring (@on) or take it back; with @on,
+ *  whether a request came in meanwhile (then do not sleep). */
+static bool rings_sleep(bool on)
+{
+	unsigned long m = atomic_load(&live);
+	bool work = false;
+	for (unsigned k = 0; m; k++, m >>= 1)
+		if (m & 1)
+			atomic_store(&ring(k)->server_sleeping, on);
+	if (!on)
+		return false;
+	atomic_thread_fence(memory_order_seq_cst);
+	m = atomic_load(&live);
+	for (unsigned k = 0; m; k++, m >>= 1)
+		if ((m & 1) && atomic_load(&ring(k)->req_head) !=
+				       atomic_load(&ring(k)->req_tail))
+			work = true;
+	return work;
+}
+
+static void ring_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (rings_pass())
+			continue;
+		unsigned long t0 = ful_counter(),
+			      spin = F_SPIN_US * ful_counter_freq() / 1000000;
+		bool got = false;
+		while (!got && ful_counter() - t0 < spin && !core_wanted())
+			got = rings_pass() != 0;
+		if (got)
+			continue;
+		if (!rings_sleep(true)) {
+			struct ful_sysinfo si;
+			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, NULL, FUL_FOREVER);
+			if (ful_sysinfo(&si) == 0)
+				my_cpu = si.cpu; /* F may have been moved */
+		}
+		rings_sleep(false);
+	}
+}
+
+long f_ring_start(unsigned cpu, unsigned prio)
+{
+	static struct ful_thread t;
+	if ((ful_cap_info(FUL_FSR_F_SLOT_BELL) & 0xff) != FUL_CAP_NTFN)
+		return -FUL_EBADCAP;
+	my_cpu = cpu;
+	struct ful_thread_args a = {
+		.fn = ring_main, .pool = FUL_FSR_F_SLOT_POOL,
+		.vs = FUL_CHILD_SLOT_VS, .prio = prio, .cpu = cpu,
+		.name = "fs-rings",
+	};
+	long err = ful_thread_spawn(&a, &t);
+	started = err == 0;
+	return err;
+}
