@@ -389,6 +389,20 @@ BENCH_REPORT_DISK = for a in ubench=disk,disk ubench=cache,disk,cache=64; do \
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append $$a \
 	--disk $(BENCH_DISK_IMG) || exit 1; done
 
+# F from a client (ubench=files, user/bench/ub_files.c): a 4 KiB cached
+# read through the ring and over IPC, all on core 0 (form 1, icount),
+# and ring vs IPC null round trips with F on core 1 (form 4, MTTCG), on
+# the ext2 image of the test harness (tests/harness/ext2_image.py).
+BENCH_EXT2_IMG := $(BUILD)/bench/ext2.img
+BENCH_EXT2_PREP = $(PYTHON) -c 'import sys; sys.path.insert(0, "tests/harness"); \
+	import ext2_image; ext2_image.prepare("$(BENCH_EXT2_IMG)")'
+BENCH_REPORT_FILES = $(BENCH_EXT2_PREP) && \
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
+	ubench=files,disk,cache=64,fs,form=1 --disk $(BENCH_EXT2_IMG) && \
+	$(BENCH_EXT2_PREP) && \
+	$(BENCH_MTTCG) ubench=files_mttcg,disk,cache=64,fs,form=4 --cpus 4 \
+	--disk $(BENCH_EXT2_IMG)
+
 bench: kernel sim
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
@@ -399,6 +413,7 @@ bench: kernel sim
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900
 	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
 	$(BENCH_REPORT_DISK)
+	$(BENCH_REPORT_FILES)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
 
 bench-check:

@@ -19,6 +19,9 @@
  *                 completion, migrations, imbalance (ub_alb.c)
  *   ubench=wake   wake-up latency of a pinned top-priority thread under
  *                 stress, per policy: paper 004's Figure 7 (ub_wake.c)
+ *   ubench=files  F from a client: 4 KiB cached reads through the ring
+ *                 and over IPC; files_mttcg: ring vs IPC round trips
+ *                 (ub_files.c; boot arguments disk,cache=N,fs)
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
  * endpoint meanwhile, and so does the rootserver for it, so their core is
  * idle while windows are measured. At the end it says "done" on
@@ -43,6 +46,7 @@ unsigned ub_disk_run(void); /* ub_disk.c */
 unsigned ub_cache_run(void); /* ub_disk.c */
 unsigned ub_wake_run(void); /* ub_wake.c */
 unsigned ub_alb_run(void);  /* ub_alb.c */
+unsigned ub_files_run(bool mttcg); /* ub_files.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -172,6 +176,10 @@ static void ubench_run(const char *which)
 		n = ub_sys_run();
 	} else if (!strcmp(which, "disk")) {
 		n = ub_disk_run();
+	} else if (!strcmp(which, "files")) {
+		n = ub_files_run(false);
+	} else if (!strcmp(which, "files_mttcg")) {
+		n = ub_files_run(true);
 	} else if (!strcmp(which, "cache")) {
 		n = ub_cache_run();
 	} else if (!strcmp(which, "wake") && ut_ncpus() >= 2) {

@@ -16,7 +16,9 @@
 
 #include "lib.h"
 
-#define FSR_CLIENT_SPIN_US 30 /* wait this long before sleeping */
+/* Polls of the reply before sleeping: counted, not timed (a vCPU the
+ * host descheduled would find a time budget spent on return). */
+#define FSR_CLIENT_SPINS 2000
 
 static struct ful_spin fs_lock;
 static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
@@ -112,9 +114,7 @@ static bool ring_replied(void)
 /** Wait for the reply: poll a little, then say "sleeping" and wait. */
 static void ring_wait(void)
 {
-	unsigned long t0 = ful_counter(),
-		      spin = FSR_CLIENT_SPIN_US * ful_counter_freq() / 1000000;
-	while (!ring_replied() && ful_counter() - t0 < spin)
+	for (unsigned i = 0; i < FSR_CLIENT_SPINS && !ring_replied(); i++)
 		;
 	while (!ring_replied()) {
 		atomic_store(&ctl->client_sleeping, 1);
