@@ -171,13 +171,17 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 # debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
 # POSIX layer's file-semantics suite (user/fstest, user/tests/t_posix.c)
 # with the servers on one core (form 1) and over three (form 15).
+# fsbad=KIND: the image is damaged first (ext2_image.damage) and not
+# checked after; F must refuse it or fail the file (t_posix.c).
 EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
 	fsf2:2:utest=fs_,disk,cache=64,fs \
 	fsform11:4:utest=fs_,disk,cache=64,fs,form=11 \
 	fsform15:4:utest=fs_,disk,cache=64,fs,form=15 \
 	posix2:2:utest=posix_,disk,cache=64,fs,form=1 \
 	posix4:4:utest=posix_,disk,cache=64,fs,form=15 \
-	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2
+	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2 \
+	fsbadsuper2:2:utest=fsbad_,disk,cache=64,fs,fsbad=super \
+	fsbadinode2:2:utest=fsbad_,disk,cache=64,fs,fsbad=inode
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

@@ -47,8 +47,33 @@ def _env():
     return env
 
 
-def prepare(path):
-    """Write a fresh image at @path with HOST_FILES in it."""
+def corruption(args):
+    """The damage boot argument fsbad=KIND asks for in a suite's image
+    (None: a sound image): "super" (the superblock's magic zeroed) or
+    "inode" (/hello.txt's first block number past the disk's end)."""
+    for a in (args or "").split(","):
+        if a.startswith("fsbad="):
+            return a[len("fsbad="):]
+    return None
+
+
+def damage(path, kind):
+    """Break the image at @path as corruption() names @kind."""
+    if kind == "super":
+        with open(path, "r+b") as f:
+            f.seek(1024 + 56)  # s_magic, 0xEF53
+            f.write(b"\0\0")
+    elif kind == "inode":
+        subprocess.run(["debugfs", "-w", "-R",
+                        "sif /hello.txt block[0] 99999999", path],
+                       check=True, env=_env(), capture_output=True)
+    else:
+        raise ValueError(f"fsbad={kind}: not super or inode")
+
+
+def prepare(path, corrupt=None):
+    """Write a fresh image at @path with HOST_FILES in it, damaged as
+    @corrupt says (damage())."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with tempfile.TemporaryDirectory() as tree:
         for name, (seed, size) in HOST_FILES.items():
@@ -64,6 +89,8 @@ def prepare(path):
         subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", "4096",
                         "-d", tree, path, f"{IMAGE_MB}M"], check=True,
                        env=_env(), capture_output=True)
+    if corrupt:
+        damage(path, corrupt)
 
 
 def problems(path, writers_passed):

@@ -139,3 +139,39 @@ UTEST(enospc_fill, 1)
 	UT_CHECK(WIFEXITED(st));
 	UT_CHECK_EQ(WEXITSTATUS(st), 0);
 }
+
+/* Damaged images (the harness's boot argument fsbad=KIND, tests/harness/
+ * ext2_image.py): F must refuse a bad superblock (then there is no F,
+ * and file calls fail with ENOSYS, the system running on), and fail a
+ * bad inode's file with EIO while the other files still read. */
+UTEST(fsbad_super, 1)
+{
+	char kind[16];
+	if (!ut_bootarg("fsbad", kind, sizeof kind) || strcmp(kind, "super"))
+		UT_SKIP("boot argument fsbad=super (a damaged image)");
+	struct stat s;
+	UT_CHECK(!posix_have_fs());
+	UT_CHECK_EQ(stat("/", &s), -1);
+	UT_CHECK_EQ(errno, ENOSYS);
+}
+
+UTEST(fsbad_inode, 1)
+{
+	char kind[16];
+	if (!ut_bootarg("fsbad", kind, sizeof kind) || strcmp(kind, "inode"))
+		UT_SKIP("boot argument fsbad=inode (a damaged image)");
+	UT_CHECK(posix_have_fs());
+	char buf[64];
+	int fd = open("/hello.txt", O_RDONLY);
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(read(fd, buf, sizeof buf), -1);
+	UT_CHECK_EQ(errno, EIO);
+	close(fd);
+	fd = open("/sub/deep.txt", O_RDONLY); /* the others still read */
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(read(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+	for (unsigned i = 0; i < sizeof buf; i++)
+		UT_CHECK_EQ((unsigned char)buf[i],
+			    (unsigned char)(i * 31 + 3 * 7 + (i >> 12)));
+	close(fd);
+}

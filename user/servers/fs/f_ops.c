@@ -4,6 +4,7 @@
  * the rings (data in the ring's shared area, <fulcrum/fsring.h>).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/cache.h>
@@ -190,5 +191,7 @@ void f_handle(struct f_req *q)
 	case FUL_FS_OP_SYNC: r = f_sync(); break;
 	default: r = -EINVAL;
 	}
+	if (r == -EIO) /* a damaged image or a failed disk: say where */
+		printf("fs: I/O error (op %u): %s\n", q->op, f_fs.why);
 	q->mr[0] = (unsigned long)r;
 }
