@@ -45,8 +45,9 @@
  * from the rootserver only, which sets the rings up.
  *
  * Start-up: F gets B's endpoint (WRITE, badge 1) in slot 4, B's client
- * window in slot 5 and its own endpoint (READ) in slot 6, and reports
- * FUL_FS_READY (mr0 0 or the mount's error) on FUL_CHILD_SLOT_REPORT.
+ * window in slot 5 and its own endpoint (READ) in slot 6 (the ring
+ * slots: <fulcrum/fsring.h>), and reports FUL_FS_READY (mr0 0 or the
+ * mount's error, mr1 its ring thread's id) on FUL_CHILD_SLOT_REPORT.
  */
 #ifndef FULCRUM_FS_H
 #define FULCRUM_FS_H

@@ -30,5 +30,8 @@
  * FUL_FSR_MAX in use, -FUL_ESTATE: F does not run). */
 #define FUL_ROOT_REQ_FS_RING 3
 #define FUL_ROOT_REQ_FS_RING_FREE 4 /* mr0 k: F lets go of ring k */
+/* The shell's `place`: mr0 'F', 'B' or 'D', mr1 a core; every thread of
+ * that server migrates there. MR0 0 or -FUL_E*. */
+#define FUL_ROOT_REQ_PLACE 5
 
 #endif

@@ -79,6 +79,7 @@ long root_cache_start(unsigned long blocks)
 		return err;
 	}
 	printf("rootserver: cache server B ready: %lu lines\n", blocks);
+	root_server_thread(ROOT_B, ch.task.tid);
 	return 0;
 }
 

@@ -75,6 +75,7 @@ static long disk_wait_ready(unsigned rep)
 		return (long)m.mr[0];
 	printf("rootserver: disk server D ready: %lu blocks, virtio-mmio "
 	       "version %lu\n", m.mr[1], m.mr[2]);
+	root_server_thread(ROOT_D, (long)m.mr[3]); /* its request thread */
 	return 0;
 }
 
@@ -140,6 +141,8 @@ long root_disk_start(unsigned long cache_pages)
 		printf("rootserver: disk server D did not start: %ld\n", err);
 		ful_task_destroy(&dk.task);
 		dk.ep = dk.win = 0;
+	} else {
+		root_server_thread(ROOT_D, dk.task.tid); /* its IRQ thread */
 	}
 	return err;
 }

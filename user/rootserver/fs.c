@@ -69,6 +69,8 @@ long root_fs_start(void)
 	}
 	fs.ep = (unsigned)ep;
 	fs.bell = (unsigned)bell;
+	root_server_thread(ROOT_F, fs.task.tid);
+	root_server_thread(ROOT_F, (long)m.mr[1]); /* its ring thread */
 	printf("rootserver: file server F ready\n");
 	return 0;
 }

@@ -65,6 +65,11 @@ enum root_server { ROOT_F, ROOT_B, ROOT_D };
  *  or f_cpu= / b_cpu= / d_cpu=, else 0; a core that is not online is
  *  reported and replaced by 0. */
 unsigned root_server_cpu(enum root_server s);
+/** Record thread @tid as one of server @s's (place.c). */
+void root_server_thread(enum root_server s, long tid);
+/** Move every thread of server @server ('F', 'B' or 'D') to @cpu: 0 or
+ *  -FUL_E* (FUL_ROOT_REQ_PLACE). */
+long root_place(char server, unsigned cpu);
 /** Start F, the file server (fs.c, boot argument `fs`), over B's client
  *  window, and wait until it has mounted the disk: 0 or -FUL_E*. */
 long root_fs_start(void);

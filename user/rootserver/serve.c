@@ -21,7 +21,7 @@ long root_serve_init(void)
 }
 
 /** A shell request @label; the reply's MR0. */
-static long shell_request(unsigned long label)
+static long shell_request(unsigned long label, const struct ful_msg *m)
 {
 	switch (label) {
 	case FUL_ROOT_REQ_DEMO:
@@ -29,6 +29,8 @@ static long shell_request(unsigned long label)
 		bal_stop();
 		root_demo();
 		return bal_start();
+	case FUL_ROOT_REQ_PLACE:
+		return root_place((char)m->mr[0], (unsigned)m->mr[1]);
 	case FUL_ROOT_REQ_OFF:
 		printf("rootserver: power off, as the shell asked\n");
 		root_power_off();
@@ -55,7 +57,7 @@ static void root_request(const struct ful_msg *m, struct ful_msg *r)
 		 (m->badge == FUL_ROOT_BADGE_SHELL || m->badge == FUL_ROOT_BADGE_PROG))
 		r->mr[0] = (unsigned long)root_fs_ring_free(m);
 	else if (m->badge == FUL_ROOT_BADGE_SHELL)
-		r->mr[0] = (unsigned long)shell_request(label);
+		r->mr[0] = (unsigned long)shell_request(label, m);
 }
 
 long root_serve(bool until_done)

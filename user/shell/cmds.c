@@ -120,7 +120,7 @@ static void cmd_help(void)
 	printf("commands: help | cpus | threads | migrate TID CPU | kill TID |\n"
 	       "          policy [NAME] | set NAME VALUE | get | ls [PATH] |\n"
 	       "          cat PATH | df | run [-c CORE] PROG ARGS... |\n"
-	       "          demo | off\n"
+	       "          place F|B|D CORE | demo | off\n"
 	       "(the kernel's debug monitor: boot with kdebug; QEMU: Ctrl-A then x quits)\n");
 }
 
@@ -163,6 +163,8 @@ void sh_command(const char *line)
 		sh_df();
 	else if (!strncmp(line, "run", 3) && (!line[3] || line[3] == ' '))
 		sh_run(line + 3);
+	else if (!strncmp(line, "place", 5) && (!line[5] || line[5] == ' '))
+		sh_place(line + 5);
 	else if (!strcmp(line, "demo"))
 		cmd_root("demo", FUL_ROOT_REQ_DEMO);
 	else if (!strcmp(line, "off"))

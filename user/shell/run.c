@@ -4,12 +4,14 @@
  * directory and F go with it), wait for its end, say how it ended.
  * Which modules the shell may start: its peers in the rootserver's
  * table of system programs (user/rootserver/sysprog.c).
+ * And `place F|B|D CORE`: the rootserver moves that server's threads.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 
 #include "shell.h"
@@ -57,4 +59,29 @@ void sh_run(const char *args)
 		printf("run: %s exited with status %d\n", av[0], WEXITSTATUS(st));
 	else
 		printf("run: %s killed by signal %d\n", av[0], WTERMSIG(st));
+}
+
+/** place F|B|D CORE: move a server's threads (the rootserver does it). */
+void sh_place(const char *args)
+{
+	char who = 0;
+	unsigned cpu = 0;
+	while (*args == ' ')
+		args++;
+	if (*args == 'F' || *args == 'B' || *args == 'D')
+		who = *args++;
+	char *end;
+	cpu = (unsigned)strtoul(args, &end, 0);
+	if (!who || end == args) {
+		printf("usage: place F|B|D CORE\n");
+		return;
+	}
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_PLACE, 0),
+			    .mr = {(unsigned long)who, cpu}};
+	long err = ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+	if (err < 0 || (long)m.mr[0] < 0)
+		printf("place: %c on core %u: error %ld\n", who, cpu,
+		       err < 0 ? err : (long)m.mr[0]);
+	else
+		printf("place: %c on core %u\n", who, cpu);
 }

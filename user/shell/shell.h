@@ -19,5 +19,6 @@ void sh_ls(const char *args);
 void sh_cat(const char *args);
 void sh_df(void);
 void sh_run(const char *args);
+void sh_place(const char *args);
 
 #endif

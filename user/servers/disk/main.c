@@ -45,6 +45,7 @@ static struct {
 		unsigned pages; /* 0: no window for this badge */
 	} win[FUL_DISK_MAX_WINDOWS];           /* [I] after d_setup */
 	unsigned irq_tid, irq_cpu;       /* [lock] WHERE */
+	unsigned serve_tid;              /* the request thread (READY) */
 	int chain_req[NCHAINS];          /* [lock] request of chain, -1 free */
 	unsigned nfree;                  /* [lock] free chains */
 	struct d_req req[D_NREQ];        /* [lock] */
@@ -324,7 +325,8 @@ static long d_found(int region)
 static void d_ready(long err)
 {
 	struct ful_msg m = {.info = FUL_MSG(FUL_DISK_READY, 0),
-			    .mr = {(unsigned long)err, d.v.blocks, d.v.version}};
+			    .mr = {(unsigned long)err, d.v.blocks, d.v.version,
+				   d.serve_tid}};
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 }
 
@@ -349,7 +351,9 @@ static long d_start_threads(void)
 				    .vs = FUL_CHILD_SLOT_VS, .prio = ti.prio,
 				    .cpu = si.cpu, .name = "disk-serve"};
 	struct ful_thread t;
-	return ful_thread_spawn(&a, &t);
+	long e = ful_thread_spawn(&a, &t);
+	d.serve_tid = e ? 0 : (unsigned)t.tid;
+	return e;
 }
 
 int main(void)

@@ -50,5 +50,7 @@ static inline void f_lock_drop(void)
 long f_ring_start(unsigned cpu, unsigned prio);
 long f_ring_attach(unsigned long k);
 long f_ring_detach(unsigned long k);
+/** The ring thread's id (0 if it does not run). */
+unsigned long f_ring_tid(void);
 
 #endif

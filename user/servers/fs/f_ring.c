@@ -182,9 +182,16 @@ static void ring_main(void *arg)
 	}
 }
 
+static struct ful_thread ring_thread;
+
+unsigned long f_ring_tid(void)
+{
+	return started ? (unsigned long)ring_thread.tid : 0;
+}
+
 long f_ring_start(unsigned cpu, unsigned prio)
 {
-	static struct ful_thread t;
+	struct ful_thread *t = &ring_thread;
 	if ((ful_cap_info(FUL_FSR_F_SLOT_BELL) & 0xff) != FUL_CAP_NTFN)
 		return -FUL_EBADCAP;
 	my_cpu = cpu;
@@ -193,7 +200,7 @@ long f_ring_start(unsigned cpu, unsigned prio)
 		.vs = FUL_CHILD_SLOT_VS, .prio = prio, .cpu = cpu,
 		.name = "fs-rings",
 	};
-	long err = ful_thread_spawn(&a, &t);
+	long err = ful_thread_spawn(&a, t);
 	started = err == 0;
 	return err;
 }

@@ -63,7 +63,7 @@ int main(void)
 	if (rerr)
 		printf("fs: no ring thread (%ld): rings are not served\n", rerr);
 	struct ful_msg m = {.info = FUL_MSG(FUL_FS_READY, 0),
-			    .mr = {(unsigned long)err}};
+			    .mr = {(unsigned long)err, f_ring_tid()}};
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 	if (err)
 		return 1;
