@@ -33,5 +33,8 @@
 /* The shell's `place`: mr0 'F', 'B' or 'D', mr1 a core; every thread of
  * that server migrates there. MR0 0 or -FUL_E*. */
 #define FUL_ROOT_REQ_PLACE 5
+/* mr0 N: F, B and D to the cores of paper 002's form N (Table I). Both
+ * PLACE and FORM are also open to system programs (the benchmarks). */
+#define FUL_ROOT_REQ_FORM 6
 
 #endif

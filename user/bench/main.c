@@ -22,6 +22,8 @@
  *   ubench=files  F from a client: 4 KiB cached reads through the ring
  *                 and over IPC; files_mttcg: ring vs IPC round trips
  *                 (ub_files.c; boot arguments disk,cache=N,fs)
+ *   ubench=forms / postmark / bonnie  paper 002's Figures 5, 7 and 8-10
+ *                 over the 15 distribution forms (ub_storage.c)
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
  * endpoint meanwhile, and so does the rootserver for it, so their core is
  * idle while windows are measured. At the end it says "done" on
@@ -47,6 +49,7 @@ unsigned ub_cache_run(void); /* ub_disk.c */
 unsigned ub_wake_run(void); /* ub_wake.c */
 unsigned ub_alb_run(void);  /* ub_alb.c */
 unsigned ub_files_run(bool mttcg); /* ub_files.c */
+unsigned ub_storage_run(const char *which); /* ub_storage.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
 
@@ -176,6 +179,9 @@ static void ubench_run(const char *which)
 		n = ub_sys_run();
 	} else if (!strcmp(which, "disk")) {
 		n = ub_disk_run();
+	} else if (!strcmp(which, "forms") || !strcmp(which, "postmark") ||
+		   !strcmp(which, "bonnie")) {
+		n = ub_storage_run(which);
 	} else if (!strcmp(which, "files")) {
 		n = ub_files_run(false);
 	} else if (!strcmp(which, "files_mttcg")) {

@@ -17,8 +17,11 @@
 #include "lib.h"
 
 /* Polls of the reply before sleeping: counted, not timed (a vCPU the
- * host descheduled would find a time budget spent on return). */
-#define FSR_CLIENT_SPINS 2000
+ * host descheduled would find a time budget spent on return); every
+ * FSR_CLIENT_YIELD polls the core goes to any other ready thread of
+ * the same priority (other clients on this core post meanwhile). */
+#define FSR_CLIENT_SPINS 256
+#define FSR_CLIENT_YIELD 64
 
 static struct ful_spin fs_lock;
 static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
@@ -114,8 +117,9 @@ static bool ring_replied(void)
 /** Wait for the reply: poll a little, then say "sleeping" and wait. */
 static void ring_wait(void)
 {
-	for (unsigned i = 0; i < FSR_CLIENT_SPINS && !ring_replied(); i++)
-		;
+	for (unsigned i = 1; i <= FSR_CLIENT_SPINS && !ring_replied(); i++)
+		if (i % FSR_CLIENT_YIELD == 0)
+			ful_yield();
 	while (!ring_replied()) {
 		atomic_store(&ctl->client_sleeping, 1);
 		atomic_thread_fence(memory_order_seq_cst);

@@ -41,3 +41,16 @@ unsigned root_server_cpu(enum root_server s)
 	}
 	return cpu;
 }
+
+long root_place_form(unsigned long f)
+{
+	static const char names[] = "FBD";
+	if (f < 1 || f > 15)
+		return -FUL_EINVAL;
+	for (unsigned s = 0; s < 3; s++) {
+		long err = root_place(names[s], forms[f - 1][s]);
+		if (err)
+			return err;
+	}
+	return 0;
+}

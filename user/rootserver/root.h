@@ -70,6 +70,9 @@ void root_server_thread(enum root_server s, long tid);
 /** Move every thread of server @server ('F', 'B' or 'D') to @cpu: 0 or
  *  -FUL_E* (FUL_ROOT_REQ_PLACE). */
 long root_place(char server, unsigned cpu);
+/** Move F, B and D to the cores of distribution form @f (1..15, paper
+ *  002 Table I; form.c): 0 or -FUL_E* (FUL_ROOT_REQ_FORM). */
+long root_place_form(unsigned long f);
 /** Start F, the file server (fs.c, boot argument `fs`), over B's client
  *  window, and wait until it has mounted the disk: 0 or -FUL_E*. */
 long root_fs_start(void);

@@ -21,7 +21,7 @@ long root_serve_init(void)
 }
 
 /** A shell request @label; the reply's MR0. */
-static long shell_request(unsigned long label, const struct ful_msg *m)
+static long shell_request(unsigned long label)
 {
 	switch (label) {
 	case FUL_ROOT_REQ_DEMO:
@@ -29,8 +29,6 @@ static long shell_request(unsigned long label, const struct ful_msg *m)
 		bal_stop();
 		root_demo();
 		return bal_start();
-	case FUL_ROOT_REQ_PLACE:
-		return root_place((char)m->mr[0], (unsigned)m->mr[1]);
 	case FUL_ROOT_REQ_OFF:
 		printf("rootserver: power off, as the shell asked\n");
 		root_power_off();
@@ -45,19 +43,24 @@ static void root_request(const struct ful_msg *m, struct ful_msg *r)
 {
 	unsigned long label = FUL_MSG_LABEL(m->info);
 	bool bal = label >= FUL_BAL_GET && label <= FUL_BAL_POLICY;
+	bool prog = m->badge == FUL_ROOT_BADGE_SHELL ||
+		    m->badge == FUL_ROOT_BADGE_PROG;
 	*r = (struct ful_msg){.mr = {(unsigned long)-FUL_ENOSYS}};
 	if (bal && m->badge == FUL_ROOT_BADGE_BAL)
 		root_balctl(m, r);
 	else if (bal)
 		r->mr[0] = (unsigned long)-FUL_BAL_EPERM;
-	else if (label == FUL_ROOT_REQ_FS_RING &&
-		 (m->badge == FUL_ROOT_BADGE_SHELL || m->badge == FUL_ROOT_BADGE_PROG))
+	else if (label == FUL_ROOT_REQ_FS_RING && prog)
 		r->mr[0] = (unsigned long)root_fs_ring(root_prog_vs(), m);
-	else if (label == FUL_ROOT_REQ_FS_RING_FREE &&
-		 (m->badge == FUL_ROOT_BADGE_SHELL || m->badge == FUL_ROOT_BADGE_PROG))
+	else if (label == FUL_ROOT_REQ_FS_RING_FREE && prog)
 		r->mr[0] = (unsigned long)root_fs_ring_free(m);
+	else if (label == FUL_ROOT_REQ_PLACE && prog)
+		r->mr[0] = (unsigned long)root_place((char)m->mr[0],
+						     (unsigned)m->mr[1]);
+	else if (label == FUL_ROOT_REQ_FORM && prog)
+		r->mr[0] = (unsigned long)root_place_form(m->mr[0]);
 	else if (m->badge == FUL_ROOT_BADGE_SHELL)
-		r->mr[0] = (unsigned long)shell_request(label, m);
+		r->mr[0] = (unsigned long)shell_request(label);
 }
 
 long root_serve(bool until_done)

@@ -40,10 +40,10 @@ struct sysprog {
 static const struct sysprog sysprogs[] = {
 	{"tests", {"badinput", "faulter", "ipctest", "fstest"}, FUL_R_ALL, true, true,
 	 true, true, FUL_ROOT_BADGE_PROG},
-	{"bench", {"ipcpeer"}, 0, false, false, true, true,
+	{"bench", {"ipcpeer", "postmark", "bonnie"}, 0, false, false, true, true,
 	 FUL_ROOT_BADGE_PROG},
 	{"fuzz", {NULL}, 0, false, false, false, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {"fstest", "hello"}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
+	{"shell", {"fstest", "hello", "postmark", "bonnie"}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
 	 FUL_ROOT_BADGE_SHELL},
 };
 

@@ -24,7 +24,7 @@
 /* Polls of the rings before sleeping (when the core is not wanted):
  * counted in passes, not time, so that a vCPU the host descheduled does
  * not find its budget spent on return (about 50 us of a 1 GHz core). */
-#define F_SPIN_PASSES 1000
+#define F_SPIN_PASSES 200
 
 static _Atomic unsigned long live;     /* bit k: ring k attached */
 static _Atomic int busy = -1;          /* the ring being served, or -1 */

@@ -1,0 +1,217 @@
+/*
+ * Paper 002's evaluation on Fulcrum's storage servers (issue 14), one
+ * boot each, with F, B and D moved between the distribution forms of
+ * Table I at run time (FUL_ROOT_REQ_FORM), so that every ratio is taken
+ * within one run. Boot arguments `disk,cache=64,fs` and an ext2 image
+ * with /big.bin (tests/harness/ext2_image.py). A, the benchmark
+ * processes, run on core 0 (the BSP) in every form, as in the paper.
+ *
+ *   ubench=forms     (icount) block_read_form<N>: one pread() of a
+ *                    cached 4 KiB block (client -> F -> B -> client)
+ *                    through the client's ring, all cores' instructions
+ *                    (under icount the counter is the machine's), for
+ *                    each of the 15 forms: Figure 5
+ *   ubench=postmark  (MTTCG) postmark_form<N>: user/postmark with the
+ *                    paper's parameters (25 files, 25 transactions,
+ *                    500-10,000 bytes), elapsed microseconds; and
+ *                    postmark_default_form<N> with PostMark 1.5's
+ *                    defaults (500 / 500): Figure 7
+ *   ubench=bonnie    (MTTCG) bonnie_form<N>_p<K>: K = 1..7 processes of
+ *                    user/bonnie, each 4,000 random 4 KiB reads (10 %
+ *                    rewritten) of its own 128 KiB file, from the first
+ *                    start to the last exit, forms 1, 3, 4, 7, 11:
+ *                    Figures 8-10
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fulcrum/rootsrv.h>
+#include <ful/posix.h>
+
+#include "../tests/utest.h"
+
+#define ST_READS 10
+#define ST_WARMUP 3
+#define ST_PM_RUNS 5
+#define ST_BN_RUNS 3
+#define ST_BN_MAX 7
+
+/** Move F, B and D to form @n: 0 or -FUL_E*. */
+static long st_form(unsigned n)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FORM, 0), .mr = {n}};
+	long err = ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+/** block_read_form<N> for every form. */
+static unsigned st_forms(void)
+{
+	static unsigned char buf[4096];
+	static unsigned long s[ST_READS];
+	char name[32];
+	unsigned lines = 0;
+	int fd = open("/big.bin", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	unsigned long ovh = ful_cycles_overhead();
+	for (unsigned n = 1; n <= 15; n++) {
+		if (st_form(n))
+			continue;
+		for (int i = -ST_WARMUP; i < ST_READS; i++) {
+			unsigned long t0 = ful_cycles();
+			ssize_t r = pread(fd, buf, sizeof buf, 8192);
+			unsigned long t1 = ful_cycles();
+			if (r != (ssize_t)sizeof buf)
+				return lines;
+			if (i >= 0)
+				s[i] = t1 - t0 - ovh;
+		}
+		snprintf(name, sizeof name, "block_read_form%u", n);
+		ful_bench_print(name, "instructions", s, ST_READS);
+		lines++;
+	}
+	close(fd);
+	return lines;
+}
+
+/** Start @argv[0] (a boot module) with @argv on core 0. */
+static int st_spawn(char **argv, struct ful_proc *p)
+{
+	struct ful_proc_attr a = {.cpu = 0};
+	return ful_proc_spawn(argv[0], argv, &a, p);
+}
+
+/** Run @argv to its end: its exit status, or -1. */
+static int st_run(char **argv)
+{
+	struct ful_proc p;
+	int st;
+	if (st_spawn(argv, &p) || ful_proc_wait(&p, &st, FUL_FOREVER))
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/** The number after "us=" in file @path, or 0. */
+static unsigned long st_result_us(const char *path)
+{
+	char line[256] = {0};
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	const char *us = n > 0 ? strstr(line, "us=") : NULL;
+	return us ? strtoul(us + 3, NULL, 10) : 0;
+}
+
+/** One PostMark measurement per run of @argv in form @n. */
+static bool st_postmark(unsigned n, const char *name, char **argv,
+			unsigned runs)
+{
+	static unsigned long s[ST_PM_RUNS];
+	for (unsigned i = 0; i < runs; i++) {
+		unlink("/pm.result");
+		if (st_run(argv) != 0 || !(s[i] = st_result_us("/pm.result")))
+			return false;
+	}
+	char full[40];
+	snprintf(full, sizeof full, "%s%u", name, n);
+	ful_bench_print(full, "us", s, runs);
+	return true;
+}
+
+static unsigned st_postmarks(void)
+{
+	char *paper[] = {"postmark", "-f", "25", "-t", "25", "-d", "/pmp",
+			 "-o", "/pm.result", NULL};
+	char *dflt[] = {"postmark", "-d", "/pmd", "-o", "/pm.result", NULL};
+	unsigned lines = 0;
+	for (unsigned n = 1; n <= 15; n++) {
+		if (st_form(n))
+			continue;
+		lines += st_postmark(n, "postmark_form", paper, ST_PM_RUNS);
+		lines += st_postmark(n, "postmark_default_form", dflt, 1);
+	}
+	return lines;
+}
+
+/** Time of @k bonnie processes side by side, microseconds (0: failed). */
+static unsigned long st_bonnie_once(unsigned k)
+{
+	static char files[ST_BN_MAX][16], seeds[ST_BN_MAX][8];
+	struct ful_proc p[ST_BN_MAX];
+	unsigned long t0 = ful_counter();
+	unsigned started = 0;
+	bool ok = true;
+	for (unsigned i = 0; i < k; i++) {
+		snprintf(files[i], sizeof files[i], "/bn%u", i);
+		snprintf(seeds[i], sizeof seeds[i], "%u", i + 1);
+		char *argv[] = {"bonnie", files[i], "run", "4000", seeds[i], NULL};
+		if (st_spawn(argv, &p[i]))
+			ok = false;
+		else
+			started++;
+	}
+	for (unsigned i = 0; i < started; i++) {
+		int st;
+		if (ful_proc_wait(&p[i], &st, FUL_FOREVER) || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			ok = false;
+	}
+	unsigned long ticks = ful_counter() - t0;
+	return ok ? ticks / (ful_counter_freq() / 1000000) : 0;
+}
+
+static unsigned st_bonnies(void)
+{
+	static const unsigned forms[] = {1, 3, 4, 7, 11};
+	static unsigned long s[ST_BN_RUNS];
+	unsigned lines = 0;
+	char name[40], file[16];
+	for (unsigned i = 0; i < ST_BN_MAX; i++) {
+		snprintf(file, sizeof file, "/bn%u", i);
+		char *argv[] = {"bonnie", file, "setup", "128", NULL};
+		if (st_run(argv) != 0)
+			return 0;
+	}
+	for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		if (st_form(forms[f]))
+			continue;
+		for (unsigned k = 1; k <= ST_BN_MAX; k++) {
+			unsigned r;
+			for (r = 0; r < ST_BN_RUNS; r++)
+				if (!(s[r] = st_bonnie_once(k)))
+					break;
+			if (r < ST_BN_RUNS)
+				continue;
+			snprintf(name, sizeof name, "bonnie_form%u_p%u", forms[f], k);
+			ful_bench_print(name, "us", s, ST_BN_RUNS);
+			lines++;
+		}
+	}
+	return lines;
+}
+
+unsigned ub_storage_run(const char *which)
+{
+	struct stat st;
+	if (stat("/", &st)) {
+		printf("ubench: %s: no file server (boot arguments "
+		       "disk,cache=N,fs and an ext2 disk)\n", which);
+		return 0;
+	}
+	unsigned n = !strcmp(which, "forms")      ? st_forms()
+		     : !strcmp(which, "postmark") ? st_postmarks()
+						  : st_bonnies();
+	struct ful_msg m = {0};
+	size_t cap;
+	ful_fs_begin(&cap); /* the image clean for e2fsck after the run */
+	ful_fs_call(FUL_FS_OP_SYNC, &m, 0);
+	ful_fs_end();
+	return n;
+}
