@@ -407,6 +407,19 @@ BENCH_REPORT_FILES = $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=files_mttcg,disk,cache=64,fs,form=4 --cpus 4 \
 	--disk $(BENCH_EXT2_IMG)
 
+# Paper 002's evaluation (issue 14; user/bench/ub_storage.c): Figure 5
+# per form under icount, PostMark (Figure 7) and Bonnie (Figures 8-10)
+# under multi-threaded TCG, each in one boot that moves F, B and D
+# between the forms; e2fsck -fn must find each image clean afterwards.
+BENCH_FSCK = PATH="$$PATH:/usr/sbin:/sbin" e2fsck -fn $(BENCH_EXT2_IMG) >/dev/null \
+	|| { echo "bench: e2fsck -fn: $(BENCH_EXT2_IMG) is not clean"; exit 1; }
+BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
+	ubench=forms,disk,cache=64,fs --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
+	for b in postmark bonnie; do $(BENCH_EXT2_PREP) && \
+	$(BENCH_MTTCG) ubench=$$b,disk,cache=64,fs --cpus 4 --timeout 3000 \
+	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done
+
 bench: kernel sim
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
@@ -418,6 +431,7 @@ bench: kernel sim
 	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
 	$(BENCH_REPORT_DISK)
 	$(BENCH_REPORT_FILES)
+	$(BENCH_REPORT_STORAGE)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
 
 bench-check:

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """user/fstest (the POSIX file-semantics suite Fulcrum runs over F, B
 and D) built with the host's cc and libc and run on the host's file
 system: every expectation in it is what Linux does, so the suite cannot

@@ -146,7 +146,7 @@ static int pm_transaction(struct pm *p)
 {
 	int err = 0;
 	if (pm_rand(p) % 2 || p->npool == 0)
-		err = p->npool < PM_MAX_FILES ? pm_create(p) : 0;
+		err = pm_create(p);
 	else
 		err = pm_delete(p, (long)(pm_rand(p) % (unsigned long)p->npool));
 	if (err || p->npool == 0)
@@ -191,8 +191,9 @@ static const char *pm_args(struct pm *p, int argc, char **argv)
 	}
 	if (p->files < 1 || p->files > PM_MAX_FILES / 2)
 		return "FILES must be 1 to 50000";
-	if (p->tx < 0 || p->min < 1 || p->max < p->min)
-		return "need TRANSACTIONS >= 0 and 1 <= MIN <= MAX";
+	if (p->tx < 0 || p->tx > PM_MAX_FILES / 2 || p->min < 1 ||
+	    p->max < p->min)
+		return "need 0 <= TRANSACTIONS <= 50000 and 1 <= MIN <= MAX";
 	if (p->block < 1 || p->block > 65536)
 		return "BLOCK must be 1 to 65536";
 	return NULL;
@@ -225,7 +226,8 @@ int main(int argc, char **argv)
 	const char *why = pm_args(&p, argc, argv);
 	if (why)
 		return usage(why);
-	p.pool = malloc(sizeof(long) * PM_MAX_FILES);
+	/* the pool never holds more than the files plus one a transaction */
+	p.pool = malloc(sizeof(long) * (size_t)(p.files + p.tx + 1));
 	p.buf = malloc((size_t)p.block);
 	if (!p.pool || !p.buf)
 		return usage("out of memory");

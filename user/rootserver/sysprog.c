@@ -38,7 +38,8 @@ struct sysprog {
 };
 
 static const struct sysprog sysprogs[] = {
-	{"tests", {"badinput", "faulter", "ipctest", "fstest"}, FUL_R_ALL, true, true,
+	{"tests", {"badinput", "faulter", "ipctest", "fstest", "postmark",
+		   "bonnie"}, FUL_R_ALL, true, true,
 	 true, true, FUL_ROOT_BADGE_PROG},
 	{"bench", {"ipcpeer", "postmark", "bonnie"}, 0, false, false, true, true,
 	 FUL_ROOT_BADGE_PROG},

@@ -31,7 +31,8 @@
 #define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */
 
 static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE,
-				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US};
+				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US,
+				   NULL};
 
 static unsigned char fs_pat(unsigned seed, size_t i)
 {

@@ -36,13 +36,14 @@ static bool posix_have_fs(void)
 	return (ful_cap_info(FUL_SLOT_FS) & 0xff) == FUL_CAP_ENDPOINT;
 }
 
-/** Run fstest with @argv on core @cpu; its wait status in *@status. */
+/** Run module argv[0] with @argv on core @cpu; its wait status in
+ *  *@status. */
 static int posix_run_how(char *const argv[], unsigned cpu, bool ipc,
 			 int *status)
 {
 	struct ful_proc p;
 	struct ful_proc_attr a = {.cpu = cpu, .fs_ipc = ipc};
-	int err = ful_proc_spawn("fstest", argv, &a, &p);
+	int err = ful_proc_spawn(argv[0], argv, &a, &p);
 	if (err < 0)
 		return err;
 	return ful_proc_wait(&p, status, POSIX_WAIT_US);
@@ -92,6 +93,31 @@ UTEST(posix_ring_used, 1)
 	UT_CHECK_EQ(errno, ENOENT);
 	ful_fs_ring_stats(&after, &sig);
 	UT_CHECK_EQ(after, before + 2);
+}
+
+/* Paper 002's benchmark programs (issue 14) run to completion here with
+ * small parameters, and refuse impossible ones with status 2. */
+UTEST(posix_postmark_bonnie, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	char *pm[] = {"postmark", "-f", "25", "-t", "25", "-d", "/pmt", NULL};
+	char *pm_bad[] = {"postmark", "-f", "0", NULL};
+	char *bn_setup[] = {"bonnie", "/bnt", "setup", "128", NULL};
+	char *bn_run[] = {"bonnie", "/bnt", "run", "400", "7", NULL};
+	char *bn_bad[] = {"bonnie", "/bnt", "run", "0", NULL};
+	char *const *runs[] = {pm, bn_setup, bn_run};
+	for (unsigned i = 0; i < 3; i++) {
+		int st = -1;
+		UT_CHECK_EQ(posix_run(runs[i], 0, &st), 0);
+		UT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	char *const *bad[] = {pm_bad, bn_bad};
+	for (unsigned i = 0; i < 2; i++) {
+		int st = -1;
+		UT_CHECK_EQ(posix_run(bad[i], 0, &st), 0);
+		UT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	}
 }
 
 UTEST(posix_exit_status, 1)

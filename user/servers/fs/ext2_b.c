@@ -14,12 +14,49 @@ int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
 	return err < 0 || m.mr[0] ? -EIO : 0;
 }
 
+/** The cache slot of @blk, or -1. */
+static int bc_find(const struct ext2_bcache *c, uint32_t blk)
+{
+	for (int i = 0; i < EXT2_BCACHE_BLOCKS; i++)
+		if (c->blk[i] == blk)
+			return i;
+	return -1;
+}
+
+/** Keep a copy of @blk (@data) in the cache, evicting the LRU slot. */
+static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
+{
+	int i = bc_find(c, blk);
+	if (i < 0) {
+		i = 0;
+		for (int j = 1; j < EXT2_BCACHE_BLOCKS; j++)
+			if (c->used[j] < c->used[i])
+				i = j;
+		c->blk[i] = blk;
+	}
+	c->used[i] = ++c->clock;
+	memcpy(c->data[i], data, EXT2_BLOCK);
+}
+
 int ext2_b_read(void *ctx, uint32_t blk, void *buf)
 {
 	const struct ext2_b *b = ctx;
+	struct ext2_bcache *c = b->cache;
+	int i = c && blk ? bc_find(c, blk) : -1;
+	if (i >= 0) {
+		c->used[i] = ++c->clock;
+		c->hits++;
+		memcpy(buf, c->data[i], EXT2_BLOCK);
+		return 0;
+	}
 	int err = ext2_b_call(b, FUL_CACHE_OP_READ, blk);
-	if (!err)
+	if (!err) {
 		memcpy(buf, b->win, EXT2_BLOCK);
+		if (c && blk) {
+			c->misses++;
+			bc_put(c, blk, b->win);
+		}
+	}
 	return err;
 }
 
@@ -27,7 +64,15 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 {
 	const struct ext2_b *b = ctx;
 	memcpy(b->win, buf, EXT2_BLOCK);
-	return ext2_b_call(b, FUL_CACHE_OP_WRITE, blk);
+	int err = ext2_b_call(b, FUL_CACHE_OP_WRITE, blk);
+	if (b->cache && blk) {
+		int i = bc_find(b->cache, blk);
+		if (!err)
+			bc_put(b->cache, blk, buf);
+		else if (i >= 0) /* B did not take it: forget our copy */
+			b->cache->blk[i] = 0;
+	}
+	return err;
 }
 
 uint32_t ext2_b_now(void *ctx)

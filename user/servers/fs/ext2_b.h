@@ -9,10 +9,24 @@
 
 #include "ext2.h"
 
+/* A small write-through copy of recently used blocks on the client's
+ * side (F's): a hit costs a copy instead of a request to B, and every
+ * write still goes to B at once, so B stays the authority (F is B's
+ * only client, so nothing else changes a block under it). LRU. */
+#define EXT2_BCACHE_BLOCKS 32
+struct ext2_bcache {
+	uint32_t blk[EXT2_BCACHE_BLOCKS]; /* 0: empty (block 0 is never read) */
+	uint32_t used[EXT2_BCACHE_BLOCKS]; /* last use, for LRU */
+	uint32_t clock;
+	unsigned long hits, misses;
+	uint8_t data[EXT2_BCACHE_BLOCKS][EXT2_BLOCK];
+};
+
 struct ext2_b {
 	unsigned slot;           /* B's endpoint (WRITE, a client badge) */
 	unsigned char *win;      /* B's client window, mapped here */
 	unsigned long timeout_us; /* of each request */
+	struct ext2_bcache *cache; /* NULL: every block from B */
 };
 
 /** Request @op (FUL_CACHE_OP_*) for block @blk through page 0 of the

@@ -20,8 +20,9 @@
 #define F_WIN_VA 0x38000000UL
 #define F_RING_PRIO 120 /* the rootserver starts F at this priority */
 
+static struct ext2_bcache f_bcache;
 const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, (unsigned char *)F_WIN_VA,
-			   FUL_FOREVER};
+			   FUL_FOREVER, &f_bcache};
 
 /** One IPC request in @m (its data in the IPC buffer); the reply goes
  *  back in @m. Ring set-up is the rootserver's only (badge 0). */
