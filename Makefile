@@ -404,7 +404,7 @@ BENCH_REPORT_FILES = $(BENCH_EXT2_PREP) && \
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
 	ubench=files,disk,cache=64,fs,form=1 --disk $(BENCH_EXT2_IMG) && \
 	$(BENCH_EXT2_PREP) && \
-	$(BENCH_MTTCG) ubench=files_mttcg,disk,cache=64,fs,form=4 --cpus 4 \
+	$(BENCH_MTTCG) ubench=files_mttcg,disk,cache=64,fs,form=4,fs_spin=200 --cpus 4 \
 	--disk $(BENCH_EXT2_IMG)
 
 # Paper 002's evaluation (issue 14; user/bench/ub_storage.c): Figure 5

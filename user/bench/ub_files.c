@@ -11,8 +11,9 @@
  *   fs_read_4k_ipc    the same 4 KiB over IPC: eight 512-byte READ
  *                     calls, each copied out of the IPC buffer.
  *   fsring_rtt_over_ipc_mttcg  (multi-threaded TCG, F on another core,
- *                     form=4): time of FR_CALLS null requests (INFO)
- *                     through the ring, F's ring thread awake (polling),
+ *                     form=4, fs_spin=200): time of FR_CALLS null
+ *                     requests (INFO) through the ring, F's ring thread
+ *                     and the client awake (polling),
  *                     over the same number of IPC calls to F's other
  *                     thread, in percent; FR_REPEATS pairs in one boot.
  */
@@ -149,7 +150,9 @@ unsigned ub_files_run(bool mttcg)
 		printf("ubench: files: no ring to F\n");
 		return 0;
 	}
-	if (mttcg)
+	if (mttcg) {
+		ful_fs_set_spin(256); /* F polls too: boot argument fs_spin */
 		return fr_rtt_mttcg();
+	}
 	return fr_read_ring() + fr_read_ipc();
 }

@@ -16,12 +16,17 @@
 
 #include "lib.h"
 
-/* Polls of the reply before sleeping: counted, not timed (a vCPU the
- * host descheduled would find a time budget spent on return); every
- * FSR_CLIENT_YIELD polls the core goes to any other ready thread of
- * the same priority (other clients on this core post meanwhile). */
-#define FSR_CLIENT_SPINS 256
+/* Polls of the reply before sleeping (ful_fs_set_spin; 0 by default):
+ * counted, not timed (a vCPU the host descheduled would find a time
+ * budget spent on return); every FSR_CLIENT_YIELD polls the core goes
+ * to any other ready thread of the same priority. */
 #define FSR_CLIENT_YIELD 64
+static unsigned client_spins;
+
+void ful_fs_set_spin(unsigned polls)
+{
+	client_spins = polls;
+}
 
 static struct ful_spin fs_lock;
 static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
@@ -117,7 +122,7 @@ static bool ring_replied(void)
 /** Wait for the reply: poll a little, then say "sleeping" and wait. */
 static void ring_wait(void)
 {
-	for (unsigned i = 1; i <= FSR_CLIENT_SPINS && !ring_replied(); i++)
+	for (unsigned i = 1; i <= client_spins && !ring_replied(); i++)
 		if (i % FSR_CLIENT_YIELD == 0)
 			ful_yield();
 	while (!ring_replied()) {

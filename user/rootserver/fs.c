@@ -6,6 +6,7 @@
  * (FUL_SYSPROG_SLOT_FS), not to B.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
@@ -51,9 +52,12 @@ long root_fs_start(void)
 			{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 			 .va = FUL_LOAD_VADDR},
 		};
+		char spin[16] = "0";
+		root_bootarg("fs_spin", spin, sizeof spin);
 		struct ful_spawn_args a = {
 			.module = (unsigned)mod,
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
+			.arg0 = strtoul(spin, NULL, 0), /* its ring thread's polls */
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
 			.report_badge = 1, .caps = g, .ncaps = 5,
 			.maps = maps, .nmaps = 1};

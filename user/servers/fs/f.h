@@ -45,9 +45,10 @@ static inline void f_lock_drop(void)
 	atomic_flag_clear_explicit(&f_lock, memory_order_release);
 }
 
-/** Rings: start the ring thread on @cpu at @prio (0 or -FUL_E*);
+/** Rings: start the ring thread on @cpu at @prio, polling @spin passes
+ *  before it sleeps (0 or -FUL_E*);
  *  attach/detach ring @k (IPC requests of the rootserver). */
-long f_ring_start(unsigned cpu, unsigned prio);
+long f_ring_start(unsigned cpu, unsigned prio, unsigned spin);
 long f_ring_attach(unsigned long k);
 long f_ring_detach(unsigned long k);
 /** The ring thread's id (0 if it does not run). */

@@ -4,7 +4,7 @@
  * f_lock), publishes the replies, and signals a client only if that
  * client said it sleeps. With nothing to do it keeps polling while its
  * core has no other runnable thread (the load area says so: polling
- * then costs nobody anything), up to F_SPIN_PASSES; then it says it sleeps
+ * then costs nobody anything), up to fs_spin passes; then it says it sleeps
  * in every ring, looks once more, and waits on its doorbell.
  *
  * Rings are attached and detached by the IPC thread on the rootserver's
@@ -21,10 +21,12 @@
 
 #include "f.h"
 
-/* Polls of the rings before sleeping (when the core is not wanted):
- * counted in passes, not time, so that a vCPU the host descheduled does
- * not find its budget spent on return (about 50 us of a 1 GHz core). */
-#define F_SPIN_PASSES 200
+/* Polls of the rings before sleeping (when the core is not wanted),
+ * boot argument fs_spin=N (0 by default: under icount every polling
+ * instruction counts in the path, and on a busy host a polling vCPU
+ * competes with the one it waits for). Counted in passes, not time, so
+ * that a vCPU the host descheduled does not find its budget spent. */
+static unsigned spin_passes;
 
 static _Atomic unsigned long live;     /* bit k: ring k attached */
 static _Atomic int busy = -1;          /* the ring being served, or -1 */
@@ -168,7 +170,7 @@ static void ring_main(void *arg)
 		if (rings_pass())
 			continue;
 		bool got = false;
-		for (unsigned i = 0; !got && i < F_SPIN_PASSES && !core_wanted(); i++)
+		for (unsigned i = 0; !got && i < spin_passes && !core_wanted(); i++)
 			got = rings_pass() != 0;
 		if (got)
 			continue;
@@ -189,9 +191,10 @@ unsigned long f_ring_tid(void)
 	return started ? (unsigned long)ring_thread.tid : 0;
 }
 
-long f_ring_start(unsigned cpu, unsigned prio)
+long f_ring_start(unsigned cpu, unsigned prio, unsigned spin)
 {
 	struct ful_thread *t = &ring_thread;
+	spin_passes = spin;
 	if ((ful_cap_info(FUL_FSR_F_SLOT_BELL) & 0xff) != FUL_CAP_NTFN)
 		return -FUL_EBADCAP;
 	my_cpu = cpu;

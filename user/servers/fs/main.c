@@ -60,7 +60,7 @@ int main(void)
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
-	long rerr = err ? 0 : f_ring_start(si.cpu, F_RING_PRIO);
+	long rerr = err ? 0 : f_ring_start(si.cpu, F_RING_PRIO, (unsigned)ful_arg0);
 	if (rerr)
 		printf("fs: no ring thread (%ld): rings are not served\n", rerr);
 	struct ful_msg m = {.info = FUL_MSG(FUL_FS_READY, 0),

@@ -87,6 +87,10 @@ long ful_fs_call(unsigned op, struct ful_msg *m, size_t len);
 /** Use the ring mapped at @va, with notification @ntfn (READ) and F's
  *  doorbell @bell (WRITE). */
 void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell);
+/** Poll the ring up to @polls times for a reply before sleeping (0, the
+ *  default: sleep at once; worth it only when F polls too, boot argument
+ *  fs_spin=N, and the two run on different cores). */
+void ful_fs_set_spin(unsigned polls);
 /** Requests this process sent through its ring so far, and the
  *  doorbell signals among them (0, 0 without a ring). */
 void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals);
