@@ -205,7 +205,7 @@ ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check setup clean
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check bench-linux setup clean
 
 all: kernel host-tests
 
@@ -433,6 +433,16 @@ bench: kernel sim
 	$(BENCH_REPORT_FILES)
 	$(BENCH_REPORT_STORAGE)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
+
+# Paper 002's benchmarks on Linux, the monolithic peer, on the same QEMU
+# (issue 14): Debian's arm64 kernel and busybox-static from apt-get
+# download (scripts/setup.sh linux), the same benchmark sources built as
+# static Linux programs; results merged into build/bench/results.json.
+LINUX_DEBS := $(BUILD)/linux/debs
+bench-linux: $(SETUP)
+	bash scripts/setup.sh linux $(LINUX_DEBS)
+	$(PYTHON) tools/linux_bench.py --debs $(LINUX_DEBS) --work $(BUILD)/linux \
+		--out $(BUILD)/bench --meta tools/bench_meta.json
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

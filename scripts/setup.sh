@@ -12,6 +12,13 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
+# `setup.sh linux OUTDIR`: what make bench-linux needs besides the base
+# tools (scripts/setup_linux.sh).
+LINUX_OUT=""
+if [ "${1:-}" = linux ]; then
+    LINUX_OUT="${2:?usage: setup.sh linux OUTDIR}"
+fi
+
 # "command-to-check:debian-package" pairs. Packages checked via dpkg are
 # listed separately because they provide no command of their own.
 CMD_PKGS=(
@@ -60,6 +67,7 @@ find_missing
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "setup: all tools present"
     smoke_check
+    [ -z "$LINUX_OUT" ] || exec "$ROOT/scripts/setup_linux.sh" "$LINUX_OUT"
     exit 0
 fi
 
@@ -100,3 +108,4 @@ if [ "${#missing[@]}" -ne 0 ]; then
 fi
 echo "setup: installed ${installed[*]}"
 smoke_check
+[ -z "$LINUX_OUT" ] || exec "$ROOT/scripts/setup_linux.sh" "$LINUX_OUT"
