@@ -39,6 +39,17 @@
  * A name is at most 255 bytes (-ENAMETOOLONG), a path at most
  * FUL_IPCBUF_SIZE bytes.
  *
+ * OMF, the On-Memory File (paper 002 II.D), through a ring only: its
+ * window (<fulcrum/fsring.h>) holds the mapped blocks.
+ *   OMF_MAP    mr0 ino, mr1 first page of the file, mr2 pages (at most
+ *              FUL_FSR_OMF_PAGES) -> the blocks copied into the window
+ *              (holes and the part past the end as zeros), mr1 the
+ *              file's size; one mapping per ring, a new one replaces it
+ *   OMF_SYNC   mr0 the file's new size, mr1 a mask of the window pages
+ *              the client wrote -> those pages written back (up to the
+ *              new size), the size set (extended or cut), mtime/ctime
+ *   OMF_UNMAP  the mapping forgotten (not written back)
+ *
  * The same operations also come through shared-memory rings, with
  * their data in a shared area instead of the IPC buffer
  * (<fulcrum/fsring.h>); RING_ATTACH / RING_DETACH (mr0: the ring) come
@@ -68,6 +79,9 @@ enum ful_fs_op {
 	FUL_FS_OP_RENAME,
 	FUL_FS_OP_RING_ATTACH, /* rootserver only (badge 0): mr0 ring k */
 	FUL_FS_OP_RING_DETACH, /* rootserver only: mr0 ring k */
+	FUL_FS_OP_OMF_MAP,     /* rings only (the window): see below */
+	FUL_FS_OP_OMF_SYNC,
+	FUL_FS_OP_OMF_UNMAP,
 };
 
 #define FUL_FS_APPEND (~0UL)

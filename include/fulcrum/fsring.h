@@ -8,8 +8,12 @@
  *
  * Frame layout (FUL_FSR_PAGES pages):
  *   page 0      struct ful_fsr_ctl: indices, sleep flags, the two rings
- *   pages 1..   the data area (FUL_FSR_DATA bytes): names, bytes written,
+ *   pages 1..16 the data area (FUL_FSR_DATA bytes): names, bytes written,
  *               bytes read; a request names [data_off, data_off + len)
+ *   pages 17..  the OMF window (FUL_FSR_OMF bytes, at FUL_FSR_OMF_OFF):
+ *               the blocks of the file the client has mapped (OMF_MAP),
+ *               read and written by the client as memory, written back
+ *               by F on OMF_SYNC (<fulcrum/fs.h>)
  *
  * A request carries the operation of <fulcrum/fs.h> (FUL_FS_OP_*) and
  * the message registers that operation takes there (a0..a2 = mr0..mr2);
@@ -38,8 +42,11 @@
 #define FUL_FSR_MAX 16            /* rings F serves at once */
 #define FUL_FSR_SLOTS 16          /* entries per ring, a power of two */
 #define FUL_FSR_DATA_PAGES 16
-#define FUL_FSR_PAGES (1 + FUL_FSR_DATA_PAGES)
+#define FUL_FSR_OMF_PAGES 64
+#define FUL_FSR_PAGES (1 + FUL_FSR_DATA_PAGES + FUL_FSR_OMF_PAGES)
 #define FUL_FSR_DATA (FUL_FSR_DATA_PAGES * 4096UL)
+#define FUL_FSR_OMF_OFF ((1 + FUL_FSR_DATA_PAGES) * 4096UL)
+#define FUL_FSR_OMF (FUL_FSR_OMF_PAGES * 4096UL)
 #define FUL_FSR_SIZE (FUL_FSR_PAGES * 4096UL)
 
 struct ful_fsr_req {

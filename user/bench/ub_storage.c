@@ -10,7 +10,9 @@
  *                    cached 4 KiB block (client -> F -> B -> client)
  *                    through the client's ring, all cores' instructions
  *                    (under icount the counter is the machine's), for
- *                    each of the 15 forms: Figure 5
+ *                    each of the 15 forms: Figure 5; block_read_omf, the
+ *                    same block through OMF (the file mapped, a copy
+ *                    out of the window, no server on the path)
  *   ubench=postmark  (MTTCG) postmark_form<N>: user/postmark with the
  *                    paper's parameters (25 files, 25 transactions,
  *                    500-10,000 bytes), elapsed microseconds; and
@@ -22,6 +24,7 @@
  *                    start to the last exit, forms 1, 3, 4, 7, 11:
  *                    Figures 8-10
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +80,35 @@ static unsigned st_forms(void)
 	}
 	close(fd);
 	return lines;
+}
+
+/** block_read_omf: the same block read through OMF (form 1): the
+ *  file's first 64 KiB mapped once, then each read a copy out of the
+ *  window, no server on the path. */
+static unsigned st_omf_read(void)
+{
+	static unsigned char buf[4096];
+	static unsigned long s[ST_READS];
+	struct ful_omf o;
+	int fd = open("/big.bin", O_RDONLY);
+	if (fd < 0 || st_form(1) || ful_omf_map(fd, 64 * 1024, &o)) {
+		printf("ubench: block_read_omf: cannot map /big.bin (errno %d)\n",
+		       errno);
+		return 0;
+	}
+	unsigned long ovh = ful_cycles_overhead();
+	for (int i = -ST_WARMUP; i < ST_READS; i++) {
+		unsigned long t0 = ful_cycles();
+		memcpy(buf, o.base + 8192, sizeof buf);
+		__asm__ volatile("" : : "r"(buf) : "memory");
+		unsigned long t1 = ful_cycles();
+		if (i >= 0)
+			s[i] = t1 - t0 - ovh;
+	}
+	ful_omf_unmap(&o);
+	close(fd);
+	ful_bench_print("block_read_omf", "instructions", s, ST_READS);
+	return 1;
 }
 
 /** Start @argv[0] (a boot module) with @argv on core 0. */
@@ -230,7 +262,7 @@ unsigned ub_storage_run(const char *which)
 		       "disk,cache=N,fs and an ext2 disk)\n", which);
 		return 0;
 	}
-	unsigned n = !strcmp(which, "forms")      ? st_forms()
+	unsigned n = !strcmp(which, "forms")      ? st_forms() + st_omf_read()
 		     : !strcmp(which, "postmark") ? st_postmarks()
 						  : st_bonnies();
 	struct ful_msg m = {0};

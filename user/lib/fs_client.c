@@ -90,6 +90,11 @@ unsigned char *ful_fs_begin(size_t *cap)
 	return ctl ? (unsigned char *)ctl + 4096 : ful_ipcbuf();
 }
 
+unsigned char *ful_fs_omf_window(void)
+{
+	return ctl ? (unsigned char *)ctl + FUL_FSR_OMF_OFF : NULL;
+}
+
 void ful_fs_end(void)
 {
 	ful_spin_unlock(&fs_lock);

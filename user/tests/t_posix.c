@@ -201,3 +201,54 @@ UTEST(fsbad_inode, 1)
 			    (unsigned char)(i * 31 + 3 * 7 + (i >> 12)));
 	close(fd);
 }
+
+/* OMF: a file's bytes as memory, written back on sync; grown and cut. */
+UTEST(posix_omf, 1)
+{
+	if (!posix_have_fs())
+		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
+	static unsigned char b[20000];
+	for (unsigned i = 0; i < sizeof b; i++)
+		b[i] = (unsigned char)(i * 13 + 5);
+	int fd = open("/omf.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(write(fd, b, 10000), 10000);
+	struct ful_omf o;
+	UT_CHECK_EQ(ful_omf_map(fd, 64 * 1024, &o), 0);
+	UT_CHECK_EQ(o.size, 10000);
+	UT_CHECK(!memcmp(o.base, b, 10000)); /* the file, in memory */
+	o.base[100] ^= 0xff;                  /* a write in place ... */
+	b[100] ^= 0xff;
+	ful_omf_dirty(&o, 100, 1);
+	UT_CHECK_EQ(ful_omf_resize(&o, 20000), 0); /* ... and growth */
+	memcpy(o.base + 10000, b + 10000, 10000);
+	ful_omf_dirty(&o, 10000, 10000);
+	struct stat st0, st1;
+	UT_CHECK_EQ(fstat(fd, &st0), 0);
+	UT_CHECK_EQ(ful_omf_sync(&o), 0);
+	UT_CHECK_EQ(fstat(fd, &st1), 0);
+	UT_CHECK_EQ(st1.st_size, 20000);
+	UT_CHECK(st1.st_mtime >= st0.st_mtime);
+	static unsigned char r[20000];
+	UT_CHECK_EQ(pread(fd, r, sizeof r, 0), 20000);
+	UT_CHECK(!memcmp(r, b, sizeof r)); /* read back through F */
+	UT_CHECK_EQ(ful_omf_resize(&o, 5000), 0);  /* cut */
+	UT_CHECK_EQ(ful_omf_unmap(&o), 0);         /* syncs */
+	UT_CHECK_EQ(fstat(fd, &st1), 0);
+	UT_CHECK_EQ(st1.st_size, 5000);
+	UT_CHECK_EQ(ful_omf_resize(&o, 1 << 20), -1); /* past the window */
+	UT_CHECK_EQ(ful_omf_map(fd, 1 << 20, &o), -1);
+	UT_CHECK_EQ(errno, EFBIG);
+	/* a file larger than the window: its first pages, no resize */
+	UT_CHECK_EQ(ftruncate(fd, 100000), 0);
+	UT_CHECK_EQ(ful_omf_map(fd, 8192, &o), 0);
+	UT_CHECK_EQ(o.size, 100000);
+	UT_CHECK(!memcmp(o.base, b, 4096));
+	UT_CHECK_EQ(ful_omf_resize(&o, 8192), -1);
+	UT_CHECK_EQ(errno, EFBIG);
+	UT_CHECK_EQ(ful_omf_unmap(&o), 0);
+	close(fd);
+	int dfd = open("/", O_RDONLY);
+	UT_CHECK_EQ(ful_omf_map(dfd, 4096, &o), -1); /* not a file */
+	close(dfd);
+}

@@ -97,6 +97,27 @@ void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals);
 /** Was this process started by ful_proc_spawn() (start.c)? */
 bool ful_proc_is_child(void);
 
+/* OMF, the On-Memory File (user/lib/omf.c): a file's first @room bytes
+ * (up to FUL_FSR_OMF) as memory at @base, with no server on the path of
+ * a read or a write. Write through @base, mark what was written with
+ * ful_omf_dirty(), change the size with ful_omf_resize() (within @room,
+ * for a file that fits in it), and ful_omf_sync() has F write it back. Needs a ring to F;
+ * one mapping per process. Each returns 0, or -1 with errno. */
+struct ful_omf {
+	unsigned char *base;
+	size_t size;          /* the file's size, as the client sets it */
+	size_t room;          /* mapped bytes (the file may be larger) */
+	unsigned long dirty;  /* bit p: page p written since the last sync */
+	bool writable;
+};
+int ful_omf_map(int fd, size_t max, struct ful_omf *o);
+void ful_omf_dirty(struct ful_omf *o, size_t off, size_t len);
+int ful_omf_resize(struct ful_omf *o, size_t size);
+int ful_omf_sync(struct ful_omf *o);
+int ful_omf_unmap(struct ful_omf *o); /* syncs first if dirty */
+/** The OMF window of this process's ring (fs_client.c). */
+unsigned char *ful_fs_omf_window(void);
+
 /* Where a process's ring is mapped, and (for a child) the slots of its
  * notification and F's doorbell. */
 #define FUL_FSR_CLIENT_VADDR 0x3d000000UL
