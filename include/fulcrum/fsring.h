@@ -69,7 +69,8 @@ struct ful_fsr_ctl {
 	/* reply ring: F writes rep_head, the client rep_tail */
 	_Atomic unsigned int rep_head, rep_tail;
 	_Atomic unsigned int server_sleeping, client_sleeping;
-	unsigned int pad[10];
+	_Atomic unsigned int server_dead; /* F is gone: requests fail (EIO) */
+	unsigned int pad[9];
 	struct ful_fsr_req req[FUL_FSR_SLOTS];
 	struct ful_fsr_rep rep[FUL_FSR_SLOTS];
 	/* statistics, written by their side only */

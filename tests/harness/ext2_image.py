@@ -57,6 +57,12 @@ def corruption(args):
     return None
 
 
+def unchecked(args):
+    """Is the image left unchecked after the run: damaged on purpose
+    (fsbad=) or written by a server the suite crashes (crash=1)?"""
+    return corruption(args) is not None or "crash=1" in (args or "").split(",")
+
+
 def damage(path, kind):
     """Break the image at @path as corruption() names @kind."""
     if kind == "super":

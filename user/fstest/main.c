@@ -8,6 +8,11 @@
  *   fstest DIR         every check below, in DIR (made, left behind
  *                      with keep.bin in it for the host to read back)
  *   fstest DIR enospc  fill the disk to ENOSPC, then free it all
+ *   fstest DIR spin    make DIR/started (by a rename, so that it appears
+ *                      only when made), then stat DIR until that fails:
+ *                      exit 5 if it failed with EIO (the file server
+ *                      died), 6 otherwise (the tests that kill F or
+ *                      the client)
  *   fstest DIR badptr  read DIR/f into an unmapped buffer: EFAULT
  *                      (Linux), or the process is killed (Fulcrum,
  *                      where the copy is in user space)
@@ -498,6 +503,17 @@ int main(int argc, char **argv)
 	if (mkdir(base, 0755) && errno != EEXIST) {
 		printf("FSTEST FAIL setup: mkdir %s: errno %d\n", base, errno);
 		return 100;
+	}
+	if (argc > 2 && !strcmp(argv[2], "spin")) {
+		struct stat st; /* "started" appears whole, by a rename */
+		if (ft_write_file(ft_path(0, "starting"), 1, 1, 1) ||
+		    rename(ft_path(0, "starting"), ft_path(1, "started")))
+			return 6;
+		while (stat(base, &st) == 0)
+			;
+		if (errno != EIO)
+			printf("fstest: %s: stat failed with errno %d\n", base, errno);
+		return errno == EIO ? 5 : 6;
 	}
 	if (argc > 2 && !strcmp(argv[2], "badptr")) {
 		int fd = open(ft_path(0, "f"), O_RDONLY);

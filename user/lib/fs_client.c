@@ -124,27 +124,39 @@ static bool ring_replied(void)
 	       atomic_load_explicit(&ctl->rep_tail, memory_order_relaxed);
 }
 
-/** Wait for the reply: poll a little, then say "sleeping" and wait. */
-static void ring_wait(void)
+static bool ring_dead(void)
+{
+	return atomic_load_explicit(&ctl->server_dead, memory_order_acquire);
+}
+
+/** Wait for the reply: poll a little, then say "sleeping" and wait;
+ *  false if F is gone meanwhile. */
+static bool ring_wait(void)
 {
 	for (unsigned i = 1; i <= client_spins && !ring_replied(); i++)
 		if (i % FSR_CLIENT_YIELD == 0)
 			ful_yield();
 	while (!ring_replied()) {
+		if (ring_dead())
+			return false;
 		atomic_store(&ctl->client_sleeping, 1);
 		atomic_thread_fence(memory_order_seq_cst);
-		if (!ring_replied())
+		if (!ring_replied() && !ring_dead())
 			ful_ntfn_wait(ntfn_slot, NULL, FUL_FOREVER);
 		atomic_store(&ctl->client_sleeping, 0);
 	}
+	return true;
 }
 
 /** A request through the ring: mr0, the reply in *@m. */
 static long ring_call(unsigned op, struct ful_msg *m, size_t len)
 {
+	if (ring_dead())
+		return -EIO;
 	unsigned id = ring_post(op, m, len);
 	ring_requests++;
-	ring_wait();
+	if (!ring_wait())
+		return -EIO; /* F is gone: the request may or may not have run */
 	unsigned tail = atomic_load_explicit(&ctl->rep_tail, memory_order_relaxed);
 	const struct ful_fsr_rep *p = &ctl->rep[tail % FUL_FSR_SLOTS];
 	long r = p->id == id ? p->mr[0] : -EIO;

@@ -205,6 +205,16 @@ static void proc_reap(struct ful_proc *p)
 	p->args_frame = 0;
 }
 
+int ful_proc_kill(struct ful_proc *p)
+{
+	long err = ful_thread_kill(p->task.thread);
+	if (err < 0 && err != -FUL_EDEAD)
+		return (int)err;
+	proc_reap(p);
+	p->pid = 0;
+	return 0;
+}
+
 /* Ends that arrived while another child was waited for (badge, status). */
 #define PROC_EARLY 16
 static struct { int pid, status; } early[PROC_EARLY];

@@ -5,6 +5,7 @@
  * client window), so with F running a system program talks to F
  * (FUL_SYSPROG_SLOT_FS), not to B.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +22,7 @@
 static struct {
 	unsigned ep;   /* F's endpoint (ALL) */
 	unsigned bell; /* F's doorbell notification (ALL) */
+	bool dead;     /* root_fs_kill: F's server thread is gone */
 	struct ful_task task;
 } fs;
 
@@ -89,7 +91,7 @@ bool root_fs_task(unsigned *vs, unsigned *bell)
 {
 	*vs = fs.task.vs;
 	*bell = fs.bell;
-	return fs.ep != 0;
+	return fs.ep != 0 && !fs.dead;
 }
 
 /** Before the power goes: F writes its counts and B its dirty lines to
@@ -100,7 +102,9 @@ void root_storage_sync(void)
 	unsigned ep, win;
 	struct ful_msg m = {0};
 	long err = 0;
-	if (fs.ep) {
+	if (fs.dead) {
+		return; /* F's counts died with it: nothing consistent to write */
+	} else if (fs.ep) {
 		m.info = FUL_MSG(FUL_FS_OP_SYNC, 0);
 		err = ful_call(fs.ep, &m, ROOT_TIMEOUT_US);
 	} else if (root_cache_client(&ep, &win)) {
@@ -118,4 +122,42 @@ void root_power_off(void)
 {
 	root_storage_sync();
 	ful_shutdown(FUL_SLOT_SCHED);
+}
+
+/** F's tombstone: after F's server thread died, every call on F's
+ *  endpoint is answered -EIO (a caller queued there would otherwise wait
+ *  for a receiver that never comes). */
+static void fs_tombstone(void *arg)
+{
+	(void)arg;
+	struct ful_msg m = {0};
+	long err = ful_recv(fs.ep, &m, FUL_FOREVER);
+	for (;;) {
+		if (err < 0) {
+			err = ful_recv(fs.ep, &m, FUL_FOREVER);
+			continue;
+		}
+		m = (struct ful_msg){.info = FUL_MSG(FUL_MSG_LABEL(m.info), 0),
+				     .mr = {(unsigned long)-EIO}};
+		err = ful_reply_recv(fs.ep, &m, FUL_FOREVER);
+	}
+}
+
+long root_fs_kill(void)
+{
+	static struct ful_thread tomb;
+	if (!fs.ep || fs.dead)
+		return -FUL_ESTATE;
+	long err = ful_thread_kill(fs.task.thread);
+	if (err < 0)
+		return err;
+	fs.dead = true;
+	ful_ntfn_signal(fs.bell, 1); /* the ring thread sees it and closes */
+	struct ful_thread_args a = {.fn = fs_tombstone, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = FS_PRIO,
+				    .cpu = 0, .name = "fs-tombstone"};
+	err = ful_thread_spawn(&a, &tomb);
+	printf("rootserver: F's server thread killed; its endpoint answers "
+	       "EIO from now on\n");
+	return err;
 }

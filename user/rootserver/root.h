@@ -86,6 +86,10 @@ unsigned root_prog_vs(void);
  *  (fsring.c): the reply's mr0. */
 long root_fs_ring(unsigned vs, const struct ful_msg *m);
 long root_fs_ring_free(const struct ful_msg *m);
+/** Kill F's server thread (a crash, for the tests: FUL_ROOT_REQ_FS_KILL);
+ *  its ring thread closes the rings, a tombstone thread answers EIO on
+ *  F's endpoint. 0 or -FUL_E*. */
+long root_fs_kill(void);
 /** Flush F's and B's state to the disk, if they run (fs.c). */
 void root_storage_sync(void);
 /** Power the machine off, the disk synced first: every shut-down path. */

@@ -13,6 +13,7 @@
  * thread has left the ring (its `busy` index) before answering.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/fs.h>
@@ -237,10 +238,28 @@ static bool rings_sleep(bool on)
 	return work;
 }
 
+/** F's IPC thread is dead (killed, or a fault): tell every client on a
+ *  ring (server_dead, and a wake-up for a sleeper), then end. */
+static bool rings_orphaned(void)
+{
+	if (!ful_thread_dead(FUL_CHILD_SLOT_THREAD))
+		return false;
+	unsigned long m = atomic_load(&live);
+	for (unsigned k = 0; m; k++, m >>= 1)
+		if (m & 1) {
+			atomic_store(&ring(k)->server_dead, 1);
+			ful_ntfn_signal(FUL_FSR_F_SLOT_NTFN + k, 1);
+		}
+	printf("fs: the server thread is gone: rings closed\n");
+	return true;
+}
+
 static void ring_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
+		if (rings_orphaned())
+			return;
 		if (rings_pass())
 			continue;
 		bool got = false;

@@ -74,6 +74,10 @@ int ful_proc_spawn(const char *module, char *const argv[],
  *  then the process is gone; or -FUL_ETIMEOUT (it keeps running). */
 int ful_proc_wait(struct ful_proc *p, int *status, unsigned long timeout_us);
 
+/** Kill @p (its first thread; a single-threaded process) and tear it
+ *  down as ful_proc_wait() does after an end: 0 or -FUL_E*. */
+int ful_proc_kill(struct ful_proc *p);
+
 /* Requests to F (fs_client.c): between ful_fs_begin() and ful_fs_end()
  * the caller owns the transport's data buffer (the ring's data area, or
  * the IPC buffer: its size in *@cap), puts a request's bytes at its
