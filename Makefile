@@ -437,16 +437,20 @@ bench: kernel sim
 	$(BENCH_REPORT_FILES)
 	$(BENCH_REPORT_STORAGE)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
+	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
 
 # Paper 002's benchmarks on Linux, the monolithic peer, on the same QEMU
 # (issue 14): Debian's arm64 kernel and busybox-static from apt-get
 # download (scripts/setup.sh linux), the same benchmark sources built as
 # static Linux programs; results merged into build/bench/results.json.
 LINUX_DEBS := $(BUILD)/linux/debs
+# Plots need Debian's python3-matplotlib, which Debian's own python3 sees.
+PLOT_PYTHON ?= /usr/bin/python3
 bench-linux: $(SETUP)
 	bash scripts/setup.sh linux $(LINUX_DEBS)
 	$(PYTHON) tools/linux_bench.py --debs $(LINUX_DEBS) --work $(BUILD)/linux \
 		--out $(BUILD)/bench --meta tools/bench_meta.json
+	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
