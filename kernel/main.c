@@ -17,6 +17,7 @@
 #include "pool.h"
 #include "race.h"
 #include "sched.h"
+#include "trace.h"
 
 struct cpu cpus[MAX_CPUS];
 _Atomic uint32_t cpus_online_mask;
@@ -172,6 +173,7 @@ void kmain(void)
 	pool_init_root(page_free_count() / 4 * 3 * PAGE_SIZE);
 	devmem_init(&fi);
 	load_init();
+	trace_init();
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);
