@@ -39,7 +39,8 @@ void trace_put(struct cpu *c, unsigned type, unsigned arg, uint32_t a,
  * TRACE_HOOK: if class bit @bit is set in core @c's mask, call
  * fn(c, a0, a1, a2) (each argument a 64-bit register) through
  * trace_tramp, which saves every caller-saved register. On the path
- * where the class is off this is one load and one tbnz: the call, its
+ * where the class is off this is one load and one taken tbz (the b after
+ * it, +-128 MiB, reaches the cold section wherever it lands): the call, its
  * spills and the save of the link register are in .text.trace_cold, so
  * the hooked function needs no stack frame for it (a plain C call would
  * give a leaf such as icc_post a frame: +12 instructions measured).
@@ -48,7 +49,8 @@ void trace_put(struct cpu *c, unsigned type, unsigned arg, uint32_t a,
 #define TRACE_HOOK(c, bit, fn, a0, a1, a2)                                     \
 	__asm__ volatile(                                                      \
 		"ldr w16, [%x[cpu], %[off]]\n\t"                               \
-		"tbnz w16, %[b], 8888f\n"                                      \
+		"tbz w16, %[b], 8889f\n\t"                                     \
+		"b 8888f\n"                                                    \
 		"8889:\n\t"                                                    \
 		".pushsection .text.trace_cold,\"ax\"\n"                       \
 		"8888:\tsub sp, sp, #64\n\t"                                   \
