@@ -11,6 +11,9 @@
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
+#   make trace    SCENARIO=demo|matmul|latency|ipc with the trace rings on
+#                 -> build/trace/trace.txt (ftrace), trace.json (Chrome)
+#   make plots    the plots of build/bench/results.json and build/trace
 
 CPUS ?= 4
 BUILD := build
@@ -189,7 +192,7 @@ ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check setup clean
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check setup clean trace plots
 
 all: kernel host-tests
 
@@ -388,6 +391,15 @@ bench: kernel sim
 	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
 	$(BENCH_REPORT_DISK)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
+
+# make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=64]
+# (tools/trace_run.py; docs/design.md "Trace rings").
+SCENARIO ?= demo
+TRACE_CLASSES ?= sched
+TRACE_KIB ?= 64
+trace: kernel
+	$(PYTHON) tools/trace_run.py --kernel $(KERNEL) --scenario $(SCENARIO) \
+		--classes $(TRACE_CLASSES) --kib $(TRACE_KIB) --out $(BUILD)/trace
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

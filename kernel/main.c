@@ -187,6 +187,7 @@ void kmain(void)
 	kprintf("%s\n", line);
 	struct thread_attr a = {.name = "init", .prio = 128, .slice_ms = 10,
 				.cpu = 0};
+	trace_start(); /* boot argument trace=: the rings' drain */
 	if (thread_create(&a, init_main, NULL) < 0)
 		panic("cannot create init thread");
 	sched_idle_loop();

@@ -8,17 +8,9 @@
  * into the rootserver at FUL_TRACE_VADDR (like the load area), so a
  * reader needs no system call per record.
  *
- * Console transport (trace_dump; tools/trace_export.py reads it):
- *   TRACE-BEGIN v=1 ncpus=N recs=R freq=F mask=M
- *   TRACE-NAME <tid> <name>                  (each live thread)
- *   TRACE-DATA <cpu> <index> <n> <base64 of n records> <crc32 hex>
- *   TRACE-RING <cpu> start=S head=H first=I lost=L
- *   TRACE-END <total records printed>
- * Each data line carries the index of its first record, so a missing or
- * repeated line is found, and a CRC-32 of its bytes, so a damaged one is.
+ * The console transport is trace_out.c.
  */
 #include "trace.h"
-#include "console.h"
 #include "frame.h"
 #include "kernel.h"
 #include "page.h"
@@ -27,10 +19,10 @@
 
 #define TRACE_LINE_RECS 8
 
-static struct ful_trace_hdr *trace_hdr; /* [I] NULL: no rings */
+struct ful_trace_hdr *trace_hdr;        /* [I] NULL: no rings */
 static struct frame *trace_frame_obj;   /* [I] */
 static spinlock_t trace_lock = SPINLOCK_INIT; /* masks, starts */
-static bool trace_dump_at_shutdown;     /* [I] boot argument trace= */
+bool trace_streaming;                   /* [I] boot argument trace= */
 
 /** The class mask named by boot argument trace=: all, sched, or a
  *  number (decimal, or hex with 0x). */
@@ -108,7 +100,7 @@ void trace_init(void)
 			kprintf("trace: trace=%s is not all, sched or a mask of "
 				"0x%x: tracing off\n", arg, FUL_TRC_ALL);
 		} else {
-			trace_dump_at_shutdown = true;
+			trace_streaming = true;
 			trace_set(m, 0);
 		}
 	}
@@ -337,115 +329,3 @@ __asm__(".pushsection .text.trace_cold,\"ax\"\n"
 	"add sp, sp, #160\n\t"
 	"ret\n"
 	".popsection");
-
-/* ---- the console transport ---------------------------------------- */
-
-static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/** Base64 of @n bytes at @p into @out (4 * ceil(n / 3) + 1 bytes). */
-static char *trace_b64(char *out, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		*out++ = b64[v >> 18 & 63];
-		*out++ = b64[v >> 12 & 63];
-		*out++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		*out++ = i + 2 < n ? b64[v & 63] : '=';
-	}
-	*out = 0;
-	return out;
-}
-
-/** CRC-32 (IEEE, reflected, as zlib's crc32) of @n bytes at @p. */
-static uint32_t trace_crc32(const uint8_t *p, size_t n)
-{
-	uint32_t crc = ~0u;
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
-	}
-	return ~crc;
-}
-
-/** Print ring @cpu's records [start, head) still in the ring; returns
- *  how many were printed. A record whose slot the ring's core may have
- *  been rewriting while it was copied (index < head now - ring_recs +
- *  1) is not printed but counted lost. */
-static uint64_t trace_dump_ring(struct ful_trace_hdr *h, unsigned cpu)
-{
-	struct ful_trace_ring_hdr *rh = &h->ring[cpu];
-	uint64_t R = h->ring_recs;
-	uint64_t head = __atomic_load_n(&rh->head, __ATOMIC_ACQUIRE);
-	uint64_t start = __atomic_load_n(&rh->start, __ATOMIC_RELAXED);
-	uint64_t first = head - start > R ? head - R : start;
-	uint64_t printed = 0;
-	struct ful_trace_rec buf[TRACE_LINE_RECS];
-	char line[64 + TRACE_LINE_RECS * 48];
-	for (uint64_t i = first; i < head;) {
-		unsigned n = head - i < TRACE_LINE_RECS ? (unsigned)(head - i)
-							 : TRACE_LINE_RECS;
-		for (unsigned k = 0; k < n; k++)
-			buf[k] = cpus[cpu].trace_ring[(i + k) & (R - 1)];
-		atomic_thread_fence(memory_order_acquire);
-		uint64_t now = __atomic_load_n(&rh->head, __ATOMIC_RELAXED);
-		if (now >= R && i < now - R + 1) { /* overwritten meanwhile */
-			first = i + 1;
-			i++;
-			continue;
-		}
-		int len = ksnprintf(line, sizeof(line), "TRACE-DATA %u %lu %u ",
-				    cpu, i, n);
-		char *e = trace_b64(line + len, (const uint8_t *)buf,
-				    n * sizeof(buf[0]));
-		ksnprintf(e, sizeof(line) - (size_t)(e - line), " %08x\n",
-			  trace_crc32((const uint8_t *)buf, n * sizeof(buf[0])));
-		console_write(line);
-		printed += n;
-		i += n;
-	}
-	kprintf("TRACE-RING %u start=%lu head=%lu first=%lu lost=%lu\n", cpu,
-		start, head, first, first - start);
-	return printed;
-}
-
-int trace_dump(void)
-{
-	struct ful_trace_hdr *h = trace_hdr;
-	if (!h || h->mask)
-		return -FUL_ESTATE;
-	kprintf("TRACE-BEGIN v=%u ncpus=%u recs=%u freq=%lu recsize=%u\n",
-		h->version, h->ncpus, h->ring_recs, h->counter_freq,
-		h->rec_size);
-	for (unsigned i = 0; i < MAX_THREADS; i++) {
-		struct thread *t = &threads[i];
-		uint32_t st = atomic_load_explicit(&t->state, memory_order_acquire);
-		if (st == T_FREE || st == T_EMBRYO)
-			continue;
-		char name[sizeof(t->name) + 1];
-		memcpy(name, t->name, sizeof(t->name));
-		name[sizeof(t->name)] = 0;
-		for (char *p = name; *p; p++)
-			if (*p <= ' ' || *p > '~')
-				*p = '_';
-		kprintf("TRACE-NAME %u %s\n", tid_of(t), name[0] ? name : "?");
-	}
-	uint64_t total = 0;
-	for (unsigned c = 0; c < h->ncpus; c++)
-		total += trace_dump_ring(h, c);
-	kprintf("TRACE-END %lu\n", total);
-	return 0;
-}
-
-void trace_at_shutdown(void)
-{
-	if (!trace_dump_at_shutdown)
-		return;
-	trace_set(0, 0);
-	trace_dump();
-}

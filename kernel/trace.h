@@ -17,15 +17,23 @@
 struct thread;
 struct frame;
 
+extern struct ful_trace_hdr *trace_hdr; /* [I] the area; NULL: no rings */
+extern bool trace_streaming; /* [I] boot argument trace=: drained to the
+			      * console while it runs (trace_out.c) */
+
 void trace_init(void);
+/** With boot argument trace=, start the thread that drains the rings to
+ *  the console (kmain, once threads can be made). */
+void trace_start(void);
 struct frame *trace_frame(void);
 /** Set every core's class mask to @mask (0 stops tracing); with
  *  FUL_TRACE_RESTART, each ring's start moves to its head. Any core. */
 void trace_set(uint32_t mask, unsigned flags);
-/** Stop tracing and print every ring on the console (framed lines,
- *  docs/design.md); -FUL_ESTATE without rings. Thread context. */
+/** Print every ring on the console (trace_out.c's framing); tracing
+ *  must be off and no drain running: else -FUL_ESTATE, as without rings. */
 int trace_dump(void);
-/** Boot argument trace=MASK: dump at shutdown (sys_shutdown). */
+/** Boot argument trace=: stop tracing, print what the drain has not,
+ *  end the stream (sys_shutdown). */
 void trace_at_shutdown(void);
 
 /* Store one record on this core (@c), IRQs masked inside. */

@@ -7,15 +7,19 @@ LOG is a boot's console output holding one dump of the kernel's trace
 rings (kernel/trace.c, docs/design.md "Trace rings"):
 
     TRACE-BEGIN v=1 ncpus=N recs=R freq=F recsize=32
-    TRACE-NAME <tid> <name>
     TRACE-DATA <cpu> <index> <n> <base64 of n records> <crc32 hex>
-    TRACE-RING <cpu> start=S head=H first=I lost=L
+    TRACE-LOST <cpu> <from> <to>   (overwritten before they were printed)
+    TRACE-NAME <tid> <name>
+    TRACE-RING <cpu> start=S head=H lost=L
     TRACE-END <records printed>
 
 and, optionally, the balancer's decision lines (`LBLOG {json}`). Other
-lines may come in between (other cores print too). The dump is checked
+lines may come in between (other cores print too), even inside a user
+program's line, which the console may get in pieces: a TRACE- line
+found inside another is split off and the pieces are joined. The dump is checked
 before anything is written: the version, each data line's CRC-32, that
-each ring's lines cover exactly [first, head) in order, and the total.
+each ring's data and LOST lines follow each other without a gap up to
+its head, that its LOST ranges add up to its lost count, and the total.
 A truncated or corrupt dump is rejected with the byte offset (and line)
 where it broke.
 
@@ -75,7 +79,8 @@ class Trace:
     def __init__(self):
         self.header = {}
         self.rings = {}      # cpu -> list of Record, in index order
-        self.ring_info = {}  # cpu -> dict(start, head, first, lost)
+        self.ring_info = {}  # cpu -> dict(start, head, lost)
+        self.gaps = {}       # cpu -> records in its LOST ranges
         self.names = {}      # tid -> name
         self.decisions = []  # parsed LBLOG json objects
 
@@ -113,10 +118,19 @@ def parse(text):
     began = ended = False
     expect = {}     # cpu -> next index expected
     total = 0
+    pending = ""    # the start of a line another line interrupted
     for lineno, line in enumerate(text.splitlines(keepends=True), 1):
         where = f"byte offset {offset} (line {lineno})"
         offset += len(line.encode("utf-8", "replace"))
         s = line.strip("\r\n")
+        # A user program's line may be written in pieces, and a kernel
+        # line (always one piece) land between them: split it off, and
+        # join the pieces around it.
+        k = s.find("TRACE-")
+        if k > 0:
+            pending, s = pending + s[:k], s[k:]
+        elif k < 0 and pending:
+            s, pending = pending + s, ""
         if s.startswith("LBLOG "):
             try:
                 t.decisions.append(json.loads(s[6:]))
@@ -152,6 +166,8 @@ def parse(text):
             t.names[int(fields[0])] = fields[1]
         elif head == "TRACE-DATA":
             total += _data_line(t, fields, where, expect)
+        elif head == "TRACE-LOST":
+            _lost_line(t, fields, where, expect)
         elif head == "TRACE-RING":
             _ring_line(t, fields, where, expect)
         elif head == "TRACE-END":
@@ -201,19 +217,31 @@ def _data_line(t, fields, where, expect):
     return n
 
 
+def _lost_line(t, fields, where, expect):
+    try:
+        cpu, frm, to = (int(f) for f in fields)
+    except ValueError:
+        raise DumpError(f"{where}: bad TRACE-LOST line") from None
+    if cpu in expect and expect[cpu] != frm:
+        raise DumpError(f"{where}: core {cpu} loses from {frm}, but its "
+                        f"last line ended at {expect[cpu]}")
+    if to < frm or cpu in t.ring_info:
+        raise DumpError(f"{where}: bad TRACE-LOST range for core {cpu}")
+    t.gaps[cpu] = t.gaps.get(cpu, 0) + to - frm
+    expect[cpu] = to
+
+
 def _ring_line(t, fields, where, expect):
     cpu = int(fields[0])
     info = _kv(fields[1:], where)
-    ring = t.rings.setdefault(cpu, [])
-    got_first = ring[0].index if ring else info["first"]
-    got_end = expect.get(cpu, info["first"])
-    if got_first != info["first"] or got_end != info["head"]:
-        raise DumpError(f"{where}: core {cpu}'s lines cover "
-                        f"[{got_first}, {got_end}), its ring "
-                        f"[{info['first']}, {info['head']})")
-    if info["lost"] != info["first"] - info["start"]:
-        raise DumpError(f"{where}: core {cpu}: lost {info['lost']} is not "
-                        "first - start")
+    t.rings.setdefault(cpu, [])
+    end = expect.get(cpu, info["head"])
+    if end != info["head"]:
+        raise DumpError(f"{where}: core {cpu}'s lines end at {end}, its "
+                        f"ring at {info['head']} (lines missing)")
+    if info["lost"] != t.gaps.get(cpu, 0):
+        raise DumpError(f"{where}: core {cpu}: lost {info['lost']}, its "
+                        f"LOST lines say {t.gaps.get(cpu, 0)}")
     t.ring_info[cpu] = info
 
 
