@@ -398,13 +398,20 @@ def check_sched(trace):
     """Problems found in the switch and migration records (empty: none):
     on each core, a switch's prev is the previous switch's next; each
     migration-in has its migration-out before it; no thread runs on two
-    cores at once. A core whose ring lost records is checked from its
-    first switch on."""
+    cores at once. Where a core's ring lost records, its checks start
+    again from its next switch."""
     problems = []
     last_next = {}
     out_pending = {}  # tid -> count of migrations out not yet in
     running_on = {}   # tid -> cpu it runs on (idle threads: tid 0)
+    last_index = {}   # cpu -> index of its last record seen
     for r in trace.records():
+        if last_index.get(r.cpu, r.index - 1) != r.index - 1:
+            # records lost here: who ran on this core is unknown
+            last_next.pop(r.cpu, None)
+            for tid in [t for t, c in running_on.items() if c == r.cpu]:
+                del running_on[tid]
+        last_index[r.cpu] = r.index
         if r.type == SWITCH:
             want = last_next.get(r.cpu)
             if want is not None and want != r.a:
