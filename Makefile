@@ -210,6 +210,22 @@ $(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
 
+# The same kernel with every trace hook compiled out (kernel/trace.h,
+# FUL_TRACE_OFF): the reference of trace_record_off (make bench).
+KNOBJS := $(patsubst %,$(BUILD)/kn/%.o,$(KSRCS)) $(BUILD)/k/modules.S.o
+$(BUILD)/kernel-notrace.elf: $(KNOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KNOBJS)
+
+$(BUILD)/kn/%.c.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (no trace)"
+	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
+
+$(BUILD)/kn/%.S.o: %.S | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
+
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -258,6 +274,7 @@ $(BUILD)/k/modules.S.o: $(BUILD)/k/modules.S $(USER_MODS)
 FORCE:
 .PHONY: user FORCE
 -include $(USER_OBJS:.o=.d)
+-include $(KNOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
 host-tests: $(HOST_TESTS) $(SIM)
@@ -391,6 +408,12 @@ bench: kernel sim
 	$(BENCH_MTTCG) ubench=alb --cpus 4 --timeout 900
 	$(BENCH_REPORT_DISK)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
+	$(MAKE) $(BUILD)/kernel-notrace.elf
+	$(PYTHON) tools/trace_bench.py --kernel $(KERNEL) \
+		--kernel-notrace $(BUILD)/kernel-notrace.elf --out $(BUILD)/bench
+	$(PYTHON) tools/plots.py --if-available --out $(BUILD)/bench \
+		--results $(BUILD)/bench/results.json \
+		--trace $(BUILD)/bench/trace/console.log
 
 # make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=64]
 # (tools/trace_run.py; docs/design.md "Trace rings").
@@ -400,6 +423,14 @@ TRACE_KIB ?= 64
 trace: kernel
 	$(PYTHON) tools/trace_run.py --kernel $(KERNEL) --scenario $(SCENARIO) \
 		--classes $(TRACE_CLASSES) --kib $(TRACE_KIB) --out $(BUILD)/trace
+
+# make plots: the plots of the last make bench and make trace, into
+# build/plots (tools/plots.py; installs python3-matplotlib if missing).
+plots:
+	./scripts/setup.sh plots
+	$(PYTHON) tools/plots.py --out $(BUILD)/plots \
+		--results $(BUILD)/bench/results.json \
+		$(foreach t,$(wildcard $(BUILD)/trace/console.log $(BUILD)/bench/trace/console.log),--trace $(t))
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

@@ -65,6 +65,9 @@ struct cpu {
 				    * being made (FUL_SYS_MIGRATE), 0 none */
 	struct ful_trace_rec *trace_ring; /* [I] this core's ring, NULL: none */
 	struct ful_trace_ring_hdr *trace_rh; /* [I] its header; head: [O] */
+	uint32_t trace_wrap;       /* [I] records per ring - 1 */
+	uint32_t trace_sw;         /* [I] FUL_TR_SWITCH | id << 8: the first
+				    * word of a switch record (trace.h) */
 	struct thread *current;    /* [O] */
 	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */

@@ -89,6 +89,8 @@ void trace_init(void)
 	h->size = (uint64_t)pages * PAGE_SIZE;
 	for (unsigned i = 0; i < n; i++) {
 		cpus[i].trace_rh = &h->ring[i];
+		cpus[i].trace_wrap = h->ring_recs - 1;
+		cpus[i].trace_sw = FUL_TR_SWITCH | i << 8;
 		cpus[i].trace_ring = (struct ful_trace_rec *)((char *)area +
 				     PAGE_SIZE + i * ring_bytes);
 	}
@@ -161,21 +163,17 @@ static inline uint32_t tid_of(struct thread *t)
 	return atomic_load_explicit(&t->tid, memory_order_relaxed);
 }
 
-/* The ABI's thread states (FUL_TS_*) of the kernel's (T_*). */
-static const uint8_t trace_state[] = {
-	[T_FREE] = FUL_TS_DEAD,          [T_EMBRYO] = FUL_TS_INACTIVE,
-	[T_READY] = FUL_TS_READY,        [T_RUNNING] = FUL_TS_RUNNING,
-	[T_BLOCKED] = FUL_TS_BLOCKED,    [T_MIGRATING] = FUL_TS_MIGRATING,
-	[T_DEAD] = FUL_TS_DEAD,          [T_INACTIVE] = FUL_TS_INACTIVE,
-	[T_STARTING] = FUL_TS_INACTIVE,
-};
-
-void trace_rec_switch(struct cpu *c, struct thread *prev, struct thread *next)
-{
-	uint32_t st = atomic_load_explicit(&prev->state, memory_order_relaxed);
-	trace_put(c, FUL_TR_SWITCH, trace_state[st & 15], tid_of(prev),
-		  tid_of(next), prev->prio, next->prio, 0);
-}
+#define TRACE_SAME_STATE(k, t) ((int)(k) == (int)(t))
+_Static_assert(TRACE_SAME_STATE(T_FREE, FUL_TR_ST_FREE) &&
+	       TRACE_SAME_STATE(T_EMBRYO, FUL_TR_ST_EMBRYO) &&
+	       TRACE_SAME_STATE(T_READY, FUL_TR_ST_READY) &&
+	       TRACE_SAME_STATE(T_RUNNING, FUL_TR_ST_RUNNING) &&
+	       TRACE_SAME_STATE(T_BLOCKED, FUL_TR_ST_BLOCKED) &&
+	       TRACE_SAME_STATE(T_MIGRATING, FUL_TR_ST_MIGRATING) &&
+	       TRACE_SAME_STATE(T_DEAD, FUL_TR_ST_DEAD) &&
+	       TRACE_SAME_STATE(T_INACTIVE, FUL_TR_ST_INACTIVE) &&
+	       TRACE_SAME_STATE(T_STARTING, FUL_TR_ST_STARTING),
+	       "trace states are the kernel's");
 
 void trace_rec_wake(struct cpu *c, struct thread *t)
 {
@@ -193,7 +191,7 @@ void trace_rec_mig_out(struct cpu *c, struct thread *t, unsigned dest,
 	t->trace_dec = c->trace_dec;
 	t->trace_from = (uint8_t)c->id;
 	t->trace_mig = t->migrations;
-	trace_put(c, FUL_TR_MIG_OUT, trace_state[st & 15], tid_of(t), dest,
+	trace_put(c, FUL_TR_MIG_OUT, st, tid_of(t), dest,
 		  c->trace_dec, 0, 0);
 }
 

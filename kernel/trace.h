@@ -12,6 +12,7 @@
 #define KERNEL_TRACE_H
 
 #include "percpu.h"
+#include "thread.h"
 #include <fulcrum/trace.h>
 
 struct thread;
@@ -82,7 +83,6 @@ void trace_put(struct cpu *c, unsigned type, unsigned arg, uint32_t a,
 
 /* The records the hooks write (trace.c), called through trace_tramp with
  * the hook's three arguments. */
-void trace_rec_switch(struct cpu *c, struct thread *prev, struct thread *next);
 void trace_rec_wake(struct cpu *c, struct thread *t);
 void trace_rec_mig_out(struct cpu *c, struct thread *t, unsigned dest,
 		       unsigned st);
@@ -104,8 +104,7 @@ void trace_rec_irq_exit(struct cpu *c);
 void trace_rec_exit(struct cpu *c, struct thread *t);
 
 /* The hooks: one inline call at each site. */
-#define trace_switch(c, prev, next)                                            \
-	TRACE_HOOK(c, FUL_TRC_SWITCH, trace_rec_switch, prev, next, 0)
+
 #define trace_wake(c, t) TRACE_HOOK(c, FUL_TRC_WAKE, trace_rec_wake, t, 0, 0)
 #define trace_mig_out(c, t, dest, st)                                          \
 	TRACE_HOOK(c, FUL_TRC_MIGRATE, trace_rec_mig_out, t, dest, st)
@@ -135,5 +134,36 @@ void trace_rec_exit(struct cpu *c, struct thread *t);
 #define trace_irq_entry(c, intid)                                              \
 	TRACE_HOOK(c, FUL_TRC_IRQ, trace_rec_irq_entry, intid, 0, 0)
 #define trace_irq_exit(c) TRACE_HOOK(c, FUL_TRC_IRQ, trace_rec_irq_exit, 0, 0, 0)
+
+/**
+ * The switch of core @c from @prev to @next (owner, IRQs masked, as every
+ * switch is): the record is written inline, behind the class test, since
+ * the switch is the hottest event (trace_record_on: a call through
+ * trace_tramp costs ~130 instructions), and carries only what changes:
+ * the tids and @prev's state (T_*, the ABI's FUL_TR_ST_*), no prios
+ * (fixed at creation: THREAD_CREATE and WAKE records carry them).
+ */
+static inline __attribute__((always_inline)) void
+trace_switch(struct cpu *c, struct thread *prev, struct thread *next)
+{
+#ifndef FUL_TRACE_OFF
+	if (likely(!(*(volatile uint32_t *)&c->trace_mask & FUL_TRC_SWITCH)))
+		return;
+	struct ful_trace_ring_hdr *rh = c->trace_rh;
+	uint64_t head = rh->head, ts;
+	struct ful_trace_rec *r = &c->trace_ring[head & c->trace_wrap];
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(ts));
+	/* single aligned loads of the atomics (volatile: GCC's atomic load
+	 * would not fold the field's offset) */
+	uint32_t w = c->trace_sw | *(volatile uint32_t *)&prev->state << 16;
+	r->ts = ts;
+	__builtin_memcpy(&r->type, &w, sizeof(w));
+	r->a = *(volatile uint32_t *)&prev->tid;
+	r->b = *(volatile uint32_t *)&next->tid;
+	__atomic_store_n(&rh->head, head + 1, __ATOMIC_RELEASE);
+#else
+	(void)c, (void)prev, (void)next;
+#endif
+}
 
 #endif

@@ -29,6 +29,15 @@ DPKG_PKGS=(
     "picolibc-aarch64-linux-gnu"
     "qemu-system-arm"
 )
+# Packages only some targets need, by the target named as an argument
+# (`setup.sh plots`: `make plots`; `make bench` plots only if present).
+for target in "$@"; do
+    case "$target" in
+        plots) DPKG_PKGS+=("python3-matplotlib") ;;
+        *) echo "setup: error: unknown target $target (known: plots)" >&2
+           exit 1 ;;
+    esac
+done
 
 # Set the global array `missing` to the packages whose command or dpkg
 # entry is absent.

@@ -52,9 +52,12 @@ TYPE_NAMES = {SWITCH: "switch", WAKE: "wake", MIG_OUT: "migrate_out",
               IRQ_ENTRY: "irq_entry", IRQ_EXIT: "irq_exit",
               IPC_CALL: "ipc_call", IPC_REPLY: "ipc_reply",
               THREAD_CREATE: "thread_create", THREAD_EXIT: "thread_exit"}
-# FUL_TS_*: INACTIVE READY RUNNING BLOCKED MIGRATING DEAD -> Linux's
-# prev_state letters (a thread switched out READY was preempted: R+).
-PREV_STATE = {0: "I", 1: "R+", 2: "R+", 3: "S", 4: "R+", 5: "X"}
+# FUL_TR_ST_*: FREE EMBRYO READY RUNNING BLOCKED MIGRATING DEAD INACTIVE
+# STARTING -> Linux's prev_state letters (switched out READY: preempted,
+# R+; MIGRATING: it runs on elsewhere, R+).
+ST_READY, ST_RUNNING = 2, 3
+PREV_STATE = {0: "X", 1: "I", 2: "R+", 3: "R+", 4: "S", 5: "R+", 6: "X",
+              7: "I", 8: "I"}
 ICC_KINDS = {1: "TASK_IN", 2: "TASK_OUT", 3: "TASK_KILL", 4: "CALL_FUNC",
              5: "TASK_IPC"}
 
@@ -272,6 +275,18 @@ def linux_prio(p):
     return 255 - p
 
 
+def thread_prios(trace):
+    """tid -> priority, from the records that carry it (a thread's
+    priority is fixed at its creation); idle threads (tid 0): 0."""
+    prio = {0: 0}
+    for r in trace.records():
+        if r.type == WAKE:
+            prio[r.a] = r.d
+        elif r.type == THREAD_CREATE:
+            prio[r.a] = r.arg
+    return prio
+
+
 def _secs(ts, freq):
     return f"{ts // freq}.{(ts % freq) * 1000000 // freq:06d}"
 
@@ -279,20 +294,17 @@ def _secs(ts, freq):
 def ftrace_lines(trace):
     """The ftrace text lines of @trace's scheduler records."""
     names = Names(trace)
-    prio = {}
+    prio = thread_prios(trace)
     out = []
-    for r in trace.records():
-        if r.type == SWITCH:
-            prio[r.a], prio[r.b] = r.c, r.d
     for r in trace.records():
         when = _secs(r.ts, trace.freq)
         if r.type == SWITCH:
             cur, text = r.a, (
                 f"sched_switch: prev_comm={names.comm(r.a)} prev_pid={r.a} "
-                f"prev_prio={linux_prio(r.c)} "
+                f"prev_prio={linux_prio(prio.get(r.a, 0))} "
                 f"prev_state={PREV_STATE.get(r.arg, 'R') if r.a else 'R'} ==> "
                 f"next_comm={names.comm(r.b)} next_pid={r.b} "
-                f"next_prio={linux_prio(r.d)}")
+                f"next_prio={linux_prio(prio.get(r.b, 0))}")
             out.append(_line(names, cur, r.cpu, when, text))
         elif r.type == WAKE:
             fields = (f"comm={names.comm(r.a)} pid={r.a} "

@@ -47,16 +47,25 @@
 /* FUL_SYS_TRACE_SET flags (x2). */
 #define FUL_TRACE_RESTART 1u /* every ring's start = its head: a new trace */
 
+/* Thread states in records (the kernel's own numbering, which the switch
+ * record stores as it finds it: kernel/trace.c checks they agree). */
+enum ful_trace_state {
+	FUL_TR_ST_FREE, FUL_TR_ST_EMBRYO, FUL_TR_ST_READY, FUL_TR_ST_RUNNING,
+	FUL_TR_ST_BLOCKED, FUL_TR_ST_MIGRATING, FUL_TR_ST_DEAD,
+	FUL_TR_ST_INACTIVE, FUL_TR_ST_STARTING,
+};
+
 /* Record types, and what a, b, c, d, e and arg carry. Thread ids are
  * full tids (slot and generation); cores are indexes. */
 enum ful_trace_type {
 	FUL_TR_SWITCH = 1,  /* a prev tid, b next tid, arg prev state
-			     * (FUL_TS_*), c prev prio, d next prio */
+			     * (FUL_TR_ST_*); c, d, e not written (prios:
+			     * WAKE, THREAD_CREATE) */
 	FUL_TR_WAKE,        /* a tid, b target core (this one), c waker: the
 			     * tid running here (a cross-core waker posted a
 			     * TASK_IPC: MBOX_POST on its core), d prio */
 	FUL_TR_MIG_OUT,     /* a tid, b destination core, c decision id
-			     * (0: none), arg its state */
+			     * (0: none), arg its state (FUL_TR_ST_*) */
 	FUL_TR_MIG_IN,      /* a tid, b source core (0xff unknown), c
 			     * decision id */
 	FUL_TR_SGI_SEND,    /* a target core mask, arg SGI number */

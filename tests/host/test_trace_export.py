@@ -142,8 +142,8 @@ def test_sample_exports():
 def test_switch_and_wake_lines():
     """sched_switch / sched_waking / sched_wakeup in Linux's format."""
     recs = {0: [rec(1000, te.WAKE, 0, a=7, b=0, c=0, d=100),
-                rec(2000, te.SWITCH, 0, arg=2, a=0, b=7, c=0, d=100),
-                rec(3000, te.SWITCH, 0, arg=3, a=7, b=0, c=100, d=0)]}
+                rec(2000, te.SWITCH, 0, arg=3, a=0, b=7),
+                rec(3000, te.SWITCH, 0, arg=4, a=7, b=0)]}
     t = te.parse(dump(recs, names={7: "worker"}))
     lines = te.ftrace_lines(t)
     want = [
