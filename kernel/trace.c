@@ -135,17 +135,20 @@ void trace_set(uint32_t mask, unsigned flags)
 /**
  * Store one record in this core's ring: the oldest is overwritten when
  * the ring is full (counted as lost: head - start beyond the ring). The
- * head is stored with release after the record. Runs on core @c only,
- * any context; masks IRQs for the record's stores, so an interrupt's
- * records never tear this one.
+ * head is stored with release after the record. Any context; masks IRQs
+ * for the record's stores, so an interrupt's records never tear this
+ * one, and writes the ring of the core it runs on then.
  */
 void trace_put(struct cpu *c, unsigned type, unsigned arg, uint32_t a,
 	       uint32_t b, uint32_t cc, uint32_t d, uint32_t e)
 {
 	uint64_t flags = arch_irq_save();
+	/* A hook in thread context (thread_create's) may have moved since
+	 * it read @c: the ring is the core's this runs on, IRQs masked. */
+	c = this_cpu();
 	struct ful_trace_ring_hdr *rh = c->trace_rh;
 	uint64_t head = rh->head;
-	struct ful_trace_rec *r = &c->trace_ring[head & (trace_hdr->ring_recs - 1)];
+	struct ful_trace_rec *r = &c->trace_ring[head & c->trace_wrap];
 	uint32_t w = type | c->id << 8 | arg << 16;
 	r->ts = arch_counter();
 	memcpy(&r->type, &w, sizeof(w)); /* type, cpu, arg: one store */
