@@ -15,9 +15,11 @@ Writes PNG files into DIR (under build/, never committed):
   <name>_runqueue.png     per-core run-queue length (runnable threads,
                           the running one included) over time, same trace
 
-<name> is the trace log's folder name (build/trace/console.log: trace).
+<name> is the traced scenario: the first boot argument on the log's
+first line, the QEMU command (ubench=matmul: matmul; demo: demo).
 With --if-available, a missing matplotlib is a note, not an error
-(`make bench` plots only if it is installed).
+(`make bench` plots only if it is installed). A python3 without it (a
+pyenv one, say) hands over to Debian's /usr/bin/python3.
 """
 
 import argparse
@@ -69,40 +71,41 @@ def wake_hist(plt, results, out):
 
 
 def busy_intervals(trace):
-    """cpu -> [(t0, t1)] seconds a non-idle thread ran, and the end."""
-    f = trace.freq
+    """cpu -> [(t0, t1)] counter ticks a non-idle thread ran; the first
+    and the last record's time."""
     recs = trace.records()
-    t_end = recs[-1].ts / f if recs else 0
+    t_end = recs[-1].ts if recs else 0
     out = {c: [] for c in range(trace.header["ncpus"])}
     since = {}
     for r in recs:
         if r.type != te.SWITCH:
             continue
         if r.a and r.cpu in since:
-            out[r.cpu].append((since.pop(r.cpu), r.ts / f))
+            out[r.cpu].append((since.pop(r.cpu), r.ts))
         if r.b:
-            since[r.cpu] = r.ts / f
+            since[r.cpu] = r.ts
         else:
             since.pop(r.cpu, None)
     for c, t0 in since.items():
         out[c].append((t0, t_end))
-    return out, (recs[0].ts / f if recs else 0), t_end
+    return out, (recs[0].ts if recs else 0), t_end
 
 
 def util_plot(plt, trace, name, out):
     busy, t0, t1 = busy_intervals(trace)
-    n = max(1, int((t1 - t0) / BIN_S) + 1)
+    step = max(1, int(trace.freq * BIN_S))  # counter ticks per bin
+    n = (t1 - t0) // step + 1
     fig, ax = plt.subplots(figsize=(10, 4))
     for c, iv in busy.items():
-        bins = [0.0] * n
-        for a, b in iv:
+        bins = [0] * n
+        for a, b in iv:  # integers: every step moves a to the next edge
             while a < b:
-                k = int((a - t0) / BIN_S)
-                edge = t0 + (k + 1) * BIN_S
-                bins[min(k, n - 1)] += min(b, edge) - a
+                k = (a - t0) // step
+                edge = t0 + (k + 1) * step
+                bins[k] += min(b, edge) - a
                 a = edge
-        xs = [t0 + (k + 0.5) * BIN_S for k in range(n)]
-        ax.plot(xs, [100 * v / BIN_S for v in bins], label=f"cpu{c}",
+        xs = [(t0 + (k + 0.5) * step) / trace.freq for k in range(n)]
+        ax.plot(xs, [100 * v / step for v in bins], label=f"cpu{c}",
                 linewidth=0.8)
     moves = [r for r in trace.records() if r.type == te.MIG_OUT]
     for r in moves:
@@ -162,6 +165,18 @@ def runqueue_plot(plt, trace, name, out):
     return path
 
 
+def scenario_name(log):
+    """The scenario a trace log ran: the first boot argument of the QEMU
+    command line its first line shows (ubench=matmul: matmul), else the
+    log's folder name."""
+    with open(log, errors="replace") as f:
+        first = f.readline()
+    if "-append " in first:
+        arg = first.split("-append ", 1)[1].split()[0].split(",")[0]
+        return arg.split("=", 1)[-1] or "trace"
+    return os.path.basename(os.path.dirname(os.path.abspath(log)))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results")
@@ -170,6 +185,13 @@ def main(argv=None):
     ap.add_argument("--if-available", action="store_true")
     opts = ap.parse_args(argv)
     plt = load_plt()
+    system = "/usr/bin/python3"  # Debian's, which python3-matplotlib serves
+    if plt is None and os.path.exists(system) and \
+            os.path.realpath(sys.executable) != os.path.realpath(system) and \
+            not os.environ.get("FUL_PLOTS_REEXEC"):
+        os.environ["FUL_PLOTS_REEXEC"] = "1"  # once
+        os.execv(system, [system, os.path.abspath(__file__)] +
+                 (sys.argv[1:] if argv is None else list(argv)))
     if plt is None:
         msg = ("plots: matplotlib is not installed (Debian "
                "python3-matplotlib; scripts/setup.sh plots)")
@@ -191,7 +213,7 @@ def main(argv=None):
             except te.DumpError as e:
                 print(f"plots: {log}: {e}", file=sys.stderr)
                 return 1
-        name = os.path.basename(os.path.dirname(os.path.abspath(log)))
+        name = scenario_name(log)
         made += [util_plot(plt, trace, name, opts.out),
                  runqueue_plot(plt, trace, name, opts.out)]
     made = [m for m in made if m]
