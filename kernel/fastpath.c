@@ -270,8 +270,8 @@ fp_call(struct cpu *c, struct thread *t, struct arch_uregs *u)
 				  t->ipc_seq);
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_REPLY),
 			      memory_order_relaxed);
-	fp_deliver(t, r, badge, info, u, how == FP_HERE);
 	trace_fcall(c, t, r, info);
+	fp_deliver(t, r, badge, info, u, how == FP_HERE);
 	fp_release(r, how == FP_HERE);
 	return fp_block(c, t, how == FP_HERE ? r : NULL, u);
 }
