@@ -11,6 +11,9 @@
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
+#   make trace    SCENARIO=demo|matmul|latency|ipc with the trace rings on
+#                 -> build/trace/trace.txt (ftrace), trace.json (Chrome)
+#   make plots    the plots of build/bench/results.json and build/trace
 
 CPUS ?= 4
 BUILD := build
@@ -207,7 +210,7 @@ ifeq ($(filter $(CPUS),1 2 3 4 5 6 7 8),)
 $(error CPUS=$(CPUS): QEMU virt with GICv2 takes 1 to 8 cores)
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check bench-linux setup clean
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check bench-linux setup clean trace plots
 
 all: kernel host-tests
 
@@ -224,6 +227,22 @@ kernel: $(SETUP) $(KERNEL)
 $(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
+
+# The same kernel with every trace hook compiled out (kernel/trace.h,
+# FUL_TRACE_OFF): the reference of trace_record_off (make bench).
+KNOBJS := $(patsubst %,$(BUILD)/kn/%.o,$(KSRCS)) $(BUILD)/k/modules.S.o
+$(BUILD)/kernel-notrace.elf: $(KNOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KNOBJS)
+
+$(BUILD)/kn/%.c.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (no trace)"
+	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
+
+$(BUILD)/kn/%.S.o: %.S | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
 
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -273,6 +292,7 @@ $(BUILD)/k/modules.S.o: $(BUILD)/k/modules.S $(USER_MODS)
 FORCE:
 .PHONY: user FORCE
 -include $(USER_OBJS:.o=.d)
+-include $(KNOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
 host-tests: $(HOST_TESTS) $(SIM)
@@ -437,6 +457,12 @@ bench: kernel sim
 	$(BENCH_REPORT_FILES)
 	$(BENCH_REPORT_STORAGE)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
+	$(MAKE) $(BUILD)/kernel-notrace.elf
+	$(PYTHON) tools/trace_bench.py --kernel $(KERNEL) \
+		--kernel-notrace $(BUILD)/kernel-notrace.elf --out $(BUILD)/bench
+	$(PYTHON) tools/plots.py --if-available --out $(BUILD)/bench \
+		--results $(BUILD)/bench/results.json \
+		--trace $(BUILD)/bench/trace/console.log
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
 
 # Paper 002's benchmarks on Linux, the monolithic peer, on the same QEMU
@@ -451,6 +477,23 @@ bench-linux: $(SETUP)
 	$(PYTHON) tools/linux_bench.py --debs $(LINUX_DEBS) --work $(BUILD)/linux \
 		--out $(BUILD)/bench --meta tools/bench_meta.json
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
+
+# make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=64]
+# (tools/trace_run.py; docs/design.md "Trace rings").
+SCENARIO ?= demo
+TRACE_CLASSES ?= sched
+TRACE_KIB ?= 64
+trace: kernel
+	$(PYTHON) tools/trace_run.py --kernel $(KERNEL) --scenario $(SCENARIO) \
+		--classes $(TRACE_CLASSES) --kib $(TRACE_KIB) --out $(BUILD)/trace
+
+# make plots: the plots of the last make bench and make trace, into
+# build/plots (tools/plots.py; installs python3-matplotlib if missing).
+plots:
+	./scripts/setup.sh plots
+	$(PYTHON) tools/plots.py --out $(BUILD)/plots \
+		--results $(BUILD)/bench/results.json \
+		$(foreach t,$(wildcard $(BUILD)/trace/console.log $(BUILD)/bench/trace/console.log),--trace $(t))
 
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \

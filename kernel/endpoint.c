@@ -12,6 +12,7 @@
 #include "obj.h"
 #include "pool.h"
 #include "thread.h"
+#include "trace.h"
 
 /* The backing store: a full table is -FUL_ENOMEM like an empty pool. */
 #define ENDPOINT_MAX 256
@@ -84,6 +85,7 @@ static void ep_take_from_sender(struct thread *r, struct thread *s)
 {
 	ipc_copy_msg(r, &s->ipc_msg, s->ipcbuf);
 	if (s->ipc_is_call) {
+		trace_call(this_cpu(), s, r, s->ipc_msg.info);
 		r->reply_to = REPLY_TOKEN(s->tid, s->ipc_seq);
 		atomic_store_explicit(&s->ipc_state,
 				      IPC_STATE(s->ipc_seq, IPC_REPLY),
@@ -131,6 +133,7 @@ int ep_send(struct endpoint *ep, struct thread *t, const struct ipc_msg *m,
 		ipc_complete(r, 0, true);
 		return 0;
 	}
+	trace_call(this_cpu(), t, r, m->info);
 	t->ipc_seq++;
 	r->reply_to = REPLY_TOKEN(t->tid, t->ipc_seq);
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_REPLY),

@@ -44,6 +44,7 @@
 #include "ntfn.h"
 #include "sched.h"
 #include "syscall.h"
+#include "trace.h"
 
 bool fastpath_on = true; /* [I] boot argument fastpath=0 turns it off */
 
@@ -269,6 +270,7 @@ fp_call(struct cpu *c, struct thread *t, struct arch_uregs *u)
 				  t->ipc_seq);
 	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_REPLY),
 			      memory_order_relaxed);
+	trace_fcall(c, t, r, info);
 	fp_deliver(t, r, badge, info, u, how == FP_HERE);
 	fp_release(r, how == FP_HERE);
 	return fp_block(c, t, how == FP_HERE ? r : NULL, u);
@@ -309,6 +311,7 @@ fp_reply_recv(struct cpu *c, struct thread *t, struct arch_uregs *u)
 	 * touches it, an orphaning dequeues us before it can be destroyed,
 	 * and a canceller takes its lock, which stays valid (endpoint.h). */
 	fp_deliver(t, p, 0, info, u, how == FP_HERE);
+	trace_freply(c, t, p, info);
 	t->reply_to = 0;
 	ipc_enqueue(t, &ep->recvq, &ep->lock, IPC_RECV);
 	spin_unlock_raw(&ep->lock);

@@ -11,6 +11,7 @@
 #include "race.h"
 #include "sched.h"
 #include "thread.h"
+#include "trace.h"
 
 struct icc_req *icc_req_alloc(enum icc_kind kind)
 {
@@ -79,6 +80,7 @@ void icc_post(unsigned cpu, struct icc_req *r)
 	struct cpu *self = this_cpu();
 	self->stats.icc_posted[r->kind]++;
 	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
+	trace_post(self, cpu, r);
 	icc_push_from(self, cpu, r);
 }
 
@@ -103,6 +105,7 @@ void icc_flush_owed(struct cpu *c)
 			return;
 	}
 	arch_send_ipi(c->ipi_owed, IPI_ICC);
+	trace_sgi_send(c, c->ipi_owed);
 	c->ipi_owed = 0;
 	c->stats.ipi_out++;
 }
@@ -158,14 +161,18 @@ void icc_handle(struct icc_req *r)
 	struct owner o = owner_irq();
 	struct thread *t;
 
+	trace_accept(o.cpu, r);
 	switch (r->kind) {
 	case ICC_TASK_IN:
 		thread_accept(o, container_of(r, struct thread, mig_req));
 		icc_complete(r, 0);
 		break;
 	case ICC_TASK_OUT:
-		if ((t = icc_owned_target(r)))
+		if ((t = icc_owned_target(r))) {
+			o.cpu->trace_dec = r->decision; /* for its trace */
 			icc_complete(r, thread_migrate_local(o, t, r->dest));
+			o.cpu->trace_dec = 0;
+		}
 		break;
 	case ICC_TASK_KILL:
 		if ((t = icc_owned_target(r)))

@@ -47,6 +47,7 @@ struct icc_req {
 	int32_t result;   /* 0 or -FUL_E*, valid once DONE */
 	tid_t tid;        /* TASK_OUT / TASK_KILL */
 	uint32_t dest;    /* TASK_OUT */
+	uint32_t decision; /* TASK_OUT: balancer decision id, 0 none (trace) */
 	void (*fn)(void *);
 	void *arg;
 	/* CALL_FUNC by copy (icc_call_copy): the argument lives here, so it

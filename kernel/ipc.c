@@ -15,6 +15,7 @@
 #include "obj.h"
 #include "sched.h"
 #include "thread.h"
+#include "trace.h"
 
 uint64_t ipc_deadline(uint64_t timeout_us)
 {
@@ -182,6 +183,7 @@ struct thread *ipc_reply_deliver(struct thread *t, uint64_t token,
 		return NULL;
 	}
 	ipc_copy_msg(c, m, t->ipcbuf);
+	trace_reply(this_cpu(), t, c, m->info);
 	c->ipc_msg.badge = 0;
 	/* Acquire, paired with the release store of c->cpu when its old
 	 * owner hands c over (thread_migrate_local): a caller seen owned

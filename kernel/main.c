@@ -17,6 +17,7 @@
 #include "pool.h"
 #include "race.h"
 #include "sched.h"
+#include "trace.h"
 
 struct cpu cpus[MAX_CPUS];
 _Atomic uint32_t cpus_online_mask;
@@ -172,6 +173,7 @@ void kmain(void)
 	pool_init_root(page_free_count() / 4 * 3 * PAGE_SIZE);
 	devmem_init(&fi);
 	load_init();
+	trace_init();
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);
@@ -185,6 +187,7 @@ void kmain(void)
 	kprintf("%s\n", line);
 	struct thread_attr a = {.name = "init", .prio = 128, .slice_ms = 10,
 				.cpu = 0};
+	trace_start(); /* boot argument trace=: the rings' drain */
 	if (thread_create(&a, init_main, NULL) < 0)
 		panic("cannot create init thread");
 	sched_idle_loop();

@@ -16,6 +16,7 @@
 #include "race.h"
 #include "runqueue.h"
 #include <fulcrum/loadwin.h>
+#include <fulcrum/trace.h>
 
 struct thread;
 struct vspace;
@@ -57,6 +58,16 @@ struct cpu {
 				    * it (atomic), race_point_cpu reads it
 				    * (volatile: one aligned LDR, its offset
 				    * folded, which GCC's atomic load is not) */
+	uint32_t trace_mask;       /* [A] trace classes this core records
+				    * (FUL_TRC_*): trace_set stores it from
+				    * any core, the owner loads it (trace.h) */
+	uint32_t trace_dec;        /* [O] balancer decision id of the move
+				    * being made (FUL_SYS_MIGRATE), 0 none */
+	struct ful_trace_rec *trace_ring; /* [I] this core's ring, NULL: none */
+	struct ful_trace_ring_hdr *trace_rh; /* [I] its header; head: [O] */
+	uint32_t trace_wrap;       /* [I] records per ring - 1 */
+	uint32_t trace_sw;         /* [I] FUL_TR_SWITCH | id << 8: the first
+				    * word of a switch record (trace.h) */
 	struct thread *current;    /* [O] */
 	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */

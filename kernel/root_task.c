@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "load.h"
 #include "module.h"
+#include "trace.h"
 #include "page.h"
 #include "pool.h"
 #include "syscall.h"
@@ -134,6 +135,10 @@ void root_task_start(void)
 	struct cap lc = {.type = FUL_CAP_FRAME, .rights = FUL_R_READ,
 			 .obj = load_frame()};
 	cap_insert(vs, FUL_SLOT_LOAD, &lc);
+	/* The trace rings, read-only, if there are any (trace.c). */
+	if (trace_frame() &&
+	    vspace_map(vs, trace_frame(), FUL_TRACE_VADDR, FUL_R_READ) != 0)
+		panic("rootserver: cannot map the trace rings");
 
 	struct cap c = {.type = FUL_CAP_VSPACE, .rights = FUL_R_ALL, .obj = vs};
 	cap_insert(vs, FUL_SLOT_SELF_VS, &c); /* immortal: it holds itself */

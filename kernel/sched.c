@@ -9,6 +9,7 @@
 #include "lbevent.h"
 #include "load.h"
 #include "race.h"
+#include "trace.h"
 #include "vspace.h"
 
 static inline struct thread *rq_thread(struct rq_link *l)
@@ -41,6 +42,7 @@ void sched_make_ready(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
 	atomic_store_explicit(&t->state, T_READY, memory_order_relaxed);
+	trace_wake(c, t);
 	/* An idle core runs the thread next anyway: skip the queue (the
 	 * wake-up path of a cross-core IPC or a migration to an idle core).
 	 * The switch to it counts it in the load and publishes it RUNNING
@@ -324,6 +326,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 		    atomic_load_explicit(&c->parked, memory_order_relaxed))
 			c->stats.nonidle_while_parked++;
 	}
+	trace_switch(c, prev, next);
 	c->current = next;
 	c->stats.switches++;
 	load_switch((struct owner){c}, prev, next, hint);

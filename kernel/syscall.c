@@ -11,6 +11,7 @@
 #include "ipc.h"
 #include "kernel.h"
 #include "sched.h"
+#include "trace.h"
 
 extern _Atomic uint64_t user_faults;
 struct endpoint;
@@ -257,6 +258,7 @@ static int64_t sys_shutdown(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	kprintf("shutdown requested by %s\n", t->name);
+	trace_at_shutdown(); /* boot argument trace=: the rings first */
 	arch_poweroff();
 }
 
@@ -357,6 +359,10 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_IRQ_UNBIND] = sys_irq_unbind,
 	[FUL_SYS_DMA_CREATE] = sys_dma_create,
 	[FUL_SYS_DMA_PADDR] = sys_dma_paddr,
+	[FUL_SYS_TRACE_SET] = sys_trace_set,
+	[FUL_SYS_TRACE_FRAME] = sys_trace_frame,
+	[FUL_SYS_TRACE_DUMP] = sys_trace_dump,
+	[51] = sys_nosys,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -55,6 +55,10 @@ int64_t sys_dma_create(struct thread *t, struct arch_uregs *u);
 int64_t sys_dma_paddr(struct thread *t, struct arch_uregs *u);
 int64_t sys_lbe_bind(struct thread *t, struct arch_uregs *u);
 int64_t sys_lbe_arm(struct thread *t, struct arch_uregs *u);
+/* Trace rings (syscall_trace.c). */
+int64_t sys_trace_set(struct thread *t, struct arch_uregs *u);
+int64_t sys_trace_frame(struct thread *t, struct arch_uregs *u);
+int64_t sys_trace_dump(struct thread *t, struct arch_uregs *u);
 /** FUL_SYS_THREAD_SET after its checks: set @attr of @tid to @value (a
  *  value thread_set_check accepted) on the thread's owner core, retrying
  *  while it moves. 0 or -FUL_E*. Thread context. */

@@ -47,7 +47,9 @@ static int migrate_start(struct owner o, const struct ful_move *m,
 	if (owner == o.cpu->id) {
 		if (!thread_still(t, m->tid)) /* its slot was reused */
 			return -FUL_ENOTHREAD;
+		o.cpu->trace_dec = m->decision; /* for its trace */
 		err = thread_migrate_local(o, t, m->cpu);
+		o.cpu->trace_dec = 0;
 		return err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
 	}
 	struct icc_req *r = icc_req_alloc(ICC_TASK_OUT);
@@ -55,6 +57,7 @@ static int migrate_start(struct owner o, const struct ful_move *m,
 		return -FUL_EAGAIN;
 	r->tid = m->tid;
 	r->dest = m->cpu;
+	r->decision = m->decision;
 	r->flags = 0;
 	icc_post(owner, r);
 	*req = r;

@@ -27,6 +27,7 @@
 #include "page.h"
 #include "race.h"
 #include "sched.h"
+#include "trace.h"
 
 struct thread threads[MAX_THREADS];
 static struct thread idle_threads[MAX_CPUS];
@@ -180,6 +181,7 @@ void thread_publish(struct thread *t)
 	load_thread_static(t, atomic_load_explicit(&t->cpu,
 						   memory_order_relaxed));
 	lthread_state(t, FUL_TS_INACTIVE);
+	trace_create(this_cpu(), t);
 	atomic_store_explicit(&t->state, T_INACTIVE, memory_order_release);
 }
 
@@ -286,6 +288,7 @@ void thread_release(struct thread *t)
 	if (t->sleeping) /* its core's sleepers list would keep the slot */
 		panic("release of %s while on the sleepers list", t->name);
 	load_thread_free(owner_irq(), t);
+	trace_exit(this_cpu(), t);
 	if (t->vs)
 		uthread_release(t);
 	atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);

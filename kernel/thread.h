@@ -63,6 +63,9 @@ struct thread {
 	struct rq_link sleep_link; /* [O] on its owner's sleepers list */
 	bool sleeping;           /* [O] on the sleepers list */
 	uint32_t migrations;     /* [O] completed moves */
+	uint32_t trace_dec;      /* [O] decision id of its last traced move */
+	uint32_t trace_mig;      /* [O] migrations at that move (trace.c) */
+	uint8_t trace_from;      /* [O] the core it left then */
 	_Atomic uint32_t irq_bound; /* [A] SPIs it bound (irq.c): they
 				     * follow it when it migrates */
 	uint32_t affinity;       /* [O] cores it may be moved to (syscalls) */

@@ -9,6 +9,7 @@
 #include "race.h"
 #include "sched.h"
 #include "thread.h"
+#include "trace.h"
 
 static uint32_t thread_state(struct thread *t)
 {
@@ -43,6 +44,7 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 	if (dest == c->id)
 		return 0;
 	t->migrations++;
+	trace_mig_out(c, t, dest, st);
 	c->stats.migrations_out++;
 	load_count_migration(o, false);
 	if (st == T_READY)
@@ -119,6 +121,7 @@ void thread_accept(struct owner o, struct thread *t)
 	/* No move yet: this is its start on a core other than its
 	 * creator's (thread_activate), not a migration. */
 	if (t->migrations) {
+		trace_mig_in(c, t);
 		c->stats.migrations_in++;
 		load_count_migration(o, true);
 	}
@@ -293,6 +296,7 @@ int thread_request(enum icc_kind kind, tid_t tid, unsigned dest, bool wait)
 	} else if (t) {
 		r->tid = tid;
 		r->dest = dest;
+		r->decision = 0;
 		r->flags = wait ? 0 : ICC_F_AUTOFREE;
 		icc_post(atomic_load_explicit(&t->cpu, memory_order_acquire), r);
 		res = 0;

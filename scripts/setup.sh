@@ -12,12 +12,6 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
-# `setup.sh linux OUTDIR`: what make bench-linux needs besides the base
-# tools (scripts/setup_linux.sh).
-LINUX_OUT=""
-if [ "${1:-}" = linux ]; then
-    LINUX_OUT="${2:?usage: setup.sh linux OUTDIR}"
-fi
 
 # "command-to-check:debian-package" pairs. Packages checked via dpkg are
 # listed separately because they provide no command of their own.
@@ -36,6 +30,21 @@ DPKG_PKGS=(
     "picolibc-aarch64-linux-gnu"
     "qemu-system-arm"
 )
+# Packages only some targets need, by the target named as an argument
+# (`setup.sh plots`: `make plots`; `make bench` plots only if present).
+# `setup.sh linux OUTDIR`: what make bench-linux needs besides the base
+# tools, Debian's arm64 kernel and busybox-static unpacked into OUTDIR
+# (scripts/setup_linux.sh, after the base tools).
+LINUX_OUT=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        plots) DPKG_PKGS+=("python3-matplotlib") ;;
+        linux) LINUX_OUT="${2:?usage: setup.sh linux OUTDIR}"; shift ;;
+        *) echo "setup: error: unknown target $1 (known: plots, linux OUTDIR)" >&2
+           exit 1 ;;
+    esac
+    shift
+done
 
 # Set the global array `missing` to the packages whose command or dpkg
 # entry is absent.

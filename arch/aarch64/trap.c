@@ -4,6 +4,7 @@
 #include "../../kernel/kernel.h"
 #include "gic.h"
 #include "trap.h"
+#include "../../kernel/trace.h"
 #include <arch/memlayout.h>
 
 void uart_ack_irq(void);
@@ -15,11 +16,13 @@ void fpu_trap(void);
  * (reschedule, batched IPIs). EOI comes before the exit path so a switch
  * away never leaves the GIC's active priority raised.
  */
-/** Acknowledge-dispatch-EOI one interrupt @iar. */
+/** Acknowledge-dispatch-EOI one interrupt @iar, after its IRQ_ENTRY
+ *  trace record (its IRQ_EXIT: irq_done, after it). */
 static void irq_dispatch(uint32_t iar)
 {
 	unsigned intid = iar & 0x3ff;
 
+	trace_irq_entry(this_cpu(), intid);
 	if (intid < 16) {
 		gic_eoi(iar);
 		ipi_receive((enum ipi_kind)intid);
@@ -40,10 +43,17 @@ static void irq_dispatch(uint32_t iar)
 	}
 }
 
+/** The end of one interrupt's handling (its IRQ_EXIT record). */
+static inline void irq_done(void)
+{
+	trace_irq_exit(this_cpu());
+}
+
 void irq_handle(struct trap_frame *f)
 {
 	(void)f;
 	irq_dispatch(gic_ack());
+	irq_done();
 	irq_exit();
 }
 
@@ -53,6 +63,7 @@ bool arch_irq_poll(void)
 	uint32_t iar;
 	while (((iar = gic_ack()) & 0x3ff) < 1020) {
 		irq_dispatch(iar);
+		irq_done();
 		any = true;
 	}
 	return any;
@@ -61,8 +72,10 @@ bool arch_irq_poll(void)
 void arch_irq_poll_one(void)
 {
 	uint32_t iar = gic_ack();
-	if ((iar & 0x3ff) < 1020)
+	if ((iar & 0x3ff) < 1020) {
 		irq_dispatch(iar);
+		irq_done();
+	}
 }
 
 static const char *const vector_names[16] = {

@@ -295,7 +295,9 @@ struct ful_move {
 	unsigned int tid;
 	unsigned int cpu;
 	int result; /* out */
-	unsigned int pad;
+	unsigned int decision; /* the balancer decision id that asked for it
+				* (its seq + 1), 0 none: recorded in the
+				* trace rings' migration records (was pad) */
 };
 
 /* FUL_SYS_THREAD_SET attributes (thread named by tid, SCHED capability). */

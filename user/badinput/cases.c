@@ -299,6 +299,19 @@ const struct bi_case bi_cases[] = {
 	C(DMA_CREATE, ERANGE, "order: npages before occupied", V_POOL, B_DST_USED, B_NPAGES, A, A, A, A),
 	CAP4_0(DMA_PADDR, "frame", B_NOT_FRAME, B_FRAME_NO_R, A, A, A, A, A, A),
 	C(DMA_PADDR, ESTATE, "not a DMA frame", B_FRAME_NOT_DMA, A, A, A, A, A, A),
+	/* 48 TRACE_SET(sched, mask, flags), 49 TRACE_FRAME(sched, dst),
+	 * 50 TRACE_DUMP(sched): only failing calls (a valid TRACE_SET or
+	 * TRACE_DUMP would leave a trace; no SCHED copy lacks READ) */
+	CAP4_0(TRACE_SET, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, Z, Z, A, A, A, A),
+	C(TRACE_SET, EINVAL, "mask beyond FUL_TRC_ALL", V_SCHED, B_TRACE_MASK, Z, A, A, A, A),
+	C(TRACE_SET, EINVAL, "unknown flags", V_SCHED, Z, B_TRACE_MASK, A, A, A, A),
+	C(TRACE_SET, ERIGHTS, "order: sched before mask", B_SCHED_NO_ADMIN, B_TRACE_MASK, Z, A, A, A, A),
+	C(TRACE_FRAME, EBADCAP, "sched out of range", B_RANGE, V_FREE, A, A, A, A, A),
+	C(TRACE_FRAME, EBADCAP, "sched empty", B_EMPTY, V_FREE, A, A, A, A, A),
+	C(TRACE_FRAME, ETYPE, "sched wrong type", B_NOT_SCHED, V_FREE, A, A, A, A, A),
+	C(TRACE_FRAME, EBADCAP, "dst out of range", V_SCHED, B_DST_RANGE, A, A, A, A, A),
+	C(TRACE_FRAME, ESTATE, "dst occupied", V_SCHED, B_DST_USED, A, A, A, A, A),
+	CAP4_0(TRACE_DUMP, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, A, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

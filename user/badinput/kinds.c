@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <fulcrum/load.h>
+#include <fulcrum/trace.h>
 
 #include "bi.h"
 
@@ -109,7 +110,8 @@ static void init_numbers(void)
 	PUT(B_LBE_MASK, 1UL << 31, 1UL << 32 | 1, ~0UL);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
 	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
-	PUT(B_NR, 38, 39, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
+	PUT(B_TRACE_MASK, FUL_TRC_ALL + 1, 1UL << 32, ~0UL);
+	PUT(B_NR, 38, 39, 51, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
 	    1UL << 32, (1UL << 32) | FUL_SYS_YIELD, (1UL << 32) | FUL_SYS_EXIT,
 	    (1UL << 32) | FUL_SYS_SHUTDOWN, 1UL << 63, ~0UL);
 }

@@ -184,6 +184,12 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 		if (!(a[2] & ~(unsigned long)FUL_LBE_ALL))
 			a[2] |= 1;
 		break;
+	case FUL_SYS_TRACE_SET: /* never switched on: no trace */
+		a[1] |= 1UL << 40;
+		break;
+	case FUL_SYS_TRACE_DUMP: /* never a dump on the console */
+		a[0] = 0;
+		break;
 	case FUL_SYS_UTIL_SET: /* never a valid length: no trace */
 		if (a[1] >= FUL_UTIL_WIN_MS_MIN && a[1] <= FUL_UTIL_WIN_MS_MAX)
 			a[1] = 0;

@@ -41,7 +41,7 @@ enum bi_mode {
 #define BI_NR_INVALID FUL_SYS_COUNT
 #define BI_NCALLS (FUL_SYS_COUNT + 1)
 /* The reserved numbers (no call: ENOSYS) count as invalid ones. */
-#define BI_NR_RESERVED(nr) ((nr) >= 38 && (nr) <= 39)
+#define BI_NR_RESERVED(nr) (((nr) >= 38 && (nr) <= 39) || (nr) == 51)
 /** per_call[] index of call number @nr. */
 static inline unsigned bi_nr_index(unsigned long nr)
 {
@@ -86,7 +86,8 @@ static inline const char *bi_call_name(unsigned nr)
 		"pool_info", "util_set", "cons_bind", "cons_read",
 		"lbe_bind", "lbe_arm", "(reserved)", "(reserved)",
 		"devmem_map", "devmem_info", "irq_get", "irq_bind", "irq_ack",
-		"irq_unbind", "dma_create", "dma_paddr", "(invalid)",
+		"irq_unbind", "dma_create", "dma_paddr", "trace_set",
+		"trace_frame", "trace_dump", "(reserved)", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

@@ -166,6 +166,8 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	struct lb_decision *d = lb_log_next(&bal.log);
 	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now(), trigger,
 				  mv, LB_MAX_MOVES, d);
+	for (unsigned i = 0; i < n; i++) /* the trace rings name the round */
+		mv[i].decision = (unsigned)d->seq + 1;
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;
 	/* The core to watch for FUL_LBE_BUSY (paper 004: the running task
 	 * is on the busiest core), as this decision found it. */

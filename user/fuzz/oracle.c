@@ -32,6 +32,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "lbe_bind",      "lbe_arm",       "(reserved)",  "(reserved)",
     "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
+    "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
     "(invalid)",
 };
 

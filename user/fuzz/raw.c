@@ -157,6 +157,11 @@ static void fz_raw_guard(struct fz_ctx *c, unsigned long nr, unsigned long a[7])
 	if (fz_ipc_info_arg(nr) && FUL_MSG_LABEL(a[1]) >= FZ_L_SEND &&
 	    FUL_MSG_LABEL(a[1]) <= FZ_L_ANON)
 		a[1] ^= 1UL << 40;
+	/* the trace rings: never switched on, never dumped (the console) */
+	if (nr == FUL_SYS_TRACE_SET)
+		a[1] |= 1UL << 40;
+	if (nr == FUL_SYS_TRACE_DUMP)
+		a[0] = 0;
 	if (nr == FUL_SYS_CAP_COPY && a[0] >= FZ_VS_LO &&
 	    a[0] < FZ_VS_LO + FZ_VS_N)
 		a[1] = 0;

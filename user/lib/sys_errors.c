@@ -59,6 +59,10 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_IRQ_UNBIND] = CAPS | E(STATE),
 	[FUL_SYS_DMA_CREATE] = CAPS | MSG | E(NOMEM),
 	[FUL_SYS_DMA_PADDR] = CAPS | E(STATE),
+	[FUL_SYS_TRACE_SET] = CAPS | E(INVAL) | E(STATE),
+	[FUL_SYS_TRACE_FRAME] = CAPS | E(STATE),
+	[FUL_SYS_TRACE_DUMP] = CAPS | E(STATE),
+	[51] = E(NOSYS),
 };
 
 unsigned ful_sys_errors(unsigned long nr)
