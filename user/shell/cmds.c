@@ -120,7 +120,8 @@ static void cmd_help(void)
 	printf("commands: help | cpus | threads | migrate TID CPU | kill TID |\n"
 	       "          policy [NAME] | set NAME VALUE | get | ls [PATH] |\n"
 	       "          cat PATH | df | run [-c CORE] PROG ARGS... |\n"
-	       "          place F|B|D CORE | demo | off\n"
+	       "          place F|B|D CORE | top [-n N] | ps |\n"
+	       "          trace on [MASK]|off|dump | demo | off\n"
 	       "(the kernel's debug monitor: boot with kdebug; QEMU: Ctrl-A then x quits)\n");
 }
 
@@ -165,6 +166,12 @@ void sh_command(const char *line)
 		sh_run(line + 3);
 	else if (!strncmp(line, "place", 5) && (!line[5] || line[5] == ' '))
 		sh_place(line + 5);
+	else if (!strncmp(line, "top", 3) && (!line[3] || line[3] == ' '))
+		sh_top(line + 3);
+	else if (!strcmp(line, "ps"))
+		sh_ps();
+	else if (!strncmp(line, "trace", 5) && (!line[5] || line[5] == ' '))
+		sh_trace(line + 5);
 	else if (!strcmp(line, "demo"))
 		cmd_root("demo", FUL_ROOT_REQ_DEMO);
 	else if (!strcmp(line, "off"))

@@ -40,6 +40,20 @@ static int sh_getc(void)
 	return (unsigned char)sh_in[sh_in_pos++];
 }
 
+int sh_key(unsigned long timeout_us)
+{
+	if (sh_in_pos < sh_in_len) {
+		int c = (unsigned char)sh_in[sh_in_pos];
+		sh_in_pos = sh_in_len; /* the rest of what was typed */
+		return c;
+	}
+	long n = ful_cons_read(FUL_SLOT_CONSOLE, sh_ntfn, sh_in, sizeof(sh_in));
+	if (n == 0 && ful_ntfn_wait(sh_ntfn, NULL, timeout_us) == 0)
+		n = ful_cons_read(FUL_SLOT_CONSOLE, sh_ntfn, sh_in, sizeof(sh_in));
+	sh_in_pos = sh_in_len = 0;
+	return n > 0 ? (unsigned char)sh_in[0] : n < 0 ? '?' : 0;
+}
+
 /** Read one line into @buf (@n bytes) with echo and backspace; false if
  *  the console cannot be read. */
 static bool sh_readline(char *buf, unsigned n)

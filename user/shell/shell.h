@@ -20,5 +20,11 @@ void sh_cat(const char *args);
 void sh_df(void);
 void sh_run(const char *args);
 void sh_place(const char *args);
+void sh_top(const char *args);
+void sh_ps(void);
+void sh_trace(const char *args);
+/** The first key pressed within @timeout_us (what else was typed is
+ *  dropped), or 0 if none was. */
+int sh_key(unsigned long timeout_us);
 
 #endif
