@@ -413,8 +413,8 @@ static void ls_monitor(struct ut *ut)
 		if (!(t.affinity >> t.cpu & 1) ||
 		    (stable && pin && !(pin >> t.cpu & 1))) {
 			ut_fail(ut, __FILE__, __LINE__, "worker %u on cpu%u, "
-				"state %u, affinity %x, pinned %x", i, t.cpu,
-				t.state, t.affinity, stable ? pin : 0);
+				"state %u, affinity %lx, pinned %x", i, t.cpu,
+				t.state, (unsigned long)t.affinity, stable ? pin : 0);
 			return;
 		}
 	}
