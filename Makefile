@@ -103,9 +103,11 @@ HOST_LIB := kernel/runqueue.c kernel/fdt.c kernel/page.c kernel/elf.c \
 # quote path only: its sched.h must not shadow <sched.h> (pthread.h).
 HOST_CPPFLAGS := -D_POSIX_C_SOURCE=200809L
 # Real QEMU virt device trees for test_fdt, dumped at build time:
-# virt-smp<N>-<MEM>[-tag].dtb, kernel command line from HOST_DTB_ARGS_<name>.
+# virt-smp<N>-<MEM>[-tag].dtb, kernel command line from HOST_DTB_ARGS_<name>;
+# tag gic3 forces GICv3 (above 8 cores it is QEMU's choice anyway).
 HOST_DTB_DIR := $(BUILD)/host/dtb
-HOST_DTB_NAMES := virt-smp1-128M virt-smp4-256M virt-smp8-1G virt-smp2-512M-long
+HOST_DTB_NAMES := virt-smp1-128M virt-smp4-256M virt-smp8-1G virt-smp2-512M-long \
+	virt-smp4-256M-gic3 virt-smp32-256M
 HOST_DTBS := $(patsubst %,$(HOST_DTB_DIR)/%.dtb,$(HOST_DTB_NAMES))
 HOST_DTB_ARGS_virt-smp4-256M := test=all foo
 HOST_DTB_ARGS_virt-smp8-1G := console=ttyAMA0 demo
@@ -290,6 +292,7 @@ $(HOST_DTB_DIR)/virt-smp%.dtb: $(HOST_DTB_DIR)/stub-kernel.bin tools/qemu.py | $
 	@echo "  DTB     $@"
 	$(Q)$(QEMU) --kernel $< --cpus $(word 1,$(subst -, ,$*)) \
 		--mem $(word 2,$(subst -, ,$*)) --dumpdtb $@ \
+		$(if $(filter gic3,$(subst -, ,$*)),--gic 3) \
 		--append "$(HOST_DTB_ARGS_$(basename $(notdir $@)))" \
 		2>$@.log || { cat $@.log >&2; rm -f $@; exit 1; }
 

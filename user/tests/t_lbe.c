@@ -90,7 +90,7 @@ static void lbe_body(struct ut *ut, unsigned n1, unsigned n2,
 {
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
-	unsigned all = (1u << si.ncpus) - 1, me = si.cpu, other = me ? 0 : 1;
+	unsigned long all = (1ul << si.ncpus) - 1, me = si.cpu, other = me ? 0 : 1;
 	UT_CHECK_EQ(ful_load_area()->hdr.version, FUL_LOAD_VERSION);
 	UT_CHECK_EQ(ful_load_area()->hdr.ev_offset,
 		    offsetof(struct ful_load_page, ev));
