@@ -376,7 +376,8 @@ torture: kernel
 		--echo TORTURE --timeout $(TORTURE_TIMEOUT) \
 		--log-dir $(BUILD)/torture-logs
 
-# Kernel paths, then user-level IPC, balancing decisions, moving a
+# Kernel paths (the SGI and mailbox ones again on GICv3, as
+# <name>_gicv3), then user-level IPC, balancing decisions, moving a
 # running thread and the longest system calls (all deterministic under
 # -icount, booted twice to check that), then the cross/same-core ratio
 # and paper 000's matrix experiment (4 cores, then 3: two busy workers
@@ -400,6 +401,8 @@ BENCH_REPORT_DISK = for a in ubench=disk,disk ubench=cache,disk,cache=64; do \
 
 bench: kernel sim
 	$(BENCH_REPORT) --cpus 4 --repeat 2
+	$(BENCH_REPORT) --cpus 4 --repeat 2 --merge --gic 3 --append bench=all \
+		--only sgi_trigger,sgi_handle,mailbox_post --suffix _gicv3
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200

@@ -47,6 +47,8 @@ void gicv3_raise(unsigned intid);
 void gicv3_enable_spi(unsigned intid);
 void gicv3_send_sgi(uint64_t mask, unsigned sgi);
 
+extern uint64_t gicv3_sgi_one[]; /* [I] ICC_SGI1R_EL1 for core c alone */
+
 /** ICC_IAR1_EL1 / ICC_EOIR1_EL1 (GICv3's system-register interface). */
 static inline uint32_t gicv3_ack(void)
 {
@@ -77,13 +79,22 @@ static inline void gic_eoi(uint32_t iar)
 
 /** Send SGI @sgi to the cores in @mask (bit per core index). Makes the
  *  caller's earlier normal-memory stores (a mailbox post) visible
- *  before any target can take it. */
+ *  before any target can take it. On GICv3 an SGI to one core, the
+ *  common case (a mailbox post), is one precomputed ICC_SGI1R_EL1
+ *  value: the `dsb ishst` orders the stores before the register write
+ *  (a dmb does not order a system-register write), the isb issues it. */
 static inline void gic_send_sgi(uint64_t mask, unsigned sgi)
 {
-	if (gic_v3)
-		gicv3_send_sgi(mask, sgi);
-	else
+	if (!gic_v3) {
 		gicv2_send_sgi(mask, sgi);
+	} else if (mask && !(mask & (mask - 1))) {
+		uint64_t v = gicv3_sgi_one[__builtin_ctzll(mask)] |
+			     (uint64_t)(sgi & 0xf) << 24;
+		__asm__ volatile("dsb ishst\n\tmsr S3_0_C12_C11_5, %0\n\tisb"
+				 :: "r"(v) : "memory");
+	} else if (mask) {
+		gicv3_send_sgi(mask, sgi);
+	}
 }
 
 /** Per core, IRQs masked: SGIs 8..11 and the timer PPI enabled, the

@@ -53,9 +53,11 @@ static uintptr_t rd_region[GICV3_MAX_REGIONS], rd_end[GICV3_MAX_REGIONS];
 static unsigned rd_nregions;                /* [I] */
 static uintptr_t rd_base[MAX_CPUS];         /* [I] each core's own RD_base */
 /* [I] per core: ICC_SGI1R_EL1 without INTID and target list (Aff3,
- * Aff2, Aff1, range selector), and its bit in the target list. */
+ * Aff2, Aff1, range selector), its bit in the target list, and the two
+ * together (the whole value for an SGI to that core alone, INTID 0). */
 static uint64_t sgi_route[MAX_CPUS];
 static uint16_t sgi_bit[MAX_CPUS];
+uint64_t gicv3_sgi_one[MAX_CPUS]; /* gic.h's single-core fast path */
 
 static inline void mmio_write64(uintptr_t a, uint64_t v)
 {
@@ -126,6 +128,7 @@ void gicv3_init(uint64_t gicd_pa, const uint64_t *rbase,
 			       ((h >> 32) & 0xffull) << 48 | /* Aff3 */
 			       (uint64_t)(aff0 / 16) << 44; /* RS */
 		sgi_bit[c] = (uint16_t)(1u << (aff0 % 16));
+		gicv3_sgi_one[c] = sgi_route[c] | sgi_bit[c];
 	}
 }
 
@@ -183,11 +186,10 @@ void gicv3_init_cpu(unsigned cpu)
 }
 
 /**
- * Send SGI @sgi to the cores in @mask: one ICC_SGI1R_EL1 write per
- * cluster that holds targets (one for every core of QEMU virt's first
- * 16). The `dsb ishst` orders the caller's normal-memory stores (a
- * mailbox post) before the write, which a dmb does not do for a
- * system-register write; the isb issues it now. Any context.
+ * Send SGI @sgi to the cores in @mask (two or more: gic_send_sgi does
+ * one core inline): one ICC_SGI1R_EL1 write per cluster that holds
+ * targets (one for every core of QEMU virt's first 16). Barriers as in
+ * gic_send_sgi. Any context.
  */
 void gicv3_send_sgi(uint64_t mask, unsigned sgi)
 {
