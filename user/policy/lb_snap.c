@@ -335,9 +335,9 @@ static bool thread_indexable(const struct cand_rec *t, unsigned ncpus)
 }
 
 /** Fill s->wlvl from the sorted keys: one merge pass per core. */
-static void index_levels(struct lb_snap *s)
+static void index_levels(struct lb_snap *s, unsigned ncpus)
 {
-	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+	for (unsigned c = 0; c < ncpus; c++) {
 		unsigned i = s->first[c], end = s->first[c + 1];
 		for (unsigned l = 0; l < FUL_NICE_LEVELS; l++) {
 			while (i < end && key_mid(s->key[i]) < level_weight(l))
@@ -371,14 +371,17 @@ void lb_snap_index(struct lb_snap *s)
 	}
 	keys_sort(s->key, k);
 	unsigned i = 0;
-	for (unsigned c = 0; c <= FUL_LOAD_CPUS; c++) {
+	/* Only the online cores hold indexed threads (thread_indexable);
+	 * the first of every core beyond is the end. */
+	for (unsigned c = 0; c <= ncpus; c++) {
 		while (i < k && (s->key[i] >> KEY_CPU_SHIFT) < c)
 			i++;
 		s->first[c] = (unsigned short)i;
 	}
-	s->first[FUL_LOAD_CPUS] = (unsigned short)k;
+	for (unsigned c = ncpus + 1; c <= FUL_LOAD_CPUS; c++)
+		s->first[c] = (unsigned short)k;
 	if (s->index_key == LB_KEY_WEIGHT)
-		index_levels(s);
+		index_levels(s, ncpus);
 	s->tgen = gen;
 	s->index_ok = true;
 	s->builds++;
