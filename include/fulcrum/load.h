@@ -315,7 +315,10 @@ struct ful_move {
 };
 
 /* FUL_SYS_THREAD_SET attributes (thread named by tid, SCHED capability). */
-#define FUL_TA_AFFINITY 1 /* value: core mask; 0 means every core */
+#define FUL_TA_AFFINITY 1 /* value: core mask, 64 bits (bit c: core c;
+			   * version 5: was refused above 32 bits); 0
+			   * means every core; EINVAL if it names no
+			   * online core */
 #define FUL_TA_SLICE 2    /* value: slice in ms, 1..10000 */
 #define FUL_TA_NICE 3     /* value: -20..19 (two's complement in x3) */
 

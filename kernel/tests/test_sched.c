@@ -125,10 +125,10 @@ KTEST(migrate_sleeping, 2)
 	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(MS_SLEEP));
 }
 
-static uint32_t owed_now(void)
+static uint64_t owed_now(void)
 {
 	uint64_t flags = arch_irq_save();
-	uint32_t owed = this_cpu()->ipi_owed;
+	uint64_t owed = this_cpu()->ipi_owed | this_cpu()->lbe_owed;
 	arch_irq_restore(flags);
 	return owed;
 }
