@@ -81,9 +81,11 @@ void arch_irq_poll_one(void);
 /** Start secondary core @cpu (MPIDR @hwid); it enters kmain_secondary(cpu)
  *  on its own boot stack with the MMU on. Returns 0 or -FUL_EINVAL. */
 int arch_cpu_start(unsigned cpu, uint64_t hwid);
-/** Send IPI @kind to every core in @mask. One register write on GICv2.
- *  Pre: none (any context). Post: the SGIs are pending at the targets. */
-void arch_send_ipi(uint32_t mask, enum ipi_kind kind);
+/** Send IPI @kind to every core in @mask (bit per core index, up to
+ *  MAX_CPUS). One register write on GICv2; one per cluster of 16 cores
+ *  on GICv3. Pre: none (any context). Post: the SGIs are pending at the
+ *  targets. */
+void arch_send_ipi(uint64_t mask, enum ipi_kind kind);
 /** Program this core's tick timer to fire @ticks counter ticks from now.
  *  Pre: 1 <= @ticks <= ARCH_TIMER_MAX_TICKS (the hardware's range; a
  *  longer wait is armed in steps, see ktime_timer_delta). */
@@ -212,7 +214,7 @@ void arch_irq_unmask(unsigned intid);
 void arch_irq_route(unsigned intid, unsigned cpu);
 /** Tests: the cores SPI @intid is delivered to (a mask), and making it
  *  pending by hand. */
-uint32_t arch_irq_targets(unsigned intid);
+uint64_t arch_irq_targets(unsigned intid);
 void arch_irq_raise(unsigned intid);
 /** Called by the arch IRQ path for an SPI it does not handle itself,
  *  before its end of interrupt: true if a user-level handler took it

@@ -69,7 +69,7 @@ static void bench_sgi_trigger(void)
 		uint64_t before = *in;
 		uint64_t flags = arch_irq_save();
 		uint64_t t0 = arch_cycles();
-		arch_send_ipi(1u << 1, IPI_RE_SCHEDULE);
+		arch_send_ipi(1ull << 1, IPI_RE_SCHEDULE);
 		uint64_t t1 = arch_cycles();
 		arch_irq_restore(flags);
 		bench_wait_change(in, before);

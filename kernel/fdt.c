@@ -1,6 +1,7 @@
 /*
  * Minimal FDT walker: /memory reg, /cpus/cpu@* reg, /chosen bootargs,
- * and the reg and interrupts of top-level "virtio,mmio" nodes.
+ * the reg and interrupts of top-level "virtio,mmio" nodes, and the
+ * interrupt controller's version and reg ranges.
  * The blob is untrusted: every offset and length read from it is checked
  * against [dtb, dtb + min(max, totalsize)) before use.
  */
@@ -48,6 +49,8 @@ struct walk {
 	unsigned cpu_cells;
 	unsigned addr_cells, size_cells; /* of the root: its children's reg */
 	bool dev_virtio;     /* the current depth-1 node is virtio,mmio */
+	unsigned dev_gic;    /* ... a GIC of this version (0: not one) */
+	struct fdt_gic gic;  /* ... its reg ranges, kept if dev_gic */
 	struct fdt_dev dev;  /* ... its reg (size 0: none yet) and irq */
 	struct fdt_info *out;
 };
@@ -63,15 +66,16 @@ static void fdt_prop_chosen(struct fdt_info *o, const uint8_t *val,
 	o->bootargs[n] = 0;
 }
 
-/** Is "virtio,mmio" one of the strings of the stringlist @val? */
-static bool fdt_is_virtio(const uint8_t *val, uint32_t len)
+/** Is @want one of the NUL-terminated strings of the stringlist @val? */
+static bool fdt_compat_has(const uint8_t *val, uint32_t len,
+			   const char *want)
 {
-	static const char want[] = "virtio,mmio";
+	uint32_t wn = (uint32_t)strlen(want);
 	for (uint32_t i = 0; i < len;) {
 		uint32_t n = 0;
 		while (i + n < len && val[i + n])
 			n++;
-		if (n == sizeof(want) - 1 && i + n < len) {
+		if (n == wn && i + n < len) {
 			bool eq = true;
 			for (uint32_t k = 0; k < n; k++)
 				eq &= val[i + k] == (uint8_t)want[k];
@@ -83,6 +87,32 @@ static bool fdt_is_virtio(const uint8_t *val, uint32_t len)
 	return false;
 }
 
+/** The GIC version a compatible stringlist names, or 0. */
+static unsigned fdt_gic_version(const uint8_t *val, uint32_t len)
+{
+	if (fdt_compat_has(val, len, "arm,gic-v3"))
+		return 3;
+	if (fdt_compat_has(val, len, "arm,cortex-a15-gic") ||
+	    fdt_compat_has(val, len, "arm,gic-400"))
+		return 2;
+	return 0;
+}
+
+/** Every (address, size) pair of a GIC node's reg, up to FDT_GIC_REGS. */
+static void fdt_gic_regs(struct walk *w, const uint8_t *val, uint32_t len)
+{
+	unsigned rc = w->addr_cells + w->size_cells;
+	struct fdt_gic *g = &w->gic;
+	g->nregs = 0;
+	for (uint32_t off = 0; off + 4 * rc <= len && g->nregs < FDT_GIC_REGS;
+	     off += 4 * rc) {
+		g->base[g->nregs] = be_cells(val + off, w->addr_cells);
+		g->size[g->nregs] = be_cells(val + off + 4 * w->addr_cells,
+					     w->size_cells);
+		g->nregs++;
+	}
+}
+
 /** A property of a depth-1 device node: compatible, reg, interrupts
  *  (3 GIC cells: 0 = SPI, 1 = PPI; number; flags). */
 static void fdt_prop_dev(struct walk *w, const char *pname, size_t pavail,
@@ -90,11 +120,16 @@ static void fdt_prop_dev(struct walk *w, const char *pname, size_t pavail,
 {
 	unsigned rc = w->addr_cells + w->size_cells;
 	if (name_is(pname, pavail, "compatible")) {
-		w->dev_virtio = fdt_is_virtio(val, len);
+		w->dev_virtio = fdt_compat_has(val, len, "virtio,mmio");
+		w->dev_gic = fdt_gic_version(val, len);
 	} else if (name_is(pname, pavail, "reg") && w->addr_cells <= 2 &&
 		   w->size_cells >= 1 && w->size_cells <= 2 && len >= 4 * rc) {
 		w->dev.base = be_cells(val, w->addr_cells);
 		w->dev.size = be_cells(val + 4 * w->addr_cells, w->size_cells);
+		fdt_gic_regs(w, val, len);
+	} else if (name_is(pname, pavail, "#redistributor-regions") &&
+		   len == 4) {
+		w->gic.nredist = be32(val);
 	} else if (name_is(pname, pavail, "interrupts") && len >= 12) {
 		uint32_t type = be32(val), num = be32(val + 4);
 		if (type <= 1 && num < 988)
@@ -127,9 +162,10 @@ static void fdt_prop(struct walk *w, const char *pname, size_t pavail,
 		   name_is(pname, pavail, "bootargs")) {
 		fdt_prop_chosen(o, val, len);
 	} else if (w->in_cpu && w->cpu_cells &&
-		   name_is(pname, pavail, "reg") && len >= 4 * w->cpu_cells &&
-		   o->ncpus < MAX_CPUS) {
-		o->cpu_hwid[o->ncpus++] = be_cells(val, w->cpu_cells);
+		   name_is(pname, pavail, "reg") && len >= 4 * w->cpu_cells) {
+		o->ncpus_dtb++;
+		if (o->ncpus < MAX_CPUS)
+			o->cpu_hwid[o->ncpus++] = be_cells(val, w->cpu_cells);
 	}
 }
 
@@ -138,7 +174,9 @@ static void fdt_begin(struct walk *w, const char *name, size_t avail)
 	w->depth++;
 	if (w->depth == 1) {
 		w->dev_virtio = false;
+		w->dev_gic = 0;
 		w->dev = (struct fdt_dev){0};
+		w->gic = (struct fdt_gic){0};
 	}
 	if (w->depth == 1)
 		w->node1 = name_is(name, avail, "memory") ? N_MEMORY
@@ -149,10 +187,18 @@ static void fdt_begin(struct walk *w, const char *name, size_t avail)
 		    name_is(name, avail, "cpu");
 }
 
-/** The end of a node: a depth-1 virtio,mmio node with a reg is kept. */
+/** The end of a node: a depth-1 virtio,mmio node with a reg is kept,
+ *  and the first depth-1 GIC node with a reg. */
 static void fdt_end(struct walk *w)
 {
 	struct fdt_info *o = w->out;
+	if (w->depth == 1 && w->dev_gic && w->gic.nregs &&
+	    !o->gic.version) {
+		o->gic = w->gic;
+		o->gic.version = w->dev_gic;
+		if (!o->gic.nredist)
+			o->gic.nredist = 1;
+	}
 	if (w->depth == 1 && w->dev_virtio && w->dev.size &&
 	    o->ndevs < FDT_MAX_DEVS)
 		o->devs[o->ndevs++] = w->dev;

@@ -42,7 +42,7 @@ static inline void icc_push_now(struct cpu *self, unsigned cpu,
 				struct icc_req *r)
 {
 	if (mbox_push(&cpus[cpu].mbox, &r->node))
-		self->ipi_owed |= 1u << cpu;
+		self->ipi_owed |= 1ull << cpu;
 }
 
 /** icc_push_from() with a race hook installed: the point, then the
@@ -98,8 +98,8 @@ void icc_send(unsigned cpu, struct icc_req *r)
 
 void icc_flush_owed(struct cpu *c)
 {
-	if (c->ipi_owed & ICC_OWED_LBE) { /* may owe IPIs in turn */
-		c->ipi_owed &= ~ICC_OWED_LBE;
+	if (c->lbe_owed) { /* may owe IPIs in turn */
+		c->lbe_owed = false;
 		lbe_fire(c, FUL_LBE_WAKE);
 		if (!c->ipi_owed)
 			return;
@@ -314,7 +314,7 @@ int icc_signal(unsigned cpu, int ipi_kind)
 		return -FUL_EINVAL;
 	uint64_t flags = arch_irq_save();
 	this_cpu()->stats.ipi_out++;
-	arch_send_ipi(1u << cpu, (enum ipi_kind)ipi_kind);
+	arch_send_ipi(1ull << cpu, (enum ipi_kind)ipi_kind);
 	arch_irq_restore(flags);
 	return 0;
 }

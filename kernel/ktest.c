@@ -76,11 +76,11 @@ static void ktest_check_load(struct ktest_ctx *kt)
 static void ktest_check_health(struct ktest_ctx *kt)
 {
 	uint64_t flags = arch_irq_save();
-	uint32_t owed = this_cpu()->ipi_owed;
+	uint64_t owed = this_cpu()->ipi_owed | this_cpu()->lbe_owed;
 	arch_irq_restore(flags);
 	if (owed) /* thread-context calls must not leave IPIs for later */
-		ktest_fail(kt, __FILE__, __LINE__, "IPIs owed on return: %x",
-			   owed);
+		ktest_fail(kt, __FILE__, __LINE__, "IPIs owed on return: %lx",
+			   (unsigned long)owed);
 	for (unsigned i = 0; i < machine.ncpus; i++) {
 		if (cpus[i].stats.overlap)
 			ktest_fail(kt, __FILE__, __LINE__,

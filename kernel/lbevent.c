@@ -17,8 +17,8 @@
 #include "spinlock.h"
 
 _Atomic uint32_t lbe_armed;
-_Atomic uint32_t lbe_cores;
-_Atomic uint32_t lbe_watch;
+_Atomic uint64_t lbe_cores;
+_Atomic uint64_t lbe_watch;
 
 static struct {
 	spinlock_t lock;
@@ -33,7 +33,7 @@ static void lbe_hints(void)
 			      FUL_LBE_WAKE
 		      ? LBE_HINT_COUNT | LBE_HINT_SIGNAL
 		      : LBE_HINT_COUNT;
-	uint32_t cores = lbe.ntfn ? atomic_load_explicit(&lbe_cores,
+	uint64_t cores = lbe.ntfn ? atomic_load_explicit(&lbe_cores,
 							 memory_order_relaxed)
 				  : 0;
 	for (unsigned i = 0; i < machine.ncpus; i++)
@@ -67,7 +67,7 @@ int lbe_bind(struct ntfn *n, uint32_t events)
 		old = NULL; /* a rebind of the same one: new kinds only */
 	lbe.ntfn = n;
 	atomic_store_explicit(&lbe_watch, 0, memory_order_relaxed);
-	atomic_store_explicit(&lbe_cores, ~0u, memory_order_relaxed);
+	atomic_store_explicit(&lbe_cores, ~0ull, memory_order_relaxed);
 	atomic_store_explicit(&lbe_armed, events, memory_order_release);
 	lbe_hints();
 	spin_unlock_irqrestore(&lbe.lock, flags);
@@ -91,7 +91,7 @@ int lbe_unbind(struct ntfn *n)
 	return 0;
 }
 
-int lbe_arm(struct ntfn *n, uint32_t events, uint32_t cores, uint32_t watch)
+int lbe_arm(struct ntfn *n, uint32_t events, uint64_t cores, uint64_t watch)
 {
 	uint64_t flags = spin_lock_irqsave(&lbe.lock);
 	bool bound = lbe.ntfn == n;

@@ -16,7 +16,7 @@
  * Locks: lbe.lock (lbevent.c) guards the binding; it is taken by bind,
  * forget and by the one event that clears an armed bit (so at most once
  * per ARM), never on the context-switch path: there the wake is only
- * counted and, if armed, noted as a bit of c->ipi_owed (ICC_OWED_LBE),
+ * counted and, if armed, noted in c->lbe_owed,
  * which the icc_flush that ends every switch already tests; it is
  * signalled there (icc_flush_owed), after the switch.
  */
@@ -31,10 +31,9 @@
 struct ntfn;
 extern struct ful_load_page load_area; /* load.h */
 
-/* In c->ipi_owed besides the cores owed an IPI_ICC: an armed
- * FUL_LBE_WAKE noted in the switch books, signalled by the next
+/* c->lbe_owed, beside the cores owed an IPI_ICC (c->ipi_owed): an
+ * armed FUL_LBE_WAKE noted in the switch books, signalled by the next
  * icc_flush (icc_flush_owed), which every switch ends with. */
-#define ICC_OWED_LBE (1u << 31)
 
 /* c->lbe_wake: count this core's wakes (a notification is bound and the
  * core is in lbe_cores), and signal them (FUL_LBE_WAKE armed too). */
@@ -48,8 +47,8 @@ extern struct ful_load_page load_area; /* load.h */
  * "WAKE armed" (LBE_HINT_*, under lbe.lock), so that an idle exit tests
  * one byte at hand and, with nothing bound, does nothing else. */
 extern _Atomic uint32_t lbe_armed;
-extern _Atomic uint32_t lbe_cores;
-extern _Atomic uint32_t lbe_watch;
+extern _Atomic uint64_t lbe_cores;
+extern _Atomic uint64_t lbe_watch;
 
 /** LBE_BIND: bind @n for the kinds @events (0 < events, no bits outside
  *  FUL_LBE_ALL: else -FUL_EINVAL, checked by the caller); every kind is
@@ -61,8 +60,8 @@ int lbe_bind(struct ntfn *n, uint32_t events);
 int lbe_unbind(struct ntfn *n);
 /** LBE_ARM: watch @watch, signal wakes and creates of @cores, and arm
  *  @events. -FUL_ESTATE if @n is not the bound notification. */
-int lbe_arm(struct ntfn *n, uint32_t events, uint32_t cores,
-	    uint32_t watch);
+int lbe_arm(struct ntfn *n, uint32_t events, uint64_t cores,
+	    uint64_t watch);
 /** @n lost its last capability (ntfn_orphan): unbind it if bound. */
 void lbe_forget(struct ntfn *n);
 /** Kind @ev happened on @c, counted already: if it is armed, disarm it
@@ -94,7 +93,7 @@ static inline void lbe_wake(struct cpu *c)
 	if (__builtin_expect(h, 0)) {
 		load_area.ev[c->id].wake++;
 		if (h & LBE_HINT_SIGNAL)
-			c->ipi_owed |= ICC_OWED_LBE;
+			c->lbe_owed = true;
 	}
 }
 

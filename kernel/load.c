@@ -14,6 +14,9 @@
 struct ful_load_page load_area __attribute__((aligned(4096)));
 static struct frame *load_frame_obj;
 
+_Static_assert(FUL_LOAD_CPUS == MAX_CPUS,
+	       "the load area has a record for every core the kernel runs");
+
 void load_init(void)
 {
 	struct ful_load_hdr *h = &load_area.hdr;
@@ -232,9 +235,9 @@ void load_thread_static(struct thread *t, unsigned cpu)
 	seq_begin(&lt->seq);
 	lt->tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
 	lt->cpu = (uint8_t)cpu;
-	uint32_t online = atomic_load_explicit(&cpus_online_mask,
+	uint64_t online = atomic_load_explicit(&cpus_online_mask,
 					       memory_order_relaxed);
-	uint32_t aff = t->affinity & online;
+	uint64_t aff = t->affinity & online;
 	lt->flags = (uint8_t)((t->vs ? 0 : FUL_LT_KERNEL) |
 			      (aff != online ? FUL_LT_PINNED : 0));
 	lt->nice = t->nice;

@@ -20,7 +20,7 @@
 #include "trace.h"
 
 struct cpu cpus[MAX_CPUS];
-_Atomic uint32_t cpus_online_mask;
+_Atomic uint64_t cpus_online_mask;
 struct machine machine;
 
 void bench_run(const char *which);
@@ -72,7 +72,7 @@ static void cpu_init_this(unsigned id)
 	load_cpu_start(c); /* idle until its first switch */
 	arch_init_cpu(id);
 	c->stats.awake_since = arch_cycles(); /* the counter is set up now */
-	atomic_fetch_or(&cpus_online_mask, 1u << id);
+	atomic_fetch_or(&cpus_online_mask, 1ull << id);
 }
 
 static void start_secondaries(void)
@@ -158,6 +158,7 @@ void kmain(void)
 	machine.ram_base = fi.ram_base;
 	machine.ram_size = fi.ram_size;
 	machine.ncpus = fi.ncpus ? fi.ncpus : 1;
+	bool over = fi.ncpus_dtb > MAX_CPUS;
 	memcpy(machine.cpu_hwid, fi.cpu_hwid, sizeof(fi.cpu_hwid));
 	memcpy(machine.bootargs, fi.bootargs, sizeof(fi.bootargs));
 
@@ -177,9 +178,13 @@ void kmain(void)
 	thread_init();
 	kprintf("Fulcrum: %u cores, %lu MiB RAM, args '%s'\n", machine.ncpus,
 		machine.ram_size >> 20, machine.bootargs);
+	if (over) /* fdt.c kept the first MAX_CPUS; the others stay off */
+		kprintf("cores: the device tree lists %u, the kernel's limit "
+			"is %u: running on %u\n", fi.ncpus_dtb, MAX_CPUS,
+			machine.ncpus);
 	race_delay_init();
 	start_secondaries();
-	char line[128];
+	char line[8 * MAX_CPUS + 16];
 	int len = ksnprintf(line, sizeof(line), "cores online:");
 	for (unsigned i = 0; i < machine.ncpus; i++)
 		if (cpu_is_online(i))

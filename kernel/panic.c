@@ -13,7 +13,7 @@ void panic(const char *fmt, ...)
 	if (atomic_exchange(&panicking, 1))
 		arch_halt_cpu(); /* another core is already panicking */
 	struct cpu *c = this_cpu();
-	uint32_t others = atomic_load(&cpus_online_mask) & ~(1u << c->id);
+	uint64_t others = atomic_load(&cpus_online_mask) & ~(1ull << c->id);
 	if (others)
 		arch_send_ipi(others, IPI_STOP);
 	for (volatile int spin = 0; spin < 100000; spin++)

@@ -47,9 +47,10 @@ struct cpu {
 	bool tick_on;              /* [O] a thread runs: ticks are due */
 	bool idle_poll;            /* [O] idle loop polls the GIC (see sched.c);
 				    * off while a benchmark times the IRQ path */
-	uint32_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core;
-				    * bit 31 (ICC_OWED_LBE, lbevent.h): a
-				    * balancer event owed its signal */
+	uint64_t ipi_owed;         /* [O] cores owed an IPI_ICC by this core
+				    * (bit per core) */
+	bool lbe_owed;             /* [O] a balancer event owed its signal
+				    * (lbevent.h) */
 	_Atomic uint8_t lbe_wake;  /* [lbe.lock] written, read by the core
 				    * without it: FUL_LBE_WAKE is armed for
 				    * this core (a hint: lbe_fire decides) */
@@ -99,7 +100,7 @@ struct cpu {
 } __attribute__((aligned(CACHELINE)));
 
 extern struct cpu cpus[MAX_CPUS];
-extern _Atomic uint32_t cpus_online_mask;
+extern _Atomic uint64_t cpus_online_mask;
 
 static inline struct cpu *this_cpu(void)
 {
@@ -142,7 +143,7 @@ static inline struct owner owner_irq(void)
 static inline void icc_flush(void)
 {
 	struct cpu *c = this_cpu();
-	if (c->ipi_owed)
+	if (c->ipi_owed | c->lbe_owed)
 		icc_flush_owed(c);
 }
 

@@ -109,13 +109,13 @@ struct thread_set_req {
  *  the new affinity and a core inside it: a reader must never see the
  *  new affinity with the core being left. */
 static void thread_set_affinity(struct owner o, struct thread *t,
-				uint32_t mask, int *result)
+				uint64_t mask, int *result)
 {
 	t->affinity = mask;
 	*result = 0;
 	if (!(mask >> o.cpu->id & 1)) {
 		int err = thread_migrate_local(o, t,
-					       (unsigned)__builtin_ctz(mask));
+					       (unsigned)__builtin_ctzll(mask));
 		/* Killed while running (DEAD until switched out): no live
 		 * thread, as FUL_SYS_MIGRATE says; EDEAD is not THREAD_SET's. */
 		*result = err == -FUL_EDEAD ? -FUL_ENOTHREAD : err;
@@ -159,7 +159,7 @@ static void thread_set_here(void *arg)
 		load_set_nice(o, t, (int)r->value);
 		r->result = 0;
 	} else if (t) {
-		thread_set_affinity(o, t, (uint32_t)r->value, &r->result);
+		thread_set_affinity(o, t, (uint64_t)r->value, &r->result);
 	}
 	arch_irq_restore(flags);
 }
@@ -167,11 +167,11 @@ static void thread_set_here(void *arg)
 /** Check a THREAD_SET attribute and value; the value to store. */
 static int thread_set_check(uint64_t attr, uint64_t v, int64_t *out)
 {
-	uint32_t online = atomic_load(&cpus_online_mask);
+	uint64_t online = atomic_load(&cpus_online_mask);
 	switch (attr) {
-	case FUL_TA_AFFINITY:
-		*out = v ? (int64_t)(v & online) : (int64_t)~0u;
-		return v && (v > 0xffffffffu || !(v & online)) ? -FUL_EINVAL : 0;
+	case FUL_TA_AFFINITY: /* a set of cores: bit c, up to MAX_CPUS */
+		*out = v ? (int64_t)(v & online) : (int64_t)~0ull;
+		return v && !(v & online) ? -FUL_EINVAL : 0;
 	case FUL_TA_SLICE:
 		*out = (int64_t)v;
 		return v >= 1 && v <= 10000 ? 0 : -FUL_EINVAL;
@@ -280,8 +280,7 @@ int64_t sys_lbe_arm(struct thread *t, struct arch_uregs *u)
 	    !lbe_mask_ok(watch))
 		err = -FUL_EINVAL;
 	else
-		err = lbe_arm(n.obj, (uint32_t)ev, (uint32_t)cores,
-			      (uint32_t)watch);
+		err = lbe_arm(n.obj, (uint32_t)ev, cores, watch);
 	cap_release(&n);
 	return err;
 }

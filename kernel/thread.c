@@ -116,7 +116,7 @@ static void thread_setup(struct thread *t, const struct thread_attr *a,
 	t->win_idx = t->win_base = t->win_last = 0;
 	t->migrations = 0;
 	atomic_store_explicit(&t->irq_bound, 0, memory_order_relaxed);
-	t->affinity = ~0u;
+	t->affinity = ~0ull;
 	t->lrec = &load_area.thread[slot];
 	t->load_counted = false;
 	t->blocked_counted = false;

@@ -68,7 +68,8 @@ struct thread {
 	uint8_t trace_from;      /* [O] the core it left then */
 	_Atomic uint32_t irq_bound; /* [A] SPIs it bound (irq.c): they
 				     * follow it when it migrates */
-	uint32_t affinity;       /* [O] cores it may be moved to (syscalls) */
+	uint64_t affinity;       /* [O] cores it may be moved to (syscalls),
+				  * bit per core */
 	struct ful_load_thread *lrec; /* [I] its record in the load area */
 	bool load_counted;       /* [O] in its core's load sums (load.c) */
 	bool blocked_counted;    /* [O] in its core's blocked count (load.c) */

@@ -14,7 +14,11 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-#define MAX_CPUS 8
+/* The core limit: every per-core array (struct cpu, idle threads, boot
+ * stacks, the load area's records, the GICv3 driver's tables) has
+ * MAX_CPUS entries, and a set of cores is one 64-bit word (bit c: core
+ * c). The load area's FUL_LOAD_CPUS is the same number (load.c checks). */
+#define MAX_CPUS 64
 #define CACHELINE 64
 
 typedef uint32_t tid_t;

@@ -223,7 +223,7 @@ def boot(opts, index):
     print(f"bench: boot {index} (-smp {opts.cpus} \"{opts.append}\"), "
           f"log {log}", flush=True)
     res = qemu.run_qemu(opts.kernel, opts.cpus, opts.append, opts.timeout,
-                        log, extra)
+                        log, extra, gic=opts.gic or None)
     if res.error:
         raise BenchError(res.error, res.output)
     if res.timed_out:
@@ -239,6 +239,14 @@ def collect_boots(opts):
     if not opts.kernel:
         sys.exit("bench_report: need --kernel or --from-log")
     return [parse_log(boot(opts, i)) for i in range(1, opts.repeat + 1)]
+
+
+def rename(boot, only, suffix):
+    """Keep the results named in the comma-separated `only` (all if
+    empty), each renamed with `suffix` appended."""
+    keep = set(filter(None, only.split(",")))
+    return {name + suffix: v for name, v in boot.items()
+            if not keep or name in keep}
 
 
 def differing_benches(boots):
@@ -298,6 +306,13 @@ def parse_args(argv):
     ap.add_argument("--no-icount", action="store_true",
                     help="multi-threaded TCG instead of -icount (for "
                          "ratios measured within one run)")
+    ap.add_argument("--gic", type=int, default=0, choices=(0, 2, 3),
+                    help="GIC version (0: qemu.py's choice for --cpus)")
+    ap.add_argument("--only", default="",
+                    help="keep only these results (comma-separated)")
+    ap.add_argument("--suffix", default="",
+                    help="append this to every result name kept (e.g. "
+                         "_gicv3: the same benchmarks on GICv3)")
     ap.add_argument("--merge", action="store_true",
                     help="merge into an existing results.json by name")
     ap.add_argument("--from-log", action="append", metavar="FILE",
@@ -311,7 +326,8 @@ def main(argv=None):
     opts = parse_args(argv)
     meta = load_json(opts.meta, {})
     try:
-        boots = collect_boots(opts)
+        boots = [rename(b, opts.only, opts.suffix)
+                 for b in collect_boots(opts)]
     except BenchError as exc:
         print(f"bench_report: FAILED: {exc}")
         if exc.tail:

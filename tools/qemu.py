@@ -9,7 +9,7 @@ harness (tests/harness/run_tests.py) and the benchmark runner
 next to the other helpers the Makefile runs, because `make run` and
 `make bench` use it as much as the tests do.
 
-    qemu.py --kernel K [--cpus N] [--append ARGS] [--mem SIZE]
+    qemu.py --kernel K [--cpus N] [--gic 2|3] [--append ARGS] [--mem SIZE]
             [--disk IMG [--disk-legacy]] [--dumpdtb FILE] [--print]
             [-- EXTRA QEMU ARGS]
     qemu.py --smoke
@@ -45,7 +45,11 @@ sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 
 QEMU = "qemu-system-aarch64"
 QEMU_PACKAGE = "qemu-system-arm"   # the Debian package that provides QEMU
-MACHINE = "virt,gic-version=2"
+MACHINE = "virt"
+# The interrupt controller: GICv2 takes at most GICV2_MAX_CPUS cores,
+# so more cores get GICv3 (gic_version); `gic` forces either.
+GICV2_MAX_CPUS = 8
+MAX_CPUS = 64   # the kernel's limit (kernel/types.h MAX_CPUS)
 DEFAULT_MEM = "256M"
 
 PANIC_PREFIX = "PANIC"
@@ -83,8 +87,23 @@ def disk_args(image, legacy=False):
             f"virtio-mmio.force-legacy={'true' if legacy else 'false'}"]
 
 
+def gic_version(cpus, gic=None):
+    """The GIC version for `cpus` cores: `gic` (2 or 3) if given, else 2
+    up to GICV2_MAX_CPUS cores and 3 above. ValueError for a version
+    that cannot hold the cores."""
+    if gic is None or gic == 0:
+        return 2 if cpus <= GICV2_MAX_CPUS else 3
+    if gic not in (2, 3):
+        raise ValueError(f"gic={gic}: 2 or 3")
+    if gic == 2 and cpus > GICV2_MAX_CPUS:
+        raise ValueError(f"{cpus} cores: GICv2 takes at most "
+                         f"{GICV2_MAX_CPUS}")
+    return gic
+
+
 def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
-                  dumpdtb=None, nic_none=True, disk=None, disk_legacy=False):
+                  dumpdtb=None, nic_none=True, disk=None, disk_legacy=False,
+                  gic=None):
     """Return the QEMU argv that boots `kernel` on `cpus` cores.
 
     `-nic none`: Fulcrum has no network driver, and `-M virt` would
@@ -93,9 +112,11 @@ def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
     device adds it through `extra_args`. `dumpdtb` makes QEMU write the
     machine's device tree to that file and exit. `nic_none=False` is for
     tests only: it shows that they can see the default NIC. `disk`
-    attaches a raw image (disk_args).
+    attaches a raw image (disk_args). `gic` picks the interrupt
+    controller (gic_version: by default v2 up to 8 cores, v3 above).
     """
-    machine = MACHINE + (f",dumpdtb={dumpdtb}" if dumpdtb else "")
+    machine = (f"{MACHINE},gic-version={gic_version(cpus, gic)}" +
+               (f",dumpdtb={dumpdtb}" if dumpdtb else ""))
     cmd = [
         QEMU,
         "-M", machine,
@@ -386,9 +407,10 @@ def _judge(cmd, result, ended, limits, sink):
         sink.note(result.error)
 
 
-def run_qemu(kernel, cpus, append, timeout, log_path, extra_args=()):
+def run_qemu(kernel, cpus, append, timeout, log_path, extra_args=(),
+             gic=None):
     """Boot `kernel` in QEMU and return the RunResult."""
-    return run(build_command(kernel, cpus, append, extra_args),
+    return run(build_command(kernel, cpus, append, extra_args, gic=gic),
                timeout, log_path)
 
 
@@ -445,10 +467,13 @@ def parse_args(argv):
     """Parse our options (those before `--`)."""
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        usage="%(prog)s --kernel K [--cpus N] [--append ARGS] [--mem SIZE] "
+        usage="%(prog)s --kernel K [--cpus N] [--gic 2|3] [--append ARGS] "
+              "[--mem SIZE] "
               "[--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS] | --smoke")
     ap.add_argument("--kernel", help="kernel image to boot")
     ap.add_argument("--cpus", type=int, default=4, help="cores (default 4)")
+    ap.add_argument("--gic", type=int, default=0, choices=(0, 2, 3),
+                    help="GIC version (default 0: 2 up to 8 cores, 3 above)")
     ap.add_argument("--append", default="", help="kernel command line")
     ap.add_argument("--mem", default=DEFAULT_MEM,
                     help=f"RAM size (default {DEFAULT_MEM})")
@@ -480,7 +505,7 @@ def main(argv=None):
         return smoke()
     cmd = build_command(opts.kernel, opts.cpus, opts.append, extra,
                         mem=opts.mem, dumpdtb=opts.dumpdtb, disk=opts.disk,
-                        disk_legacy=opts.disk_legacy)
+                        disk_legacy=opts.disk_legacy, gic=opts.gic)
     if opts.print:
         print(shlex.join(cmd))
         return 0

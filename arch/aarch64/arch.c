@@ -8,6 +8,8 @@ void arch_thread_trampoline(void);
 void mmu_init_cpu(void);
 void fpu_init_cpu(void);
 
+_Static_assert(BOOT_STACK_CPUS == MAX_CPUS, "boot.S: a boot stack per core");
+
 void arch_init(void)
 {
 	gic_init();
@@ -36,10 +38,9 @@ static void pmu_sync_cycles(void)
  *  timer stopped until the scheduler arms it. */
 void arch_init_cpu(unsigned cpu)
 {
-	(void)cpu;
 	write_sysreg(vbar_el1, (uint64_t)vectors);
 	__asm__ volatile("isb");
-	gic_init_cpu();
+	gic_init_cpu(cpu);
 	write_sysreg(pmcr_el0, 1);
 	write_sysreg(pmcntenset_el0, 1ull << 31);
 	write_sysreg(pmccfiltr_el0, 0);
@@ -63,7 +64,7 @@ void arch_uregs_init(struct arch_uregs *u, uint64_t pc, uint64_t sp,
 	u->x[2] = a2;
 }
 
-void arch_send_ipi(uint32_t mask, enum ipi_kind kind)
+void arch_send_ipi(uint64_t mask, enum ipi_kind kind)
 {
 	gic_send_sgi(mask, kind);
 }
@@ -124,7 +125,7 @@ void arch_free_ram(uint64_t ram_base, uint64_t ram_size, uintptr_t *start,
 
 unsigned arch_irq_lines(void)
 {
-	return gic_lines();
+	return GIC_CALL(lines);
 }
 
 bool arch_irq_kernel_owned(unsigned intid)
@@ -134,25 +135,25 @@ bool arch_irq_kernel_owned(unsigned intid)
 
 void arch_irq_mask(unsigned intid)
 {
-	gic_mask(intid);
+	GIC_CALL(mask, intid);
 }
 
 void arch_irq_unmask(unsigned intid)
 {
-	gic_unmask(intid);
+	GIC_CALL(unmask, intid);
 }
 
 void arch_irq_route(unsigned intid, unsigned cpu)
 {
-	gic_route(intid, cpu);
+	GIC_CALL(route, intid, cpu);
 }
 
-uint32_t arch_irq_targets(unsigned intid)
+uint64_t arch_irq_targets(unsigned intid)
 {
-	return gic_targets(intid);
+	return GIC_CALL(targets, intid);
 }
 
 void arch_irq_raise(unsigned intid)
 {
-	gic_raise(intid);
+	GIC_CALL(raise, intid);
 }

@@ -93,4 +93,4 @@ boot_l1:	.space 4096
 	.bss
 	.balign 16
 	.global boot_stacks
-boot_stacks:	.space BOOT_STACK_SIZE * 8
+boot_stacks:	.space BOOT_STACK_SIZE * BOOT_STACK_CPUS

@@ -16,28 +16,41 @@ void fpu_trap(void);
  * (reschedule, batched IPIs). EOI comes before the exit path so a switch
  * away never leaves the GIC's active priority raised.
  */
-/** Acknowledge-dispatch-EOI one interrupt @iar, after its IRQ_ENTRY
- *  trace record (its IRQ_EXIT: irq_done, after it). */
-static void irq_dispatch(uint32_t iar)
+/** End of interrupt @iar on GICv3 if @v3 (a constant at each inlined
+ *  call), else on GICv2. */
+static inline __attribute__((always_inline)) void irq_eoi(uint32_t iar,
+							  bool v3)
+{
+	if (v3)
+		gicv3_eoi(iar);
+	else
+		gicv2_eoi(iar);
+}
+
+/** Dispatch-EOI one acknowledged interrupt @iar, for one GIC version,
+ *  after its IRQ_ENTRY trace record (its IRQ_EXIT: irq_done, after it):
+ *  irq_dispatch tests gic_v3 once, not at every EOI. */
+static inline __attribute__((always_inline)) void irq_dispatch_gic(
+	uint32_t iar, bool v3)
 {
 	unsigned intid = iar & 0x3ff;
 
 	trace_irq_entry(this_cpu(), intid);
 	if (intid < 16) {
-		gic_eoi(iar);
+		irq_eoi(iar, v3);
 		ipi_receive((enum ipi_kind)intid);
 	} else if (intid == TIMER_PPI) {
-		gic_eoi(iar);
+		irq_eoi(iar, v3);
 		sched_tick();
 	} else if (intid == UART0_INTID) {
 		uart_ack_irq();
-		gic_eoi(iar);
+		irq_eoi(iar, v3);
 		console_rx_interrupt();
 	} else if (intid < 1020) {
 		/* A user-level handler's SPI is masked before the EOI, so
 		 * it stays quiet until the handler acks (irq.c). */
 		bool user = irq_user_interrupt(intid);
-		gic_eoi(iar);
+		irq_eoi(iar, v3);
 		if (!user)
 			kprintf("irq: unexpected intid %u\n", intid);
 	}
@@ -49,10 +62,22 @@ static inline void irq_done(void)
 	trace_irq_exit(this_cpu());
 }
 
+/** Dispatch-EOI one interrupt @iar (acknowledged on gic_v3's GIC). */
+static void irq_dispatch(uint32_t iar)
+{
+	if (gic_v3)
+		irq_dispatch_gic(iar, true);
+	else
+		irq_dispatch_gic(iar, false);
+}
+
 void irq_handle(struct trap_frame *f)
 {
 	(void)f;
-	irq_dispatch(gic_ack());
+	if (gic_v3)
+		irq_dispatch_gic(gicv3_ack(), true);
+	else
+		irq_dispatch_gic(gicv2_ack(), false);
 	irq_done();
 	irq_exit();
 }

@@ -28,7 +28,7 @@ int arch_console_getc(void)
 void arch_console_enable_rx_irq(void)
 {
 	mmio_write32(UART + UART_IMSC, 1u << 4 | 1u << 6); /* RX, RX timeout */
-	gic_enable_spi(UART0_INTID);
+	GIC_CALL(enable_spi, UART0_INTID);
 }
 
 /** Called from the IRQ path: clear the RX interrupt condition. */

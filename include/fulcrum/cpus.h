@@ -3,11 +3,12 @@
  * the policies' eligible cores. Included by <fulcrum/load.h> after
  * FUL_LOAD_CPUS is fixed.
  *
- * Up to 32 cores a set is an unsigned int, bit c for core c, and every
- * operation below is the one-instruction bit operation the policies
- * wrote out by hand before (the kernel's ABI and the rootserver's code
- * are unchanged). Above 32 cores (host builds only: the simulator) it is
- * an array of 64-bit words passed by value, with the same operations.
+ * Up to 32 cores a set is an unsigned int, bit c for core c, and up to
+ * 64 (the kernel's limit, and the load ABI's since version 5) an
+ * unsigned long: every operation below is the one-instruction bit
+ * operation the policies wrote out by hand before. Above 64 cores (host
+ * builds only: the simulator) it is an array of 64-bit words passed by
+ * value, with the same operations.
  *
  * Iteration keeps the shape the narrow code had, shifting a copy of the
  * set one core at a time until it is empty:
@@ -46,7 +47,30 @@ typedef unsigned int ful_cpus_t;
 #define ful_cpus_low(m) ((m) & 1u)
 #define ful_cpus_shr1(m) ((m) >> 1)
 
-#else /* host builds with more than 32 cores */
+#elif FUL_LOAD_CPUS <= 64 /* the kernel's ABI since load version 5 */
+
+typedef unsigned long ful_cpus_t;
+
+#if FUL_LOAD_CPUS < 64 /* cores 0 .. n - 1, n <= FUL_LOAD_CPUS */
+#define ful_cpus_first(n) ((1ul << (n)) - 1)
+#else
+#define ful_cpus_first(n) ((n) >= 64 ? ~0ul : (1ul << (n)) - 1)
+#endif
+#define ful_cpus_none() 0ul
+#define ful_cpus_all() (~0ul)
+#define ful_cpus_one(c) (1ul << (c))
+#define ful_cpus_has(m, c) (((m) >> (c)) & 1ul)
+#define ful_cpus_and(a, b) ((a) & (b))
+#define ful_cpus_or(a, b) ((a) | (b))
+#define ful_cpus_andnot(a, b) ((a) & ~(b))
+#define ful_cpus_empty(m) (!(m))
+#define ful_cpus_eq(a, b) ((a) == (b))
+#define ful_cpus_several(m) (((m) & ((m) - 1)) != 0)
+#define ful_cpus_count(m) ((unsigned)__builtin_popcountl(m))
+#define ful_cpus_low(m) ((m) & 1ul)
+#define ful_cpus_shr1(m) ((m) >> 1)
+
+#else /* host builds with more than 64 cores */
 
 #define FUL_CPUS_WORDS ((FUL_LOAD_CPUS + 63) / 64)
 

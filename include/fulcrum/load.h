@@ -1,5 +1,5 @@
 /*
- * Fulcrum load ABI, version 4: what the kernel publishes about every
+ * Fulcrum load ABI, version 5: what the kernel publishes about every
  * core's and every thread's load, read by the rootserver's balancer
  * without a system call.
  *
@@ -8,12 +8,22 @@
  * FUL_SLOT_LOAD, so the rootserver may map it elsewhere). Layout:
  *
  *   offset 0     struct ful_load_hdr
- *   offset 128   struct ful_load_cpu cpu[FUL_LOAD_CPUS]
- *   offset 1152  struct ful_load_ev ev[FUL_LOAD_CPUS] (version 4: hdr.ev_offset;
+ *   offset 128   struct ful_load_cpu cpu[FUL_LOAD_CPUS] (64 since version 5)
+ *   offset 8320  struct ful_load_ev ev[FUL_LOAD_CPUS] (version 4: hdr.ev_offset;
  *                128 bytes each, like a core record: the kernel's idle
- *                exit reaches ev[c] at a constant offset from cpu[c])
- *   offset 4096  struct ful_load_thread thread[FUL_LOAD_THREADS] (64 bytes
- *                each since version 3: 8 pages)
+ *                exit reaches ev[c] at a constant offset from cpu[c];
+ *                1152 with version 4's 8 cores)
+ *   offset 20480 struct ful_load_thread thread[FUL_LOAD_THREADS] (64 bytes
+ *                each since version 3: 8 pages; hdr.thread_offset, 4096
+ *                in version 4)
+ *
+ * Version 5 (issue 16: GICv3 and more cores): FUL_LOAD_CPUS went from 8
+ * to 64, the kernel's core limit, so the core and event records take 5
+ * pages instead of 1 and the area 13 pages instead of 9; a thread
+ * record's affinity is a 64-bit set (ful_cpus_t, bit c for core c: it
+ * took the record's last padding word, the record stays 64 bytes). A
+ * reader that uses hdr.ev_offset and hdr.thread_offset, as libfulcrum
+ * does, finds everything; the field order is unchanged.
  *
  * Consistency: every ful_load_cpu and every ful_load_thread has its own
  * sequence counter. The writer (the core that owns the core or the
@@ -125,19 +135,21 @@
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
 
-#define FUL_LOAD_VERSION 4
+#define FUL_LOAD_VERSION 5
 #define FUL_LOAD_VADDR 0x7fc00000UL
 /*
  * The limits are compile-time parameters: the kernel and the rootserver
  * build with the defaults (the ABI above, unchanged); a host program may
  * define larger ones before any include (the simulator, tools/sim, builds
  * the same policy sources with up to 256 cores and 16,384 thread
- * records). Above 32 cores an affinity no longer fits one word
- * (ful_cpus_t, <fulcrum/cpus.h>): the thread record grows, and that
- * layout exists only on the host (docs/design.md, "Simulator").
+ * records). Up to 64 cores an affinity is one 64-bit word (the kernel's
+ * layout; a host build with 32 cores or fewer keeps version 4's 32-bit
+ * one); above 64 it no longer fits one word (ful_cpus_t,
+ * <fulcrum/cpus.h>): the thread record grows, and that layout exists
+ * only on the host (docs/design.md, "Simulator").
  */
 #ifndef FUL_LOAD_CPUS
-#define FUL_LOAD_CPUS 8
+#define FUL_LOAD_CPUS 64 /* the kernel's MAX_CPUS (kernel/types.h) */
 #endif
 #ifndef FUL_LOAD_THREADS
 #define FUL_LOAD_THREADS 512 /* indexed by FUL_TID_SLOT(tid) */
@@ -152,17 +164,17 @@
 #if FUL_LOAD_THREADS > FUL_TID_SLOT_MASK + 1
 #error "FUL_LOAD_THREADS: more records than slots"
 #endif
-/* Pages: the header, the core and event records (one page with the
- * default 8 cores), then the thread records (64 bytes; 128 above 32
+/* Pages: the header, the core and event records (5 pages with the
+ * default 64 cores), then the thread records (64 bytes; 128 above 64
  * cores, host only). */
 #define FUL_LOAD_CPU_PAGES ((128 + FUL_LOAD_CPUS * 256 + 4095) / 4096)
-#if FUL_LOAD_CPUS <= 32
+#if FUL_LOAD_CPUS <= 64
 #define FUL_LOAD_TREC 64
 #else
 #define FUL_LOAD_TREC 128
 #endif
 #define FUL_LOAD_PAGES \
-	(FUL_LOAD_CPU_PAGES + FUL_LOAD_THREADS * FUL_LOAD_TREC / 4096) /* 9 */
+	(FUL_LOAD_CPU_PAGES + FUL_LOAD_THREADS * FUL_LOAD_TREC / 4096) /* 13 */
 
 #include <fulcrum/cpus.h>
 #define FUL_UTIL_LONG_WINS 10     /* short windows per long window */
@@ -175,7 +187,7 @@ struct ful_load_hdr {
 	unsigned int ncpus;         /* cores online: cpu[0..ncpus) */
 	unsigned int nthreads;      /* entries in thread[] */
 	unsigned int cpu_offset;    /* 128 */
-	unsigned int thread_offset; /* 4096 */
+	unsigned int thread_offset; /* 20480 (4096 in version 4) */
 	unsigned int util_seq;      /* seqcount of the util_* fields (odd
 				     * while a length change writes them) */
 	unsigned long counter_freq; /* Hz of busy/idle/runtime/stamp */
@@ -190,7 +202,8 @@ struct ful_load_hdr {
 				     * FUL_UTIL_LONG_WINS */
 	unsigned long util_idx0;    /* index of the window at util_epoch */
 	unsigned long util_win_ms;  /* util_win in ms (as set) */
-	unsigned long ev_offset;    /* 1152: offset of ev[] (version 4) */
+	unsigned long ev_offset;    /* 8320: offset of ev[] (version 4; 1152
+				     * with version 4's 8 cores) */
 	unsigned long pad[5];
 };
 
@@ -231,13 +244,16 @@ struct ful_load_thread {
 	unsigned int slice_ms;
 	unsigned int weight;
 	ful_cpus_t affinity;    /* cores it may run on, bit per core
-				 * (unsigned int up to 32 cores) */
+				 * (unsigned long up to 64 cores, the
+				 * kernel's; unsigned int up to 32) */
 	unsigned long runtime;  /* counter ticks run, updated at switch-out
 				 * and tick */
 	unsigned long win_idx;  /* short window of win_base (see above) */
 	unsigned long win_base; /* runtime at the start of window win_idx */
 	unsigned long win_last; /* ticks run in window win_idx - 1 */
-	unsigned long pad[1];
+#if FUL_LOAD_CPUS <= 32
+	unsigned long pad[1];   /* version 5 (64 cores): the affinity's */
+#endif
 };
 
 /* A core's balancer events (version 4; see "Balancer events" above). */
@@ -258,13 +274,13 @@ struct ful_load_page {
 	struct ful_load_thread thread[FUL_LOAD_THREADS];
 };
 
-#if FUL_LOAD_CPUS <= 32
+#if FUL_LOAD_CPUS <= 64
 _Static_assert(sizeof(struct ful_load_thread) == 64, "load ABI: thread record");
 #else
 _Static_assert(sizeof(struct ful_load_thread) <= 128, "load: thread record");
 #endif
-#if FUL_LOAD_CPUS == 8 && FUL_LOAD_THREADS == 512
-_Static_assert(FUL_LOAD_PAGES == 9, "load ABI: pages");
+#if FUL_LOAD_CPUS == 64 && FUL_LOAD_THREADS == 512
+_Static_assert(FUL_LOAD_PAGES == 13, "load ABI: pages");
 #endif
 _Static_assert(sizeof(struct ful_load_hdr) == 128, "load ABI: header");
 _Static_assert(sizeof(struct ful_load_cpu) == 128, "load ABI: cpu record");
@@ -301,7 +317,10 @@ struct ful_move {
 };
 
 /* FUL_SYS_THREAD_SET attributes (thread named by tid, SCHED capability). */
-#define FUL_TA_AFFINITY 1 /* value: core mask; 0 means every core */
+#define FUL_TA_AFFINITY 1 /* value: core mask, 64 bits (bit c: core c;
+			   * version 5: was refused above 32 bits); 0
+			   * means every core; EINVAL if it names no
+			   * online core */
 #define FUL_TA_SLICE 2    /* value: slice in ms, 1..10000 */
 #define FUL_TA_NICE 3     /* value: -20..19 (two's complement in x3) */
 

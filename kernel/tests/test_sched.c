@@ -125,10 +125,10 @@ KTEST(migrate_sleeping, 2)
 	KT_CHECK(arch_counter() - t0 >= ms_to_ticks(MS_SLEEP));
 }
 
-static uint32_t owed_now(void)
+static uint64_t owed_now(void)
 {
 	uint64_t flags = arch_irq_save();
-	uint32_t owed = this_cpu()->ipi_owed;
+	uint64_t owed = this_cpu()->ipi_owed | this_cpu()->lbe_owed;
 	arch_irq_restore(flags);
 	return owed;
 }
@@ -181,6 +181,8 @@ KTEST(migrate_running_self, 2)
 #define MB_PER_PRODUCER 300
 static struct {
 	uint32_t next[MAX_CPUS];   /* handled on the target only */
+	uint32_t snap[MAX_CPUS];   /* next, copied out by mb_read_next (too
+				    * big for icc_call_copy with 64 cores) */
 	uint32_t errors;
 	_Atomic uint32_t producers_done;
 	unsigned target;
@@ -231,8 +233,7 @@ KTEST(mailbox_fifo_many_producers, 2)
 {
 	mb.target = 0;
 	atomic_store(&mb.producers_done, 0);
-	uint32_t zero[MAX_CPUS] = {0};
-	icc_call_copy(0, mb_read_next, zero, sizeof(zero)); /* quiesce */
+	icc_call_sync(0, mb_read_next, mb.snap); /* quiesce */
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		mb.next[i] = 0;
 	mb.errors = 0;
@@ -243,13 +244,11 @@ KTEST(mailbox_fifo_many_producers, 2)
 		KT_CHECK(thread_create(&a, mb_producer, (void *)(uintptr_t)p) > 0);
 	}
 	KT_WAIT(atomic_load(&mb.producers_done) == n, KT_TIMEOUT_MS);
-	uint32_t next[MAX_CPUS];
 	for (;;) {
-		KT_CHECK_EQ(icc_call_copy(0, mb_read_next, next, sizeof(next)),
-			    0);
+		KT_CHECK_EQ(icc_call_sync(0, mb_read_next, mb.snap), 0);
 		bool all = true;
 		for (unsigned p = 1; p <= n; p++)
-			all &= next[p] == MB_PER_PRODUCER;
+			all &= mb.snap[p] == MB_PER_PRODUCER;
 		if (all)
 			break;
 		thread_sleep_ms(1);

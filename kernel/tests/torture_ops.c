@@ -243,12 +243,12 @@ static void tort_set(struct tort_stats *s)
 {
 	tid_t tid = tort_target(s, true);
 	uint64_t r = rng_next(&s->seed);
-	uint32_t online = atomic_load(&cpus_online_mask);
+	uint64_t online = atomic_load(&cpus_online_mask);
 	int res;
 	if (r % 3 == 0) {
-		uint32_t mask = (uint32_t)(r >> 8) & online;
+		uint64_t mask = (r >> 8) & online;
 		res = thread_set_attr(tid, FUL_TA_AFFINITY,
-				      mask && r % 4 ? mask : ~0u);
+				      mask && r % 4 ? mask : ~0ull);
 	} else if (r % 3 == 1) {
 		res = thread_set_attr(tid, FUL_TA_SLICE, 1 + (r >> 8) % 8);
 	} else {

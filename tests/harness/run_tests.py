@@ -417,14 +417,23 @@ def run_suite(suite, opts, totals):
 
 
 def parse_suite_spec(spec, kernel):
-    """Turn NAME:CPUS:ARGS into a QEMU Suite (ARGS may contain ':')."""
+    """Turn NAME:CPUS:ARGS into a QEMU Suite (ARGS may contain ':').
+    CPUS is a core count, or a count and a GIC version: 4g3 is 4 cores
+    on GICv3 (the default is qemu.gic_version's: v2 up to 8 cores)."""
     parts = spec.split(":", 2)
-    if len(parts) < 2 or not parts[0] or not parts[1].isdigit():
+    m = re.fullmatch(r"(\d+)(?:g([23]))?", parts[1]) if len(parts) >= 2 \
+        else None
+    if len(parts) < 2 or not parts[0] or not m:
         raise argparse.ArgumentTypeError(f"bad --suite {spec!r}, "
-                                         "want NAME:CPUS:ARGS")
-    name, cpus = parts[0], int(parts[1])
+                                         "want NAME:CPUS[gV]:ARGS")
+    name, cpus = parts[0], int(m.group(1))
+    gic = int(m.group(2)) if m.group(2) else None
     args = parts[2] if len(parts) == 3 else ""
-    cmd = qemu.build_command(kernel, cpus, args, qemu.MTTCG_ARGS)
+    try:
+        cmd = qemu.build_command(kernel, cpus, args, qemu.MTTCG_ARGS,
+                                 gic=gic)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--suite {spec!r}: {exc}")
     return Suite(name=name, cmd=cmd, cpus=cpus, args=args)
 
 

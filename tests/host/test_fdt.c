@@ -131,14 +131,43 @@ struct virt_tree {
 	unsigned ncpus;
 	uint64_t ram_size;
 	const char *bootargs; /* NULL: the 280-byte one, truncated */
+	unsigned gic;         /* the GIC version QEMU was given */
 };
 
 static const struct virt_tree trees[] = {
-	{"virt-smp1-128M.dtb", 1, 128ull << 20, ""},
-	{"virt-smp4-256M.dtb", 4, 256ull << 20, "test=all foo"},
-	{"virt-smp8-1G.dtb", 8, 1ull << 30, "console=ttyAMA0 demo"},
-	{"virt-smp2-512M-long.dtb", 2, 512ull << 20, NULL},
+	{"virt-smp1-128M.dtb", 1, 128ull << 20, "", 2},
+	{"virt-smp4-256M.dtb", 4, 256ull << 20, "test=all foo", 2},
+	{"virt-smp8-1G.dtb", 8, 1ull << 30, "console=ttyAMA0 demo", 2},
+	{"virt-smp2-512M-long.dtb", 2, 512ull << 20, NULL, 2},
+	{"virt-smp4-256M-gic3.dtb", 4, 256ull << 20, "", 3},
+	{"virt-smp32-256M.dtb", 32, 256ull << 20, "", 3},
 };
+
+/* QEMU virt's MPIDR of core @i: GICv3 clusters hold 16 cores (Aff1 =
+ * i / 16, Aff0 = i % 16), GICv2 ones 8, but GICv2 stops at 8 cores. */
+static uint64_t virt_hwid(unsigned gic, unsigned i)
+{
+	return gic == 3 ? (uint64_t)(i / 16) << 8 | (i % 16) : i;
+}
+
+/* QEMU virt's GIC: the distributor at 0x08000000; GICv2's CPU interface
+ * at 0x08010000, or GICv3's one redistributor region from 0x080a0000
+ * (0xf60000 bytes: 123 redistributors of 128 KiB). */
+static void check_virt_gic(struct htest_ctx *htest_ctx_,
+			   const struct virt_tree *t, const struct fdt_gic *g)
+{
+	CHECK_EQ(g->version, t->gic);
+	CHECK(g->nregs >= 2);
+	CHECK_EQ(g->base[0], 0x08000000);
+	CHECK_EQ(g->size[0], 0x10000);
+	if (t->gic == 3) {
+		CHECK_EQ(g->nredist, 1);
+		CHECK_EQ(g->base[1], 0x080a0000);
+		CHECK_EQ(g->size[1], 0xf60000);
+	} else {
+		CHECK_EQ(g->base[1], 0x08010000);
+	}
+}
 
 /* Tree @i of trees[], packed; .b is NULL if it cannot be read. */
 static struct blob load_packed_tree(unsigned i)
@@ -166,8 +195,10 @@ static void check_virt(struct htest_ctx *htest_ctx_, const struct virt_tree *t,
 	CHECK_EQ(o->ram_base, 0x40000000);
 	CHECK_EQ(o->ram_size, t->ram_size);
 	CHECK_EQ(o->ncpus, t->ncpus);
+	CHECK_EQ(o->ncpus_dtb, t->ncpus);
 	for (unsigned i = 0; i < t->ncpus; i++)
-		CHECK_EQ(o->cpu_hwid[i], i);
+		CHECK_EQ(o->cpu_hwid[i], virt_hwid(t->gic, i));
+	check_virt_gic(htest_ctx_, t, &o->gic);
 	for (unsigned i = t->ncpus; i < MAX_CPUS; i++)
 		CHECK_EQ(o->cpu_hwid[i], 0);
 	if (t->bootargs) {
@@ -467,6 +498,7 @@ HTEST(built_tree_limits)
 	struct fdt_info o;
 	CHECK_EQ(fdt_parse(b.b, b.len, &o), 0);
 	CHECK_EQ(o.ncpus, MAX_CPUS);
+	CHECK_EQ(o.ncpus_dtb, MAX_CPUS + 4); /* kmain says so, runs 64 */
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		CHECK_EQ(o.cpu_hwid[i], 0x80000000u | i);
 	CHECK_EQ(strlen(o.bootargs), 255);

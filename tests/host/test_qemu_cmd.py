@@ -126,6 +126,25 @@ def test_nic_none():
     return None
 
 
+def test_gic_choice():
+    """GICv2 up to 8 cores, GICv3 above; GIC=3 forces v3 on few cores;
+    GICv2 is refused above 8 cores."""
+    def machine(cpus, gic=None):
+        cmd = qemu.build_command("k", cpus, gic=gic)
+        return cmd[cmd.index("-M") + 1]
+    want = {(1, None): "virt,gic-version=2", (8, None): "virt,gic-version=2",
+            (9, None): "virt,gic-version=3", (32, None): "virt,gic-version=3",
+            (4, 3): "virt,gic-version=3", (4, 2): "virt,gic-version=2"}
+    for (cpus, gic), m in want.items():
+        if machine(cpus, gic) != m:
+            return f"{cpus} cores, gic {gic}: {machine(cpus, gic)}, want {m}"
+    try:
+        qemu.build_command("k", 16, gic=2)
+    except ValueError:
+        return None
+    return "GICv2 with 16 cores was accepted"
+
+
 # ------------------------------------------------------ asking QEMU
 
 def qmp_probe(cmd):
@@ -269,6 +288,7 @@ TESTS = [
     ("single_definition", test_single_definition),
     ("scan_sees_spelling", test_scan_sees_spelling),
     ("nic_none", test_nic_none),
+    ("gic_choice", test_gic_choice),
     ("no_network_device", test_no_network_device),
     ("detector_sees_nic", test_detector_sees_nic),
 ]

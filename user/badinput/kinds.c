@@ -41,6 +41,11 @@ static void put(unsigned k, unsigned n, const unsigned long *v)
 /** Values of the kinds that are plain numbers. */
 static void init_numbers(void)
 {
+	/* The cores past the machine's, as a set. On 64 cores, the limit,
+	 * there are none: the bad mask and affinity values below then name
+	 * a real core (the suites run on at most 32). */
+	unsigned long bi_off_cores = bi_ncpus >= 64 ? 1UL << 63
+						    : ~0UL << bi_ncpus;
 	PUT(K_ZERO, 0);
 	PUT(K_ANY, 0, 1, ~0UL, 0xdeadbeefUL, 1UL << 63, FUL_USER_MAX, BI_KADDR,
 	    256, 0x7fffffffUL, 1UL << 32);
@@ -77,7 +82,9 @@ static void init_numbers(void)
 	PUT(B_MAP_RIGHTS, 0, FUL_R_WRITE, FUL_R_EXEC, FUL_R_ADMIN,
 	    FUL_R_READ | FUL_R_ADMIN, 16, FUL_R_READ | 16, ~0UL,
 	    (1UL << 32) | FUL_R_READ);
-	PUT(B_CPU, bi_ncpus, 8, 64, 255, 0xffffffffUL, ~0UL);
+	/* Cores: the first one past the machine's, past the kernel's
+	 * limit (64, load version 5), and far beyond. */
+	PUT(B_CPU, bi_ncpus, 64, 65, 255, 0xffffffffUL, ~0UL);
 	PUT(B_CPU_HIGH, 1UL << 32, (1UL << 32) + bi_ncpus - 1, 1UL << 63);
 	PUT(B_BITS0, 0);
 	PUT(V_MOVES_N, 1, 2, FUL_MIGRATE_MAX);
@@ -107,9 +114,12 @@ static void init_numbers(void)
 	/* Balancer events: kinds, and core masks naming offline cores */
 	PUT(V_LBE_EV, FUL_LBE_WAKE, FUL_LBE_ALL);
 	PUT(B_LBE_EV, 1, FUL_LBE_ALL << 1, 1UL << 63, ~0UL);
-	PUT(B_LBE_MASK, 1UL << 31, 1UL << 32 | 1, ~0UL);
+	/* (cores are a 64-bit set: a mask is bad if it names a core past
+	 * the machine's; on 64 cores none is) */
+	PUT(B_LBE_MASK, 1UL << 63, bi_off_cores | 1, bi_off_cores);
 	PUT(B_NICE, (unsigned long)-21L, 20, 1UL << 31, 1UL << 32);
-	PUT(B_AFFINITY, 1UL << 31, 1UL << 32 | 1, ~0UL);
+	/* An affinity is bad if it names no online core. */
+	PUT(B_AFFINITY, 1UL << 63, bi_off_cores, 1UL << bi_ncpus % 64);
 	PUT(B_TRACE_MASK, FUL_TRC_ALL + 1, 1UL << 32, ~0UL);
 	PUT(B_NR, 38, 39, 51, FUL_SYS_COUNT, FUL_SYS_COUNT + 1, 63, 64, 1000,
 	    1UL << 32, (1UL << 32) | FUL_SYS_YIELD, (1UL << 32) | FUL_SYS_EXIT,

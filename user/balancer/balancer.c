@@ -31,7 +31,7 @@ static struct {
 	/* Kernel events (the balancer thread's; watch under the lock): */
 	unsigned bound;     /* FUL_LBE_* bound to ntfn, 0: none (written by
 			     * the balancer thread, under the lock too) */
-	unsigned watch;     /* [lock] the core the last decision found
+	ful_cpus_t watch;   /* [lock] the core the last decision found
 			     * busiest, as a mask */
 	_Atomic unsigned long ev_rounds; /* rounds the kernel's events opened */
 } bal = {.lock = ATOMIC_FLAG_INIT};
@@ -173,8 +173,8 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	 * is on the busiest core), as this decision found it. */
 	if (bal.bound)
 		bal.watch = d->has_util && d->ut.busiest < FUL_LOAD_CPUS
-				    ? 1u << d->ut.busiest
-				    : 0u;
+				    ? ful_cpus_one(d->ut.busiest)
+				    : ful_cpus_none();
 	/* A moved thread is counted on neither core until it lands: the
 	 * next decision, whoever makes it, must see it where it went. */
 	for (unsigned i = 0; i < n; i++)
@@ -203,12 +203,12 @@ struct bal_evsum {
 	unsigned long wake, create, busy;
 };
 
-static void bal_ev_sum(unsigned cores, struct bal_evsum *e)
+static void bal_ev_sum(ful_cpus_t cores, struct bal_evsum *e)
 {
 	const struct ful_load_page *a = ful_load_area();
 	*e = (struct bal_evsum){0};
 	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
-		if (!(cores >> c & 1))
+		if (!ful_cpus_has(cores, c))
 			continue;
 		e->wake += FUL_LOAD_RLX(&a->ev[c].wake);
 		e->create += FUL_LOAD_RLX(&a->ev[c].create);
@@ -219,12 +219,13 @@ static void bal_ev_sum(unsigned cores, struct bal_evsum *e)
 /** The cores whose events count: the eligible ones of the last decision
  *  (the rootserver's core, where this thread runs, only with
  *  include_root), else every online core but this one. */
-static unsigned bal_ev_cores(void)
+static ful_cpus_t bal_ev_cores(void)
 {
-	unsigned m = bal.snap.conf.mask;
-	if (!m) {
+	ful_cpus_t m = bal.snap.conf.mask;
+	if (ful_cpus_empty(m)) {
 		const struct ful_load_page *a = ful_load_area();
-		m = ((1u << a->hdr.ncpus) - 1) & ~(1u << bal.snap.root_cpu);
+		m = ful_cpus_andnot(ful_cpus_first(a->hdr.ncpus),
+				    ful_cpus_one(bal.snap.root_cpu));
 	}
 	return m;
 }
@@ -242,7 +243,7 @@ static enum lb_trigger bal_ev_trigger(unsigned long bits)
 /** Events counted since @seen among the kinds bound: their trigger, or
  *  LB_TRIG_COUNT. */
 static enum lb_trigger bal_ev_since(const struct bal_evsum *seen,
-				    unsigned cores)
+				    ful_cpus_t cores)
 {
 	struct bal_evsum now;
 	bal_ev_sum(cores, &now);
@@ -292,11 +293,11 @@ static __attribute__((noinline)) enum lb_trigger
 bal_wait_event(struct bal_evsum *seen)
 {
 	unsigned long bits = 0;
-	unsigned cores = bal_ev_cores();
+	ful_cpus_t cores = bal_ev_cores();
 	/* bal.watch without the lock: a stale mask only watches the core
 	 * the decision before the last found busiest */
 	ful_lbe_arm(FUL_SLOT_SCHED, (unsigned)bal.ntfn, bal.bound, cores,
-		    *(volatile unsigned *)&bal.watch & cores);
+		    *(volatile ful_cpus_t *)&bal.watch & cores);
 	enum lb_trigger t = bal_ev_since(seen, cores);
 	if (t != LB_TRIG_COUNT)
 		return t;

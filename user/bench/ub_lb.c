@@ -12,8 +12,10 @@
  *
  *   get_free_core             mginkgo placement, 4 cores, 64 threads
  *   get_transfer_task         mginkgo rebalance (one move), same area
- *   get_free_core_c<C>_t<T>   the same on C = 2, 4, 8 cores and
+ *   get_free_core_c<C>_t<T>   the same on C = 2, 4, 8, 16, 32 cores and
  *   get_transfer_task_c<C>_t<T>  T = 8, 64, 256 threads
+ *   get_free_core_c<C>,       the same as get_free_core on C = 16, 32
+ *   get_transfer_task_c<C>    cores (64 threads; issue 16's names)
  *   lb_index_rebuild_c4_t<T>  rebuilding the thread index after a tgen
  *                             change (the cost the two above skip)
  *   fulcrum_rebalance         the refinement, 4 cores, 64 threads (it
@@ -301,12 +303,17 @@ static void show_live(void)
 /** All the decision benchmarks; returns how many BENCH lines. */
 unsigned ub_lb_run(void)
 {
-	static const unsigned cpus[] = {2, 4, 8}, threads[] = {8, 64, 256};
+	static const unsigned cpus[] = {2, 4, 8, 16, 32};
+	static const unsigned threads[] = {8, 64, 256};
 	char p[48], r[48];
 	unsigned lines = 0;
 	read_cost = ful_cycles_overhead();
 	lines += bench_pair("get_free_core", "get_transfer_task", 4, 64, true);
-	for (unsigned i = 0; i < 3; i++)
+	lines += bench_pair("get_free_core_c16", "get_transfer_task_c16", 16,
+			    64, false);
+	lines += bench_pair("get_free_core_c32", "get_transfer_task_c32", 32,
+			    64, false);
+	for (unsigned i = 0; i < 5; i++)
 		for (unsigned j = 0; j < 3; j++) {
 			snprintf(p, sizeof(p), "get_free_core_c%u_t%u", cpus[i],
 				 threads[j]);

@@ -366,7 +366,7 @@ void fz_op_move(struct fz_worker *w)
 /** A THREAD_SET value for @attr; *@bad if the call must refuse it. */
 static unsigned long fz_set_value(struct fz_ctx *c, unsigned attr, bool *bad)
 {
-	unsigned online = (1u << fz.ncpus) - 1;
+	unsigned long online = fz.ncpus >= 64 ? ~0ul : (1ul << fz.ncpus) - 1;
 	*bad = fz_below(&c->rng, 10) == 0;
 	switch (attr) {
 	case FUL_TA_SLICE:
@@ -376,11 +376,12 @@ static unsigned long fz_set_value(struct fz_ctx *c, unsigned attr, bool *bad)
 		return *bad ? (unsigned long)(fz_below(&c->rng, 2) ? 20L : -21L)
 			    : (unsigned long)((long)fz_below(&c->rng, 40) - 20);
 	case FUL_TA_AFFINITY:
-		if (*bad)
-			return fz.ncpus < 32
-				   ? 1UL << (fz.ncpus +
-					     fz_below(&c->rng, 32 - fz.ncpus))
-				   : 1UL << 32;
+		/* A set of cores, 64 bits (load version 5): bad if it
+		 * names no online core; on 64 cores there is none. */
+		if (*bad && fz.ncpus < 64)
+			return 1UL << (fz.ncpus +
+				       fz_below(&c->rng, 64 - fz.ncpus));
+		*bad = false;
 		return fz_below(&c->rng, 4) ? fz_next(&c->rng) & online : 0;
 	default:
 		*bad = true;
@@ -402,7 +403,7 @@ void fz_op_set(struct fz_worker *w)
 	unsigned long tid =
 	    fz_pick_tid(w, attr != FUL_TA_AFFINITY, &bogus, &tg);
 	unsigned long v = fz_set_value(c, attr, &bad);
-	if (attr == FUL_TA_AFFINITY && !bad && !(v & ((1u << fz.ncpus) - 1)))
+	if (attr == FUL_TA_AFFINITY && !bad && !(v & (fz.ncpus >= 64 ? ~0ul : (1ul << fz.ncpus) - 1)))
 		v = 0; /* a random mask with no online core: every core */
 	unsigned long a[7] = {FUL_SLOT_SCHED, tid, attr, v};
 	if (bad)
@@ -438,13 +439,13 @@ static unsigned fz_self_cpu(struct fz_worker *w)
 static void fz_self_pin(struct fz_worker *w)
 {
 	struct fz_ctx *c = &w->c;
-	unsigned online = (1u << fz.ncpus) - 1;
+	unsigned long online = fz.ncpus >= 64 ? ~0ul : (1ul << fz.ncpus) - 1;
 	unsigned long mask = fz_next(&c->rng) & online;
 	long got = FZ_SYS(c, THREAD_SET, FZ_E(AGAIN), FUL_SLOT_SCHED, c->tid,
 			  FUL_TA_AFFINITY, mask)
 		       .x0;
 	unsigned cpu = fz_self_cpu(w);
-	if (got == 0 && mask && cpu < 32 && !(mask >> cpu & 1)) {
+	if (got == 0 && mask && cpu < 64 && !(mask >> cpu & 1)) {
 		unsigned long a[7] = {FUL_SLOT_SCHED, c->tid, FUL_TA_AFFINITY,
 				      mask, cpu};
 		fz_bad(c, FZ_RESULTS, "runs outside the affinity just set",

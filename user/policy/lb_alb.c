@@ -88,8 +88,14 @@ static void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
 		return;
 	}
 	r->m = r->mbuf; /* runnable counts as unsigned long */
+	/* The first 8 cores whether online or not (unrolled, no test; the
+	 * record's figures of an offline core are never read), then the
+	 * other online ones. */
+	unsigned n = s->conf.ncpus;
 #pragma GCC unroll 8
-	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
+	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++)
+		r->mbuf[c] = d->v.nrun[c];
+	for (unsigned c = 8; c < n; c++)
 		r->mbuf[c] = d->v.nrun[c];
 }
 
@@ -175,9 +181,10 @@ static void lb_mround_apply(struct lb_mround *r, unsigned long delta,
 	if (last)
 		return;
 	if (r->nrun != r->nbuf) {
+		unsigned n = r->s->conf.ncpus; /* the online cores only */
 		if (r->m != r->mbuf)
-			memcpy(r->mbuf, r->m, sizeof(r->mbuf));
-		memcpy(r->nbuf, r->nrun, sizeof(r->nbuf));
+			memcpy(r->mbuf, r->m, n * sizeof(r->mbuf[0]));
+		memcpy(r->nbuf, r->nrun, n * sizeof(r->nbuf[0]));
 		r->m = r->mbuf;
 		r->nrun = r->nbuf;
 	}

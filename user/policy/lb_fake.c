@@ -102,7 +102,7 @@ bool lb_fake_add(struct ful_load_page *a, unsigned tid, unsigned cpu,
 	t->nice = 0;
 	t->slice_ms = slice_ms;
 	t->weight = 1024;
-	t->affinity = (1u << a->hdr.ncpus) - 1;
+	t->affinity = ful_cpus_first(a->hdr.ncpus);
 	t->runtime = 0;
 	seq_end(&t->seq);
 	if (slot >= a->hdr.nthreads)

@@ -79,7 +79,7 @@ static unsigned fulcrum_gate(const struct lb_policy *p,
 static unsigned round_dst(const struct round *r)
 {
 	unsigned best = LB_NO_CPU;
-	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+	for (unsigned c = 0; c < r->s->conf.ncpus; c++) {
 		if (!ful_cpus_has(r->mask, c))
 			continue;
 		if (best == LB_NO_CPU || r->load[c] < r->load[best] ||
@@ -147,7 +147,12 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 				  struct ful_move *moves, unsigned max,
 				  struct lb_decision *d)
 {
-	struct round r = {.s = s, .mask = lb_record(s, d)};
+	/* Not zero-filled: load[] and nrun[] of the online cores are
+	 * copied below, and no other core is in the mask. */
+	struct round r;
+	r.s = s;
+	r.mask = lb_record(s, d);
+	r.nmoved = 0;
 	if (!ful_cpus_several(r.mask)) {
 		d->reason = LB_R_TOO_FEW_CORES;
 		return 0;

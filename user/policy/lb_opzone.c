@@ -254,6 +254,37 @@ static void oz_clock(struct oz_ctx *x)
  * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
  * lower load, for the most to the higher, then to the lower id. O(cores).
  */
+/* oz_record's running figures. */
+struct oz_acc {
+	unsigned long sum, lsum, kl, kh;
+	unsigned l, h;
+};
+
+/** oz_record's work for core @c. */
+static inline __attribute__((always_inline)) void
+oz_record_cpu(struct oz_ctx *x, const struct ful_load_cpu *r, unsigned c,
+	      ful_cpus_t mask, ful_cpus_t allowed, struct oz_acc *a)
+{
+	struct lb_decision *d = x->d;
+	struct lb_dutil *u = &d->ut;
+	if (!ful_cpus_has(mask, c)) {
+		d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
+		u->util[c] = LB_UTIL_NONE;
+		return;
+	}
+	unsigned long load;
+	unsigned pm = oz_cpu_util(x, &r[c], x->s->now, x->idx, x->e, x->tail,
+				  x->win, &load);
+	d->v.load[c] = load;
+	u->util[c] = (unsigned short)pm;
+	a->sum += pm, a->lsum += load;
+	unsigned long key = (unsigned long)pm << 40 | load;
+	if (a->h == LB_NO_CPU || key > a->kh)
+		a->h = c, a->kh = key;
+	if (ful_cpus_has(allowed, c) && key < a->kl)
+		a->l = c, a->kl = key;
+}
+
 static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 		      unsigned *lo, unsigned *hi)
 {
@@ -264,46 +295,33 @@ static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 	/* A core's rank key: utilization, then load (oz_before) in one word
 	 * (a load, the sum of the slices in ms, is far below 2^40); the
 	 * strict compares keep ties on the lower id. */
-	unsigned long sum = 0, lsum = 0, kl = ~0ul, kh = 0;
-	unsigned n = x->s->conf.ncpus, l = LB_NO_CPU, h = LB_NO_CPU;
+	struct oz_acc a = {.kl = ~0ul, .l = LB_NO_CPU, .h = LB_NO_CPU};
+	unsigned n = x->s->conf.ncpus;
 	oz_clock(x);
-	const unsigned long now = x->s->now, idx = x->idx, e = x->e,
-			    tail = x->tail, win = x->win;
 	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
 	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
 	u->bound = (unsigned short)x->bound;
 	u->tid = 0;
+	/* The first 8 cores with a constant bound, unrolled completely,
+	 * then the rest (as lb_snap.c's reading loops) */
 #pragma GCC unroll 8
-	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		if (!ful_cpus_has(mask, c)) {
-			d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
-			u->util[c] = LB_UTIL_NONE;
-			continue;
-		}
-		unsigned long load;
-		unsigned pm = oz_cpu_util(x, &r[c], now, idx, e, tail, win,
-					  &load);
-		d->v.load[c] = load;
-		u->util[c] = (unsigned short)pm;
-		sum += pm, lsum += load;
-		unsigned long key = (unsigned long)pm << 40 | load;
-		if (h == LB_NO_CPU || key > kh)
-			h = c, kh = key;
-		if (ful_cpus_has(allowed, c) && key < kl)
-			l = c, kl = key;
+		oz_record_cpu(x, r, c, mask, allowed, &a);
 	}
+	for (unsigned c = 8; c < n; c++)
+		oz_record_cpu(x, r, c, mask, allowed, &a);
 	unsigned k = ful_cpus_count(mask);
-	d->sum = lsum;
-	u->busiest = (lb_cpu_t)h;
+	d->sum = a.lsum;
+	u->busiest = (lb_cpu_t)a.h;
 	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
-					     ? (k ? sum / k : 0)
-					     : kh >> 40);
-	*lo = l;
-	*hi = h;
+					     ? (k ? a.sum / k : 0)
+					     : a.kh >> 40);
+	*lo = a.l;
+	*hi = a.h;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to

@@ -119,18 +119,50 @@ static inline void acc_add(struct acc *a, unsigned c, unsigned long load)
 	a->lmax = (long)load > a->lmax ? (long)load : a->lmax;
 }
 
+/*
+ * The reading loops below go over the online cores in two parts: the
+ * first LB_UNROLL with a constant bound, which GCC unrolls completely
+ * (one early-exit test per core, the code of the 8-core ABI: rolled,
+ * the loop cost about 20 instructions more at 4 cores), then the rest,
+ * if any, rolled (one test when n <= 8). n <= FUL_LOAD_CPUS already.
+ */
+#define LB_UNROLL (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8)
+
+static inline __attribute__((always_inline)) void
+read_load(const struct ful_load_cpu *r, unsigned c, struct acc *a,
+	  struct lb_loads *v)
+{
+	unsigned long load = FUL_LOAD_RLX(&r[c].load);
+	v->load[c] = load;
+	acc_add(a, c, load);
+}
+
 /** Each core's load: one atomic 8-byte read, no seqcount needed. */
 static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
 			    struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
-	/* n <= FUL_LOAD_CPUS already; the constant bound lets it unroll. */
 #pragma GCC unroll 8
-	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
-		unsigned long load = FUL_LOAD_RLX(&r[c].load);
-		v->load[c] = load;
-		acc_add(a, c, load);
+	for (unsigned c = 0; c < LB_UNROLL; c++) {
+		if (c >= n)
+			return;
+		read_load(r, c, a, v);
 	}
+	for (unsigned c = LB_UNROLL; c < n; c++)
+		read_load(r, c, a, v);
+}
+
+static inline __attribute__((always_inline)) void
+read_load_min(const struct ful_load_cpu *r, unsigned c, struct acc *a,
+	      struct lb_loads *v)
+{
+	unsigned long load = FUL_LOAD_RLX(&r[c].load);
+	v->load[c] = load;
+	if (!ful_cpus_has(a->mask, c))
+		return;
+	a->sum += load;
+	a->min = load < a->lmin ? c : a->min;
+	a->lmin = load < a->lmin ? load : a->lmin;
 }
 
 /** snap_read_loads() for a placement: the total and the least loaded
@@ -140,15 +172,13 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 #pragma GCC unroll 8
-	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
-		unsigned long load = FUL_LOAD_RLX(&r[c].load);
-		v->load[c] = load;
-		if (!ful_cpus_has(a->mask, c))
-			continue;
-		a->sum += load;
-		a->min = load < a->lmin ? c : a->min;
-		a->lmin = load < a->lmin ? load : a->lmin;
+	for (unsigned c = 0; c < LB_UNROLL; c++) {
+		if (c >= n)
+			return;
+		read_load_min(r, c, a, v);
 	}
+	for (unsigned c = LB_UNROLL; c < n; c++)
+		read_load_min(r, c, a, v);
 }
 
 /**
@@ -163,42 +193,60 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
  * largest core (ties: lowest id) into s->msum, s->mmin, s->mmax.
  * Unrolled, as the load reading is.
  */
+/* snap_read_fast's running figures over the eligible cores. */
+struct fast_acc {
+	unsigned mmin, mmax;
+	unsigned long sum, msum, lo;
+	long hi;
+};
+
+static inline __attribute__((always_inline)) void
+read_fast(const struct ful_load_cpu *r, unsigned c, ful_cpus_t mask,
+	  struct fast_acc *f, struct lb_loads *v, bool by_nrun)
+{
+	unsigned nrun = FUL_LOAD_RLX(&r[c].nrunnable);
+	unsigned long load = FUL_LOAD_RLX(&r[c].load), m = nrun;
+	v->load[c] = load;
+	v->nrun[c] = nrun;
+	if (!by_nrun)
+		v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
+	if (!ful_cpus_has(mask, c))
+		return;
+	f->sum += load;
+	f->msum += m;
+	/* the figure, then the runnable count, as one key: weights stay far
+	 * below 2^40 and counts below 2^24 */
+	unsigned long key = by_nrun ? m : m << 24 | (nrun & 0xffffffu);
+	f->mmin = key < f->lo ? c : f->mmin;
+	f->lo = key < f->lo ? key : f->lo;
+	f->mmax = (long)m > f->hi ? c : f->mmax;
+	f->hi = (long)m > f->hi ? (long)m : f->hi;
+}
+
 static inline __attribute__((always_inline)) void
 snap_read_fast(struct lb_snap *s, unsigned n, struct lb_loads *v,
 	       bool by_nrun)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 	ful_cpus_t mask = s->conf.mask;
-	unsigned mmin = LB_NO_CPU, mmax = LB_NO_CPU;
-	unsigned long sum = 0, msum = 0, lo = ~0UL;
-	long hi = -1;
+	struct fast_acc f = {.mmin = LB_NO_CPU, .mmax = LB_NO_CPU,
+			     .lo = ~0UL, .hi = -1};
+	/* in two parts, as snap_read_loads */
 #pragma GCC unroll 8
-	for (unsigned c = 0; c < FUL_LOAD_CPUS && c < n; c++) {
-		unsigned nrun = FUL_LOAD_RLX(&r[c].nrunnable);
-		unsigned long load = FUL_LOAD_RLX(&r[c].load), m = nrun;
-		v->load[c] = load;
-		v->nrun[c] = nrun;
-		if (!by_nrun)
-			v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
-		if (!ful_cpus_has(mask, c))
-			continue;
-		sum += load;
-		msum += m;
-		/* the figure, then the runnable count, as one key: weights
-		 * stay far below 2^40 and counts below 2^24 */
-		unsigned long key = by_nrun ? m : m << 24 | (nrun & 0xffffffu);
-		mmin = key < lo ? c : mmin;
-		lo = key < lo ? key : lo;
-		mmax = (long)m > hi ? c : mmax;
-		hi = (long)m > hi ? (long)m : hi;
+	for (unsigned c = 0; c < LB_UNROLL; c++) {
+		if (c >= n)
+			break;
+		read_fast(r, c, mask, &f, v, by_nrun);
 	}
+	for (unsigned c = LB_UNROLL; c < n; c++)
+		read_fast(r, c, mask, &f, v, by_nrun);
 	v->has_nrun = true;
 	v->has_weight = !by_nrun;
-	s->sum = sum;
+	s->sum = f.sum;
 	s->min = s->max = LB_NO_CPU; /* by load: not looked for */
-	s->msum = msum;
-	s->mmin = mmin;
-	s->mmax = mmax;
+	s->msum = f.msum;
+	s->mmin = f.mmin;
+	s->mmax = f.mmax;
 }
 
 static inline __attribute__((always_inline)) void
@@ -335,9 +383,9 @@ static bool thread_indexable(const struct cand_rec *t, unsigned ncpus)
 }
 
 /** Fill s->wlvl from the sorted keys: one merge pass per core. */
-static void index_levels(struct lb_snap *s)
+static void index_levels(struct lb_snap *s, unsigned ncpus)
 {
-	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++) {
+	for (unsigned c = 0; c < ncpus; c++) {
 		unsigned i = s->first[c], end = s->first[c + 1];
 		for (unsigned l = 0; l < FUL_NICE_LEVELS; l++) {
 			while (i < end && key_mid(s->key[i]) < level_weight(l))
@@ -371,14 +419,17 @@ void lb_snap_index(struct lb_snap *s)
 	}
 	keys_sort(s->key, k);
 	unsigned i = 0;
-	for (unsigned c = 0; c <= FUL_LOAD_CPUS; c++) {
+	/* Only the online cores hold indexed threads (thread_indexable);
+	 * the first of every core beyond is the end. */
+	for (unsigned c = 0; c <= ncpus; c++) {
 		while (i < k && (s->key[i] >> KEY_CPU_SHIFT) < c)
 			i++;
 		s->first[c] = (unsigned short)i;
 	}
-	s->first[FUL_LOAD_CPUS] = (unsigned short)k;
+	for (unsigned c = ncpus + 1; c <= FUL_LOAD_CPUS; c++)
+		s->first[c] = (unsigned short)k;
 	if (s->index_key == LB_KEY_WEIGHT)
-		index_levels(s);
+		index_levels(s, ncpus);
 	s->tgen = gen;
 	s->index_ok = true;
 	s->builds++;

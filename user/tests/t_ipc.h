@@ -16,8 +16,8 @@
 #include "../ipctest/ipctest.h"
 #include "utest.h"
 
-#define IT_MAX_TASKS 64
-#define IT_MAX_SLOTS 64
+#define IT_MAX_TASKS 128
+#define IT_MAX_SLOTS 128
 
 /* Timeout of every wait of the rootserver in these tests: a hang
  * becomes a failure, never a stuck run. */

@@ -130,6 +130,7 @@ static void table_i_body(struct ut *ut, struct ful_thread *w)
 
 UTEST(lb_table_i, 4)
 {
+	UT_EXACT_CPUS(4);
 	static struct ful_thread w[NWORK];
 	memset(w, 0, sizeof(w));
 	atomic_store(&lb_stop, 0);
@@ -236,6 +237,7 @@ static void opzone_body(struct ut *ut, struct ful_thread *w)
 
 UTEST(lb_opzone, 4)
 {
+	UT_EXACT_CPUS(4);
 	static struct ful_thread w[1];
 	memset(w, 0, sizeof(w));
 	atomic_store(&lb_stop, 0);
@@ -318,6 +320,7 @@ static void opzone_events_body(struct ut *ut, struct ful_thread *w)
 
 UTEST(lb_opzone_events, 4)
 {
+	UT_EXACT_CPUS(4);
 	static struct ful_thread w[2];
 	memset(w, 0, sizeof(w));
 	atomic_store(&lb_stop, 0);

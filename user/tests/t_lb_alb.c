@@ -100,6 +100,7 @@ static void alb_body(struct ut *ut, struct ful_thread *w)
 
 UTEST(lb_alb, 4)
 {
+	UT_EXACT_CPUS(4);
 	static struct ful_thread w[NALB];
 	memset(w, 0, sizeof(w));
 	atomic_store(&alb_stop, 0);

@@ -90,7 +90,7 @@ static void lbe_body(struct ut *ut, unsigned n1, unsigned n2,
 {
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
-	unsigned all = (1u << si.ncpus) - 1, me = si.cpu, other = me ? 0 : 1;
+	unsigned long all = (1ul << si.ncpus) - 1, me = si.cpu, other = me ? 0 : 1;
 	UT_CHECK_EQ(ful_load_area()->hdr.version, FUL_LOAD_VERSION);
 	UT_CHECK_EQ(ful_load_area()->hdr.ev_offset,
 		    offsetof(struct ful_load_page, ev));
@@ -102,7 +102,7 @@ static void lbe_body(struct ut *ut, unsigned n1, unsigned n2,
 	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, n2, FUL_LBE_CREATE), -FUL_ESTATE);
 	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n2, FUL_LBE_CREATE, all, 0), -FUL_ESTATE);
 	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, FUL_LBE_CREATE, 1ul << si.ncpus, 0), -FUL_EINVAL);
-	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, FUL_LBE_CREATE, all, 1ul << 31), -FUL_EINVAL);
+	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, FUL_LBE_CREATE, all, 1ul << si.ncpus), -FUL_EINVAL);
 	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, n1, 0x800, all, 0), -FUL_EINVAL);
 	/* create: one signal per arm, every start counted */
 	unsigned long c0 = ev(me)->create, s0 = ev(me)->signals;

@@ -118,7 +118,8 @@ UTEST(load_area_header, 1)
 	UT_CHECK_EQ(p->hdr.ncpus, ut_ncpus());
 	UT_CHECK_EQ(p->hdr.nthreads, FUL_LOAD_THREADS);
 	UT_CHECK_EQ(p->hdr.cpu_offset, 128);
-	UT_CHECK_EQ(p->hdr.thread_offset, 4096);
+	UT_CHECK_EQ(p->hdr.thread_offset, 20480); /* version 5: 64 cores */
+	UT_CHECK_EQ(p->hdr.ev_offset, 8320);
 	UT_CHECK_EQ(p->hdr.counter_freq, ful_counter_freq());
 	/* This task's thread: a user thread, running. */
 	struct ful_sysinfo si;

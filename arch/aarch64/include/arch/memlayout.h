@@ -14,6 +14,7 @@
 #define UART0_INTID 33
 
 #define BOOT_STACK_SIZE 16384
+#define BOOT_STACK_CPUS 64 /* boot (later idle) stacks: MAX_CPUS of them */
 #define FRAME_SIZE 288 /* struct trap_frame, see trap.h */
 #define FRAME_T0 272   /* bench scratch slot inside the frame */
 
