@@ -19,6 +19,11 @@
  *   FUL_BAL_SET     buffer: struct ful_bal_set {name, value}. MR0: 0.
  *   FUL_BAL_POLICY  buffer: the policy's name, NUL-terminated. MR0: 0.
  *                   The new policy starts from its default tunables.
+ *   FUL_BAL_EXPLAIN MR0 a thread id (0: any thread). MR0: how many of
+ *                   the log's last decisions that placed, moved or
+ *                   turned down that thread are told (at most 3, the
+ *                   newest first); buffer: one sentence each,
+ *                   NUL-terminated text.
  *
  * A failed request changes nothing. A change takes effect at the next
  * decision and never in the middle of one: the balancer applies it under
@@ -31,6 +36,7 @@
 #define FUL_BAL_GET 16
 #define FUL_BAL_SET 17
 #define FUL_BAL_POLICY 18
+#define FUL_BAL_EXPLAIN 19
 
 #define FUL_BAL_EPOLICY 1  /* no policy of that name */
 #define FUL_BAL_ETUNABLE 2 /* the current policy has no tunable of that name */

@@ -4,6 +4,7 @@
  * balancer library, which applies every change under the lock its
  * rounds hold (between rounds). A failed request changes nothing.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/balctl.h>
@@ -61,6 +62,73 @@ static long balctl_policy(unsigned long len)
 	return bal_switch(name) ? -FUL_BAL_EPOLICY : 0;
 }
 
+/** Does decision @d place, move or turn down thread @tid (0: any)? */
+static bool explain_concerns(const struct lb_decision *d, unsigned long tid)
+{
+	for (unsigned i = 0; i < d->nmoves; i++)
+		if (!tid || d->move[i].tid == tid)
+			return true;
+	return tid && d->has_reject && d->reject.tid == tid;
+}
+
+/** Decision @d told in words, for thread @tid (0: its first move), at
+ *  @out (@n bytes): the length written. */
+static int explain_one(const struct lb_decision *d, unsigned long tid,
+		       char *out, size_t n)
+{
+	const struct lb_dmove *m = &d->reject;
+	bool moved = false;
+	for (unsigned i = 0; i < d->nmoves && !moved; i++)
+		if (!tid || d->move[i].tid == tid)
+			m = &d->move[i], moved = true;
+	int k = snprintf(out, n, "#%lu %s %s: A = %lu.%02lu, heavy above "
+			 "%lu.%02lu, light below %lu.%02lu; ", d->seq, d->policy,
+			 d->kind == LB_KIND_PLACE ? "placement" : "rebalance",
+			 lb_avg100(d) / 100, lb_avg100(d) % 100,
+			 lb_hi100(d) / 100, lb_hi100(d) % 100,
+			 lb_lo100(d) / 100, lb_lo100(d) % 100);
+	if (k < 0 || (size_t)k >= n)
+		return 0;
+	if (moved && d->kind == LB_KIND_PLACE)
+		k += snprintf(out + k, n - (size_t)k, "thread %#x placed on "
+			      "cpu%u (%s), its load then %lu (%s)",
+			      m->tid, m->to, lb_state_name(lb_state(d, m->to)),
+			      m->to_after, lb_reason_name(d->reason));
+	else if (moved)
+		k += snprintf(out + k, n - (size_t)k, "thread %#x moved from "
+			      "cpu%u (%s) to cpu%u (%s), predicted %lu / %lu "
+			      "(%s)", m->tid, m->from,
+			      lb_state_name(lb_state(d, m->from)), m->to,
+			      lb_state_name(lb_state(d, m->to)), m->from_after,
+			      m->to_after, lb_reason_name(d->reason));
+	else
+		k += snprintf(out + k, n - (size_t)k, "thread %#x considered "
+			      "for cpu%u -> cpu%u and not moved (%s)", m->tid,
+			      m->from, m->to, lb_reason_name(d->reason));
+	return k < (int)n ? k : (int)n - 1;
+}
+
+/** EXPLAIN: the last decisions about thread @tid, newest first. */
+static long balctl_explain(unsigned long tid, struct ful_msg *r)
+{
+	char *buf = ful_ipcbuf();
+	size_t used = 0, room = FUL_IPCBUF_SIZE;
+	unsigned long next = bal_log_next(), told = 0;
+	buf[0] = 0;
+	for (unsigned long s = next; s-- > 0 && next - s <= LB_LOG_SIZE &&
+				     told < 3 && used + 160 < room;) {
+		const struct lb_decision *d = lb_log_get(bal_log(), s);
+		if (!d || !explain_concerns(d, tid))
+			continue;
+		used += (size_t)explain_one(d, tid, buf + used, room - used - 1);
+		buf[used++] = '\n';
+		buf[used] = 0;
+		told++;
+	}
+	r->info = FUL_MSG(0, used + 1);
+	return (long)told;
+}
+
 void root_balctl(const struct ful_msg *m, struct ful_msg *r)
 {
 	unsigned long label = FUL_MSG_LABEL(m->info),
@@ -72,5 +140,7 @@ void root_balctl(const struct ful_msg *m, struct ful_msg *r)
 		res = balctl_set(len);
 	else if (label == FUL_BAL_POLICY)
 		res = balctl_policy(len);
+	else if (label == FUL_BAL_EXPLAIN && len == 0)
+		res = balctl_explain(m->mr[0], r);
 	r->mr[0] = (unsigned long)res;
 }

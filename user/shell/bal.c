@@ -117,3 +117,27 @@ void sh_get(void)
 		printf("  %-16s %8ld %8ld %8ld\n", st.t[i].name, st.t[i].value,
 		       st.t[i].min, st.t[i].max);
 }
+
+/** explain [TID]: the balancer's last decisions about thread TID (any
+ *  thread without one), in words, newest first. */
+void sh_explain(const char *args)
+{
+	while (*args == ' ')
+		args++;
+	unsigned long tid = *args ? strtoul(args, NULL, 0) : 0;
+	long r = bal_call(FUL_BAL_EXPLAIN, 0, tid);
+	if (bal_failed("explain", r))
+		return;
+	if (r == 0) {
+		printf("explain: no decision in the log %s\n",
+		       tid ? "concerns that thread" : "moved or placed a thread");
+		return;
+	}
+	const char *text = ful_ipcbuf();
+	for (const char *p = text; *p;) { /* a line at a time (stdio's 160) */
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("  %.*s\n", len, p);
+		p += len + (nl != NULL);
+	}
+}

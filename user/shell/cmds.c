@@ -121,7 +121,7 @@ static void cmd_help(void)
 	       "          policy [NAME] | set NAME VALUE | get | ls [PATH] |\n"
 	       "          cat PATH | df | run [-c CORE] PROG ARGS... |\n"
 	       "          place F|B|D CORE | top [-n N] | ps |\n"
-	       "          trace on [MASK]|off|dump | demo | off\n"
+	       "          trace on [MASK]|off|dump | explain [TID] | demo | off\n"
 	       "(the kernel's debug monitor: boot with kdebug; QEMU: Ctrl-A then x quits)\n");
 }
 
@@ -172,6 +172,8 @@ void sh_command(const char *line)
 		sh_ps();
 	else if (!strncmp(line, "trace", 5) && (!line[5] || line[5] == ' '))
 		sh_trace(line + 5);
+	else if (!strncmp(line, "explain", 7) && (!line[7] || line[7] == ' '))
+		sh_explain(line + 7);
 	else if (!strcmp(line, "demo"))
 		cmd_root("demo", FUL_ROOT_REQ_DEMO);
 	else if (!strcmp(line, "off"))

@@ -23,6 +23,7 @@ void sh_place(const char *args);
 void sh_top(const char *args);
 void sh_ps(void);
 void sh_trace(const char *args);
+void sh_explain(const char *args);
 /** The first key pressed within @timeout_us (what else was typed is
  *  dropped), or 0 if none was. */
 int sh_key(unsigned long timeout_us);
