@@ -18,6 +18,8 @@
  *                    500-10,000 bytes), elapsed microseconds; and
  *                    postmark_default_form<N> with PostMark 1.5's
  *                    defaults (500 / 500): Figure 7
+ * With boot argument fs_spin=N, F's ring thread polls before sleeping and
+ * so do the benchmark processes (256 polls; a child inherits it).
  *   ubench=bonnie    (MTTCG) bonnie_form<N>_p<K>: K = 1..7 processes of
  *                    user/bonnie, each 4,000 random 4 KiB reads (10 %
  *                    rewritten) of its own 128 KiB file, from the first
@@ -268,6 +270,9 @@ unsigned ub_storage_run(const char *which)
 		       "disk,cache=N,fs and an ext2 disk)\n", which);
 		return 0;
 	}
+	char spin[16];
+	if (ut_bootarg("fs_spin", spin, sizeof spin)) /* F polls: so do A's */
+		ful_fs_set_spin(256);
 	unsigned n = !strcmp(which, "forms")      ? st_forms() + st_omf_read()
 		     : !strcmp(which, "postmark") ? st_postmarks()
 						  : st_bonnies();

@@ -28,6 +28,11 @@ void ful_fs_set_spin(unsigned polls)
 	client_spins = polls;
 }
 
+unsigned ful_fs_get_spin(void)
+{
+	return client_spins;
+}
+
 static struct ful_spin fs_lock;
 static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
 static unsigned ntfn_slot, bell_slot;

@@ -37,6 +37,7 @@ static long args_fill(struct ful_proc_args *a, char *const argv[], bool ring)
 	size_t used = 0, room = FUL_PAGE_SIZE - sizeof *a;
 	a->magic = FUL_PROC_ARGS_MAGIC;
 	a->fs_ring = ring;
+	a->fs_spin = ful_fs_get_spin();
 	if (!getcwd(a->cwd, sizeof a->cwd))
 		strcpy(a->cwd, "/");
 	for (; argv && argv[argc]; argc++) {

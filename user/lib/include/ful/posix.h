@@ -36,7 +36,7 @@
 struct ful_proc_args {
 	unsigned int magic, argc;
 	unsigned int fs_ring; /* 1: a ring to F at FUL_FSR_CLIENT_VADDR */
-	unsigned int pad;
+	unsigned int fs_spin; /* the parent's ful_fs_set_spin(), inherited */
 	char cwd[256];               /* its starting directory */
 	char *argv[FUL_PROC_ARGV_MAX + 1];
 	char strings[];              /* argv's bytes, up to the page end */
@@ -95,6 +95,8 @@ void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell);
  *  default: sleep at once; worth it only when F polls too, boot argument
  *  fs_spin=N, and the two run on different cores). */
 void ful_fs_set_spin(unsigned polls);
+/** The current setting (a child started by ful_proc_spawn inherits it). */
+unsigned ful_fs_get_spin(void);
 /** Requests this process sent through its ring so far, and the
  *  doorbell signals among them (0, 0 without a ring). */
 void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals);
