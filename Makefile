@@ -465,7 +465,7 @@ BENCH_FSCK = PATH="$$PATH:/usr/sbin:/sbin" e2fsck -fn $(BENCH_EXT2_IMG) >/dev/nu
 BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
 	ubench=forms,disk,cache=1024,fs --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
-	for b in postmark bonnie; do $(BENCH_EXT2_PREP) && \
+	for b in forms_mttcg postmark bonnie; do $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=$$b,disk,cache=1024,fs,fs_spin=200 --cpus 4 --timeout 3000 \
 	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done
 

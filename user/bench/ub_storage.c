@@ -13,6 +13,8 @@
  *                    each of the 15 forms: Figure 5; block_read_omf, the
  *                    same block through OMF (the file mapped, a copy
  *                    out of the window, no server on the path)
+ *   ubench=forms_mttcg (MTTCG) block_read_time_form<N>: the same read's
+ *                    time, ns (median of 10 groups of 50 reads)
  *   ubench=postmark  (MTTCG) postmark_form<N>: user/postmark with the
  *                    paper's parameters (25 files, 25 transactions,
  *                    500-10,000 bytes), elapsed microseconds; and
@@ -44,6 +46,7 @@
 #define ST_PM_RUNS 5
 #define ST_BN_RUNS 3
 #define ST_BN_MAX 7
+#define ST_TIME_READS 500 /* block_read_time_form<N>: reads per form */
 
 /** Move F, B and D to form @n: 0 or -FUL_E*. */
 static long st_form(unsigned n)
@@ -78,6 +81,38 @@ static unsigned st_forms(void)
 		}
 		snprintf(name, sizeof name, "block_read_form%u", n);
 		ful_bench_print(name, "instructions", s, ST_READS);
+		lines++;
+	}
+	close(fd);
+	return lines;
+}
+
+/** block_read_time_form<N> (MTTCG): the same read's time in ns, the
+ *  median of ST_TIME_READS reads taken in ST_READS groups. */
+static unsigned st_forms_time(void)
+{
+	static unsigned char buf[4096];
+	static unsigned long s[ST_READS];
+	char name[40];
+	unsigned lines = 0;
+	int fd = open("/big.bin", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	for (unsigned n = 1; n <= 15; n++) {
+		if (st_form(n))
+			continue;
+		for (int i = -ST_WARMUP; i < ST_READS; i++) {
+			unsigned long t0 = ful_counter();
+			for (unsigned k = 0; k < ST_TIME_READS / ST_READS; k++)
+				if (pread(fd, buf, sizeof buf, 8192) != (ssize_t)sizeof buf)
+					return lines;
+			unsigned long dt = ful_counter() - t0;
+			if (i >= 0) /* ns per read */
+				s[i] = dt * 1000000000UL / ful_counter_freq() /
+				       (ST_TIME_READS / ST_READS);
+		}
+		snprintf(name, sizeof name, "block_read_time_form%u", n);
+		ful_bench_print(name, "ns", s, ST_READS);
 		lines++;
 	}
 	close(fd);
@@ -273,9 +308,10 @@ unsigned ub_storage_run(const char *which)
 	char spin[16];
 	if (ut_bootarg("fs_spin", spin, sizeof spin)) /* F polls: so do A's */
 		ful_fs_set_spin(256);
-	unsigned n = !strcmp(which, "forms")      ? st_forms() + st_omf_read()
-		     : !strcmp(which, "postmark") ? st_postmarks()
-						  : st_bonnies();
+	unsigned n = !strcmp(which, "forms")       ? st_forms() + st_omf_read()
+		     : !strcmp(which, "forms_mttcg") ? st_forms_time()
+		     : !strcmp(which, "postmark")  ? st_postmarks()
+						   : st_bonnies();
 	struct ful_msg m = {0};
 	size_t cap;
 	ful_fs_begin(&cap); /* the image clean for e2fsck after the run */
