@@ -56,12 +56,32 @@ static long st_form(unsigned n)
 	return err < 0 ? err : (long)m.mr[0];
 }
 
-/** block_read_form<N> for every form. */
-static unsigned st_forms(void)
+/** One sample of the cached read: its instructions under icount, or
+ *  (@timed, MTTCG) the ns per read of a group; 0 if a read failed. */
+static unsigned long st_read_sample(int fd, bool timed, unsigned long ovh)
 {
 	static unsigned char buf[4096];
+	const unsigned n = ST_TIME_READS / ST_READS;
+	if (!timed) { /* the window holds the read and nothing else */
+		unsigned long t0 = ful_cycles();
+		ssize_t r = pread(fd, buf, sizeof buf, 8192);
+		unsigned long t1 = ful_cycles();
+		return r == (ssize_t)sizeof buf ? t1 - t0 - ovh : 0;
+	}
+	unsigned long t0 = ful_counter();
+	for (unsigned k = 0; k < n; k++)
+		if (pread(fd, buf, sizeof buf, 8192) != (ssize_t)sizeof buf)
+			return 0;
+	return (ful_counter() - t0) * 1000000000UL / ful_counter_freq() / n;
+}
+
+/** block_read_form<N> (icount, instructions) or, @timed,
+ *  block_read_time_form<N> (MTTCG, ns: the median of ST_TIME_READS
+ *  reads taken in ST_READS groups) for every form. */
+static unsigned st_forms(bool timed)
+{
 	static unsigned long s[ST_READS];
-	char name[32];
+	char name[40];
 	unsigned lines = 0;
 	int fd = open("/big.bin", O_RDONLY);
 	if (fd < 0)
@@ -71,48 +91,15 @@ static unsigned st_forms(void)
 		if (st_form(n))
 			continue;
 		for (int i = -ST_WARMUP; i < ST_READS; i++) {
-			unsigned long t0 = ful_cycles();
-			ssize_t r = pread(fd, buf, sizeof buf, 8192);
-			unsigned long t1 = ful_cycles();
-			if (r != (ssize_t)sizeof buf)
+			unsigned long v = st_read_sample(fd, timed, ovh);
+			if (!v)
 				return lines;
 			if (i >= 0)
-				s[i] = t1 - t0 - ovh;
+				s[i] = v;
 		}
-		snprintf(name, sizeof name, "block_read_form%u", n);
-		ful_bench_print(name, "instructions", s, ST_READS);
-		lines++;
-	}
-	close(fd);
-	return lines;
-}
-
-/** block_read_time_form<N> (MTTCG): the same read's time in ns, the
- *  median of ST_TIME_READS reads taken in ST_READS groups. */
-static unsigned st_forms_time(void)
-{
-	static unsigned char buf[4096];
-	static unsigned long s[ST_READS];
-	char name[40];
-	unsigned lines = 0;
-	int fd = open("/big.bin", O_RDONLY);
-	if (fd < 0)
-		return 0;
-	for (unsigned n = 1; n <= 15; n++) {
-		if (st_form(n))
-			continue;
-		for (int i = -ST_WARMUP; i < ST_READS; i++) {
-			unsigned long t0 = ful_counter();
-			for (unsigned k = 0; k < ST_TIME_READS / ST_READS; k++)
-				if (pread(fd, buf, sizeof buf, 8192) != (ssize_t)sizeof buf)
-					return lines;
-			unsigned long dt = ful_counter() - t0;
-			if (i >= 0) /* ns per read */
-				s[i] = dt * 1000000000UL / ful_counter_freq() /
-				       (ST_TIME_READS / ST_READS);
-		}
-		snprintf(name, sizeof name, "block_read_time_form%u", n);
-		ful_bench_print(name, "ns", s, ST_READS);
+		snprintf(name, sizeof name, timed ? "block_read_time_form%u"
+						  : "block_read_form%u", n);
+		ful_bench_print(name, timed ? "ns" : "instructions", s, ST_READS);
 		lines++;
 	}
 	close(fd);
@@ -308,8 +295,8 @@ unsigned ub_storage_run(const char *which)
 	char spin[16];
 	if (ut_bootarg("fs_spin", spin, sizeof spin)) /* F polls: so do A's */
 		ful_fs_set_spin(256);
-	unsigned n = !strcmp(which, "forms")       ? st_forms() + st_omf_read()
-		     : !strcmp(which, "forms_mttcg") ? st_forms_time()
+	unsigned n = !strcmp(which, "forms")       ? st_forms(false) + st_omf_read()
+		     : !strcmp(which, "forms_mttcg") ? st_forms(true)
 		     : !strcmp(which, "postmark")  ? st_postmarks()
 						   : st_bonnies();
 	struct ful_msg m = {0};

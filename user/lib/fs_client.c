@@ -15,6 +15,7 @@
 #include <ful/posix.h>
 
 #include "lib.h"
+#include "posix_int.h"
 
 /* Polls of the reply before sleeping (ful_fs_set_spin; 0 by default):
  * counted, not timed (a vCPU the host descheduled would find a time
@@ -53,15 +54,23 @@ void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell)
 	ring_tried = true;
 }
 
-/** A system program's ring, from the rootserver (once; IPC if none). */
-static void ring_ask(void)
+void fs_ring_slots_drop(long s[3])
 {
-	ring_tried = true;
+	for (unsigned i = 0; i < 3; i++)
+		if (s[i] >= 0) {
+			ful_cap_delete((unsigned)s[i]);
+			ful_slot_free((unsigned)s[i]);
+			s[i] = -1;
+		}
+}
+
+int fs_ring_request(long s[3])
+{
+	s[0] = s[1] = s[2] = -1;
 	if (ful_proc_is_child() ||
 	    (ful_cap_info(FUL_SYSPROG_SLOT_DONE) & 0xff) != FUL_CAP_ENDPOINT ||
 	    (ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
-		return;
-	long s[3];
+		return -1;
 	for (unsigned i = 0; i < 3; i++)
 		s[i] = ful_slot_alloc();
 	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING, 0),
@@ -69,21 +78,37 @@ static void ring_ask(void)
 				   (unsigned long)s[2]}};
 	long err = s[0] < 0 || s[1] < 0 || s[2] < 0 ? -FUL_ENOMEM
 		   : ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
-	if (err >= 0)
-		err = (long)m.mr[0];
-	if (err >= 0)
-		err = ful_map(FUL_SLOT_SELF_VS, (unsigned)s[0],
-			      FUL_FSR_CLIENT_VADDR, FUL_R_READ | FUL_R_WRITE);
-	if (err >= 0) {
+	if (err < 0 || (long)m.mr[0] < 0) {
+		fs_ring_slots_drop(s);
+		return -1;
+	}
+	return (int)m.mr[0];
+}
+
+void fs_ring_free(int k)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING_FREE, 0),
+			    .mr = {(unsigned long)k}};
+	if (k >= 0)
+		ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+}
+
+/** A system program's ring, from the rootserver (once; IPC if none). */
+static void ring_ask(void)
+{
+	long s[3];
+	ring_tried = true;
+	int k = fs_ring_request(s);
+	if (k < 0)
+		return;
+	if (ful_map(FUL_SLOT_SELF_VS, (unsigned)s[0], FUL_FSR_CLIENT_VADDR,
+		    FUL_R_READ | FUL_R_WRITE) >= 0) {
 		ful_fs_use_ring((void *)FUL_FSR_CLIENT_VADDR, (unsigned)s[1],
 				(unsigned)s[2]);
 		return;
 	}
-	for (unsigned i = 0; i < 3; i++)
-		if (s[i] >= 0) {
-			ful_cap_delete((unsigned)s[i]);
-			ful_slot_free((unsigned)s[i]);
-		}
+	fs_ring_slots_drop(s);
+	fs_ring_free(k);
 }
 
 unsigned char *ful_fs_begin(size_t *cap)

@@ -24,6 +24,15 @@ void px_stat_fill(struct stat *out, const struct ful_fs_stat *st);
 void px_path_clean(char *path);
 long px_simple(unsigned op, unsigned long a, unsigned long b);
 
+/* Rings to F from the rootserver (fs_client.c; system programs only). */
+/** Ask for a ring: its number, with its frame, notification (READ) and
+ *  F's doorbell (WRITE) in this process's slots @s; or -1, @s empty. */
+int fs_ring_request(long s[3]);
+/** Drop this process's copies of a ring's capabilities (@s set to -1). */
+void fs_ring_slots_drop(long s[3]);
+/** Tell the rootserver ring @k's user is gone (nothing if @k < 0). */
+void fs_ring_free(int k);
+
 /* An open file (posix_fd.c). */
 enum px_kind { PX_FREE, PX_CONS_IN, PX_CONS_OUT, PX_FILE, PX_DIR };
 

@@ -17,11 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fulcrum/fsring.h>
-#include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 
 #include "lib.h"
+#include "posix_int.h"
 
 static long report_ep; /* this process's endpoint for its children's ends */
 static struct ful_spin proc_lock;
@@ -97,45 +96,6 @@ static long report_get(void)
 	return ep;
 }
 
-/** A ring to F for a child, from the rootserver: its number, the
- *  frame, notification and doorbell in @s (this process's slots), or -1
- *  (then the child talks to F over IPC). */
-static int ring_for_child(long s[3])
-{
-	s[0] = s[1] = s[2] = -1;
-	if (ful_proc_is_child() ||
-	    (ful_cap_info(FUL_SYSPROG_SLOT_DONE) & 0xff) != FUL_CAP_ENDPOINT ||
-	    (ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
-		return -1;
-	for (unsigned i = 0; i < 3; i++)
-		s[i] = ful_slot_alloc();
-	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING, 0),
-			    .mr = {(unsigned long)s[0], (unsigned long)s[1],
-				   (unsigned long)s[2]}};
-	long err = s[0] < 0 || s[1] < 0 || s[2] < 0 ? -FUL_ENOMEM
-		   : ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
-	return err < 0 || (long)m.mr[0] < 0 ? -1 : (int)m.mr[0];
-}
-
-/** Drop this process's copies of the ring's capabilities. */
-static void ring_slots_drop(long s[3])
-{
-	for (unsigned i = 0; i < 3; i++)
-		if (s[i] >= 0) {
-			ful_cap_delete((unsigned)s[i]);
-			ful_slot_free((unsigned)s[i]);
-		}
-}
-
-/** Tell the rootserver that ring @k's child is gone. */
-static void ring_free(int k)
-{
-	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING_FREE, 0),
-			    .mr = {(unsigned long)k}};
-	if (k >= 0)
-		ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
-}
-
 int ful_proc_spawn(const char *module, char *const argv[],
 		   const struct ful_proc_attr *attr, struct ful_proc *p)
 {
@@ -147,11 +107,11 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		return mod < 0 ? mod : (int)ep;
 	long rs[3];
 	int ring = attr && attr->fs_ipc ? (rs[0] = rs[1] = rs[2] = -1)
-					: ring_for_child(rs);
+					: fs_ring_request(rs);
 	long frame = args_make(argv, ring >= 0);
 	if (frame < 0) {
-		ring_slots_drop(rs);
-		ring_free(ring);
+		fs_ring_slots_drop(rs);
+		fs_ring_free(ring);
 		return (int)frame;
 	}
 	ful_spin_lock(&proc_lock);
@@ -180,9 +140,9 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		.nmaps = ring >= 0 ? 2 : 1,
 	};
 	int err = ful_spawn(&a, &p->task);
-	ring_slots_drop(rs); /* the child has its own copies, or none */
+	fs_ring_slots_drop(rs); /* the child has its own copies, or none */
 	if (err < 0) {
-		ring_free(ring);
+		fs_ring_free(ring);
 		ful_cap_delete((unsigned)frame);
 		ful_slot_free((unsigned)frame);
 		p->pid = 0;
@@ -197,7 +157,7 @@ int ful_proc_spawn(const char *module, char *const argv[],
 static void proc_reap(struct ful_proc *p)
 {
 	ful_task_destroy(&p->task);
-	ring_free(p->ring);
+	fs_ring_free(p->ring);
 	p->ring = -1;
 	if (p->args_frame) {
 		ful_cap_delete(p->args_frame);
