@@ -14,7 +14,7 @@ void ipc_reply_abort(uint64_t token, int err);
 #define CAP_COUNTED                                                        \
 	(1u << FUL_CAP_VSPACE | 1u << FUL_CAP_FRAME | 1u << FUL_CAP_ENDPOINT | \
 	 1u << FUL_CAP_NTFN | 1u << FUL_CAP_POOL | 1u << FUL_CAP_DEVMEM |     \
-	 1u << FUL_CAP_IRQ)
+	 1u << FUL_CAP_IRQ | 1u << FUL_CAP_PWIN)
 
 /** Does a capability of @type hold a counted object reference? One
  *  shift and a test: every IPC call looks up a capability. */

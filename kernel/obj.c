@@ -36,6 +36,9 @@ static void obj_destroy(struct kobj *o)
 	case KOBJ_IRQ:
 		irq_destroy(o);
 		break;
+	case KOBJ_PWIN:
+		pwin_destroy(o);
+		break;
 	default:
 		panic("obj: destroying object of type %u", o->type);
 	}

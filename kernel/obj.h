@@ -20,6 +20,7 @@ enum kobj_type {
 	KOBJ_NTFN = 5,
 	KOBJ_POOL = 7,
 	KOBJ_IRQ = 12, /* an SPI's handler record (irq.c) */
+	KOBJ_PWIN = 13, /* a page window (pwin.c) */
 };
 
 struct kobj {
@@ -53,5 +54,6 @@ void ntfn_orphan(struct kobj *o);
 void pool_destroy(struct kobj *o);
 void irq_destroy(struct kobj *o);
 void irq_orphan(struct kobj *o);
+void pwin_destroy(struct kobj *o);
 
 #endif

@@ -363,6 +363,8 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_TRACE_FRAME] = sys_trace_frame,
 	[FUL_SYS_TRACE_DUMP] = sys_trace_dump,
 	[51] = sys_nosys,
+	[FUL_SYS_PWIN_CREATE] = sys_pwin_create,
+	[FUL_SYS_PWIN_SET] = sys_pwin_set,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -5,6 +5,7 @@
  * start, kill, migrate and inspect threads; inspect pools.
  */
 #include "frame.h"
+#include "pwin.h"
 #include "ipc.h"
 #include "kernel.h"
 #include "lbevent.h"
@@ -255,6 +256,7 @@ int64_t sys_pool_info(struct thread *t, struct arch_uregs *u)
 	return err;
 }
 
+/** MAP(vs, frame or page window, vaddr, rights). */
 int64_t sys_map(struct thread *t, struct arch_uregs *u)
 {
 	struct cap vs, fr;
@@ -262,13 +264,21 @@ int64_t sys_map(struct thread *t, struct arch_uregs *u)
 	if (err)
 		return err;
 	uint64_t rights = ARG(3);
-	err = cap_lookup(t->vs, ARG(1), FUL_CAP_FRAME, FUL_R_READ, &fr);
-	if (!err && (fr.rights & rights & FUL_R_ALL) != (rights & FUL_R_ALL))
+	/* the type before the rights, as cap_lookup checks them */
+	err = cap_lookup(t->vs, ARG(1), 0, 0, &fr);
+	if (!err && fr.type != FUL_CAP_FRAME && fr.type != FUL_CAP_PWIN)
+		err = -FUL_ETYPE;
+	if (!err && (!(fr.rights & FUL_R_READ) ||
+		     (fr.rights & rights & FUL_R_ALL) != (rights & FUL_R_ALL)))
 		err = -FUL_ERIGHTS;
+	if (!err && rights > FUL_R_ALL)
+		err = -FUL_EINVAL;
 	if (!err)
-		err = rights > FUL_R_ALL ? -FUL_EINVAL
-					 : vspace_map(vs.obj, fr.obj, ARG(2),
-						      (unsigned)rights);
+		err = fr.type == FUL_CAP_PWIN
+			      ? vspace_map_pwin(vs.obj, fr.obj, ARG(2),
+						(unsigned)rights)
+			      : vspace_map(vs.obj, fr.obj, ARG(2),
+					   (unsigned)rights);
 	cap_release(&fr);
 	cap_release(&vs);
 	return err;
@@ -390,4 +400,57 @@ int64_t sys_thread_info(struct thread *t, struct arch_uregs *u)
 		.migrations = o->migrations,
 	};
 	return vspace_copy_out(t->vs, ARG(1), &info, sizeof(info));
+}
+
+int64_t sys_pwin_create(struct thread *t, struct arch_uregs *u)
+{
+	struct cap pool;
+	int occupied = sys_create_check(t, u, &pool);
+	if (occupied < 0)
+		return occupied;
+	uint64_t n = ARG(2);
+	int err = n > FUL_PWIN_MAX_PAGES ? -FUL_ERANGE
+		  : n == 0		 ? -FUL_EINVAL
+		  : occupied		 ? -FUL_ESTATE
+					 : 0;
+	struct pwin *w;
+	if (!err)
+		err = pwin_create(pool.obj, (unsigned)n, &w);
+	if (err) {
+		cap_release(&pool);
+		return err;
+	} /* else the window holds the pool reference */
+	return sys_create_finish(t, u, FUL_CAP_PWIN, &w->obj);
+}
+
+/**
+ * PWIN_SET(pwin, slot, frame, page, rights): window ADMIN; rights 0
+ * empties the slot (the frame is not looked at), else READ and maybe
+ * WRITE, each held by the frame capability. Checks in the documented
+ * order: capabilities, then ERANGE (slot, page), then EINVAL (rights).
+ */
+int64_t sys_pwin_set(struct thread *t, struct arch_uregs *u)
+{
+	struct cap w, fr = {.type = FUL_CAP_NONE};
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_PWIN, FUL_R_ADMIN, &w);
+	if (err)
+		return err;
+	uint64_t rights = ARG(4);
+	if (rights)
+		err = cap_lookup(t->vs, ARG(2), FUL_CAP_FRAME,
+				 (unsigned)rights & (FUL_R_READ | FUL_R_WRITE),
+				 &fr);
+	struct pwin *win = w.obj;
+	struct frame *f = rights ? fr.obj : NULL;
+	if (!err && (ARG(1) >= win->npages || (f && ARG(3) >= f->npages)))
+		err = -FUL_ERANGE;
+	if (!err && (rights & ~(uint64_t)(FUL_R_READ | FUL_R_WRITE) ||
+		     (rights && !(rights & FUL_R_READ))))
+		err = -FUL_EINVAL;
+	if (!err)
+		err = pwin_set(win, (unsigned)ARG(1), f, (unsigned)ARG(3),
+			       (unsigned)rights);
+	cap_release(&fr);
+	cap_release(&w);
+	return err;
 }

@@ -18,6 +18,7 @@
 #include "page.h"
 #include "percpu.h"
 #include "pool.h"
+#include "pwin.h"
 
 static struct vspace vspaces[VSPACE_MAX];
 static spinlock_t vspaces_lock = SPINLOCK_INIT; /* leaf: slot allocation */
@@ -100,12 +101,19 @@ void vspace_destroy(struct kobj *o)
 {
 	struct vspace *vs = container_of(o, struct vspace, obj);
 	/* Nothing refers to vs any more: no lock needed, and no core has it
-	 * active (its threads are gone, and a core drops it on switch). */
-	struct frame *drop[VS_MAPPINGS];
+	 * active (its threads are gone, and a core drops it on switch).
+	 * Windows let go of it first: a pwin_set() that still sees vs holds
+	 * the window's lock, so detaching waits for it (pwin.c). */
+	struct kobj *drop[VS_MAPPINGS];
 	unsigned n = 0;
-	for (unsigned i = 0; i < VS_MAPPINGS; i++)
-		if (vs->maps[i].va)
-			drop[n++] = vs->maps[i].frame;
+	for (unsigned i = 0; i < VS_MAPPINGS; i++) {
+		struct mapping *m = &vs->maps[i];
+		if (!m->va)
+			continue;
+		if (m->win)
+			pwin_detach(m->win, vs, m->va);
+		drop[n++] = m->win ? &m->win->obj : &m->frame->obj;
+	}
 	struct pool *p = vs->pool;
 	uint64_t charge = vspace_charged(vs);
 	arch_vspace_destroy(&vs->arch);
@@ -115,7 +123,7 @@ void vspace_destroy(struct kobj *o)
 	vspace_slot_free(vs);
 	pool_uncharge_obj(p, charge);
 	for (unsigned i = 0; i < n; i++)
-		obj_put(&drop[i]->obj);
+		obj_put(drop[i]);
 }
 
 /** Does [va, va + len) overlap an existing mapping? vspace lock held. */
@@ -195,10 +203,87 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	if (need > 0)
 		vspace_settle_tables(vs, before, (unsigned)need);
 	if (!err) {
-		*m = (struct mapping){va, f, f->npages, (uint8_t)rights};
+		*m = (struct mapping){va, f, NULL, f->npages, (uint8_t)rights};
 		obj_get(&f->obj);
 	}
 	spin_unlock_irqrestore(&vs->lock, flags);
+	return err;
+}
+
+/** Map page @kva at @va, charging the table pages it needs. vs->lock
+ *  held; @va unmapped. 0 or -FUL_ENOMEM (nothing changed). */
+static int vspace_map_page(struct vspace *vs, uintptr_t va, uintptr_t kva,
+			   unsigned rights)
+{
+	int need = vspace_charge_tables(vs, va, 1);
+	if (need < 0)
+		return need;
+	unsigned before = arch_vspace_tables(&vs->arch);
+	int err = arch_vspace_map(&vs->arch, va, kva, rights);
+	if (need > 0)
+		vspace_settle_tables(vs, before, (unsigned)need);
+	return err;
+}
+
+int vspace_map_pwin(struct vspace *vs, struct pwin *w, uintptr_t va,
+		    unsigned rights)
+{
+	uint64_t len = (uint64_t)w->npages * PAGE_SIZE;
+	if ((va & (PAGE_SIZE - 1)) || va < FUL_USER_MIN ||
+	    va > FUL_USER_MAX - len || !(rights & FUL_R_READ) ||
+	    (rights & ~(FUL_R_READ | FUL_R_WRITE)))
+		return -FUL_EINVAL;
+	uint64_t flags = spin_lock_irqsave(&w->lock);
+	spin_lock_raw(&vs->lock);
+	struct mapping *m = vspace_free_record(vs);
+	int err = w->vs || vspace_overlaps(vs, va, len) ? -FUL_ESTATE
+		  : !m					 ? -FUL_ENOMEM
+							 : 0;
+	uint32_t i;
+	for (i = 0; !err && i < w->npages; i++) {
+		struct pwin_slot *s = &w->slot[i];
+		if (s->f)
+			err = vspace_map_page(vs, va + i * PAGE_SIZE,
+					      s->f->kva + s->page * PAGE_SIZE,
+					      s->rights & rights);
+	}
+	if (err) /* undo the pages mapped so far (an empty one: no-op) */
+		while (i--)
+			arch_vspace_unmap(&vs->arch, va + i * PAGE_SIZE);
+	if (!err) {
+		*m = (struct mapping){va, NULL, w, w->npages, (uint8_t)rights};
+		obj_get(&w->obj);
+		w->vs = vs;
+		w->va = va;
+	}
+	spin_unlock_raw(&vs->lock);
+	spin_unlock_irqrestore(&w->lock, flags);
+	return err;
+}
+
+int vspace_pwin_update(struct vspace *vs, struct pwin *w, uintptr_t va,
+		       unsigned i, uintptr_t kva, unsigned rights)
+{
+	spin_lock_raw(&vs->lock); /* IRQs masked by w->lock */
+	struct mapping *m = NULL;
+	for (unsigned k = 0; k < VS_MAPPINGS && !m; k++)
+		if (vs->maps[k].va == va && vs->maps[k].win == w)
+			m = &vs->maps[k];
+	uintptr_t at = va + (uintptr_t)i * PAGE_SIZE;
+	/* the tables first: a failed charge leaves the old page in place */
+	int need = m && kva ? vspace_charge_tables(vs, at, 1) : 0;
+	int err = need < 0 ? need : 0;
+	if (m && !err) {
+		unsigned before = arch_vspace_tables(&vs->arch);
+		arch_vspace_unmap(&vs->arch, at);
+		/* out of RAM here leaves the slot's page unmapped */
+		if (kva)
+			err = arch_vspace_map(&vs->arch, at, kva,
+					      rights & m->rights);
+		if (need > 0)
+			vspace_settle_tables(vs, before, (unsigned)need);
+	}
+	spin_unlock_raw(&vs->lock);
 	return err;
 }
 
@@ -206,19 +291,24 @@ int vspace_unmap(struct vspace *vs, uintptr_t va)
 {
 	if ((va & (PAGE_SIZE - 1)) || va < FUL_USER_MIN || va >= FUL_USER_MAX)
 		return -FUL_EINVAL;
-	struct frame *f = NULL;
+	struct kobj *o = NULL;
+	struct pwin *w = NULL;
 	uint64_t flags = spin_lock_irqsave(&vs->lock);
 	for (unsigned i = 0; va && i < VS_MAPPINGS; i++) {
-		if (vs->maps[i].va == va) {
-			f = vs->maps[i].frame;
-			mapping_remove(vs, &vs->maps[i]);
+		struct mapping *m = &vs->maps[i];
+		if (m->va == va) {
+			w = m->win;
+			o = w ? &w->obj : &m->frame->obj;
+			mapping_remove(vs, m);
 			break;
 		}
 	}
 	spin_unlock_irqrestore(&vs->lock, flags);
-	if (!f)
+	if (!o)
 		return -FUL_ESTATE;
-	obj_put(&f->obj);
+	if (w) /* a pwin_set meanwhile found no mapping: it changed nothing */
+		pwin_detach(w, vs, va);
+	obj_put(o);
 	return 0;
 }
 
@@ -329,6 +419,8 @@ struct frame *vspace_pin(struct vspace *vs, uint64_t va, unsigned rights,
 		struct mapping *m = &vs->maps[i];
 		if (m->va && va >= m->va &&
 		    va < m->va + (uint64_t)m->npages * PAGE_SIZE) {
+			if (!m->frame) /* a window's page: not pinned */
+				break;
 			f = m->frame;
 			obj_get(&f->obj);
 			*kva = p;

@@ -17,10 +17,12 @@
 
 struct frame;
 struct pool;
+struct pwin;
 
 struct mapping {
 	uintptr_t va;        /* 0: unused */
-	struct frame *frame; /* holds a reference */
+	struct frame *frame; /* holds a reference; or NULL and: */
+	struct pwin *win;    /* a page window, holding a reference */
 	uint32_t npages;
 	uint8_t rights;
 };
@@ -52,6 +54,17 @@ int vspace_create(struct pool *p, struct vspace **out);
  *  table pages the map needs: then nothing changed). */
 int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	       unsigned rights);
+/** Map page window @w at @va with @rights (its filled slots now, the
+ *  others as pwin_set fills them). Errors as vspace_map, and
+ *  -FUL_ESTATE if another task maps @w. Takes w->lock, then vs->lock. */
+int vspace_map_pwin(struct vspace *vs, struct pwin *w, uintptr_t va,
+		    unsigned rights);
+/** Slot @i of window @w, mapped by @vs at @va, now holds the page at
+ *  @kva (0: empty) with @rights: change the page table if @vs still
+ *  maps @w there. -FUL_ENOMEM if a table page cannot be paid for (then
+ *  nothing changed). w->lock held (so @vs is alive: pwin.c). */
+int vspace_pwin_update(struct vspace *vs, struct pwin *w, uintptr_t va,
+		       unsigned i, uintptr_t kva, unsigned rights);
 /** Remove the mapping that starts at @va. -FUL_ESTATE if none does. */
 int vspace_unmap(struct vspace *vs, uintptr_t va);
 /** Copy @len bytes from user @uva of @vs to kernel @dst / from kernel

@@ -18,6 +18,15 @@
  * cached, by READ or WRITE), mr3 blocks written back to D. SYNC writes
  * every dirty line, then flushes D.
  *
+ * Pins, for the On-Memory File (paper 002 II.D): PIN reads the block in
+ * if needed and keeps its line out of the LRU list until as many UNPINs
+ * came; mr1 is the line, page mr1 of B's lines frame, which F (holding
+ * that frame too) maps into a client through a page window. The client
+ * writes the line in place; DIRTY (pinned blocks only, else ESTATE)
+ * says so, and the line goes to D at the next SYNC or after its last
+ * UNPIN, at its eviction. At most half the lines are pinned at once
+ * (ENOMEM past that).
+ *
  * Start-up: B gets D's endpoint (WRITE, badge 2) in slot 4, its cache
  * (D's window 2, a DMA frame of arg0 pages) in slot 5, its own endpoint
  * (READ) in slot 6, the client window (badge 1) in slot 7, and reports
@@ -35,6 +44,9 @@ enum ful_cache_op {
 	FUL_CACHE_OP_WRITE,
 	FUL_CACHE_OP_SYNC,
 	FUL_CACHE_OP_STATS,
+	FUL_CACHE_OP_PIN,   /* mr0 block -> mr1 its line, kept (never evicted) */
+	FUL_CACHE_OP_UNPIN, /* mr0 block: one pin less */
+	FUL_CACHE_OP_DIRTY, /* mr0 block (pinned): written in place, write it back */
 };
 
 #define FUL_CACHE_READY 0xcac4

@@ -39,16 +39,25 @@
  * A name is at most 255 bytes (-ENAMETOOLONG), a path at most
  * FUL_IPCBUF_SIZE bytes.
  *
- * OMF, the On-Memory File (paper 002 II.D), through a ring only: its
- * window (<fulcrum/fsring.h>) holds the mapped blocks.
+ * OMF, the On-Memory File (paper 002 II.D), through a ring only: the
+ * ring's page window (<fulcrum/fsring.h>) shows B's cache lines of the
+ * file's blocks themselves, zero copy.
  *   OMF_MAP    mr0 ino, mr1 first page of the file, mr2 pages (at most
- *              FUL_FSR_OMF_PAGES) -> the blocks copied into the window
- *              (holes and the part past the end as zeros), mr1 the
- *              file's size; one mapping per ring, a new one replaces it
- *   OMF_SYNC   mr0 the file's new size, mr1 a mask of the window pages
- *              the client wrote -> those pages written back (up to the
- *              new size), the size set (extended or cut), mtime/ctime
- *   OMF_UNMAP  the mapping forgotten (not written back)
+ *              FUL_FSR_OMF_PAGES), or'ed with FUL_FS_OMF_RW for a
+ *              writable mapping -> mr1 the file's size. Read-only:
+ *              holes and pages past the end show a zero page. Writable:
+ *              holes get blocks (zeroed), pages past the end stay
+ *              unmapped until OMF_RESIZE. One mapping per ring, a new
+ *              one replaces it. While mapped, the file cannot be cut,
+ *              unlinked or renamed over by anyone (-EBUSY)
+ *   OMF_RESIZE mr0 the new size (within the mapped pages; writable
+ *              only, else -EBADF): new pages get zeroed blocks, pages
+ *              past it are unmapped and the file cut
+ *   OMF_SYNC   mr0 the file's size (resized if it differs), mr1 a mask
+ *              of the window pages the client wrote -> B writes those
+ *              lines back at its next SYNC (FUL_FS_OP_SYNC), mtime and
+ *              ctime set
+ *   OMF_UNMAP  the pages unmapped (not marked written)
  *
  * The same operations also come through shared-memory rings, with
  * their data in a shared area instead of the IPC buffer
@@ -62,6 +71,8 @@
  */
 #ifndef FULCRUM_FS_H
 #define FULCRUM_FS_H
+
+#define FUL_FS_OMF_RW (1UL << 31) /* OMF_MAP mr2: a writable mapping */
 
 enum ful_fs_op {
 	FUL_FS_OP_LOOKUP = 1,
@@ -82,6 +93,7 @@ enum ful_fs_op {
 	FUL_FS_OP_OMF_MAP,     /* rings only (the window): see below */
 	FUL_FS_OP_OMF_SYNC,
 	FUL_FS_OP_OMF_UNMAP,
+	FUL_FS_OP_OMF_RESIZE,
 };
 
 #define FUL_FS_APPEND (~0UL)

@@ -10,10 +10,11 @@
  *   page 0      struct ful_fsr_ctl: indices, sleep flags, the two rings
  *   pages 1..16 the data area (FUL_FSR_DATA bytes): names, bytes written,
  *               bytes read; a request names [data_off, data_off + len)
- *   pages 17..  the OMF window (FUL_FSR_OMF bytes, at FUL_FSR_OMF_OFF):
- *               the blocks of the file the client has mapped (OMF_MAP),
- *               read and written by the client as memory, written back
- *               by F on OMF_SYNC (<fulcrum/fs.h>)
+ *
+ * Beside the frame, each ring has a page window (FUL_CAP_PWIN) of
+ * FUL_FSR_OMF_PAGES slots: the client maps it (READ|WRITE), F fills it
+ * with B's cache lines of the file the client mapped (OMF_MAP of
+ * <fulcrum/fs.h>): the On-Memory File, zero copy.
  *
  * A request carries the operation of <fulcrum/fs.h> (FUL_FS_OP_*) and
  * the message registers that operation takes there (a0..a2 = mr0..mr2);
@@ -29,9 +30,10 @@
  * signal sent before the wait is not lost.
  *
  * Set-up: the rootserver makes the frame and the client's notification,
- * maps the frame into F and gives F the notification (WRITE), tells F
- * with FUL_FS_OP_RING_ATTACH, and hands the frame, the notification
- * (READ) and F's doorbell (WRITE) to the program that asked
+ * maps the frame into F and gives F the notification (WRITE) and the
+ * page window (ALL), tells F with FUL_FS_OP_RING_ATTACH, and hands the
+ * frame, the notification (READ), F's doorbell (WRITE) and the window
+ * (READ|WRITE) to the program that asked
  * (FUL_ROOT_REQ_FS_RING, <fulcrum/rootsrv.h>), which maps the frame into
  * itself or into a child it starts. F validates every entry it reads:
  * a client can only break its own ring.
@@ -43,9 +45,8 @@
 #define FUL_FSR_SLOTS 16          /* entries per ring, a power of two */
 #define FUL_FSR_DATA_PAGES 16
 #define FUL_FSR_OMF_PAGES 64
-#define FUL_FSR_PAGES (1 + FUL_FSR_DATA_PAGES + FUL_FSR_OMF_PAGES)
+#define FUL_FSR_PAGES (1 + FUL_FSR_DATA_PAGES)
 #define FUL_FSR_DATA (FUL_FSR_DATA_PAGES * 4096UL)
-#define FUL_FSR_OMF_OFF ((1 + FUL_FSR_DATA_PAGES) * 4096UL)
 #define FUL_FSR_OMF (FUL_FSR_OMF_PAGES * 4096UL)
 #define FUL_FSR_SIZE (FUL_FSR_PAGES * 4096UL)
 
@@ -79,12 +80,18 @@ struct ful_fsr_ctl {
 
 /* F's address space: ring k at FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE,
  * the client's notification k (WRITE) in slot FUL_FSR_F_SLOT_NTFN + k,
- * F's doorbell (READ) in FUL_FSR_F_SLOT_BELL, a pool in
- * FUL_FSR_F_SLOT_POOL (its second thread). */
+ * ring k's page window (ALL) in FUL_FSR_F_SLOT_WIN + k (F deletes it at
+ * the detach, the rootserver puts the next one there), F's doorbell
+ * (READ) in FUL_FSR_F_SLOT_BELL, a pool in FUL_FSR_F_SLOT_POOL (its
+ * second thread, its zero page), B's lines frame (READ|WRITE) in
+ * FUL_FSR_F_SLOT_LINES, and F's own zero page in FUL_FSR_F_SLOT_ZERO. */
 #define FUL_FSR_F_VADDR 0x50000000UL
 #define FUL_FSR_F_STRIDE 0x100000UL
 #define FUL_FSR_F_SLOT_BELL 8
 #define FUL_FSR_F_SLOT_POOL 9
+#define FUL_FSR_F_SLOT_LINES 10
+#define FUL_FSR_F_SLOT_ZERO 11
 #define FUL_FSR_F_SLOT_NTFN 16
+#define FUL_FSR_F_SLOT_WIN 32
 
 #endif

@@ -24,9 +24,10 @@
 #define FUL_ROOT_REQ_DEMO 1 /* run the demo again: MR0 0 */
 #define FUL_ROOT_REQ_OFF 2  /* power the machine off (no reply) */
 /* A ring pair to F (<fulcrum/fsring.h>), for a system program or a
- * child it starts: mr0, mr1, mr2 = free slots of the caller for the
- * frame (READ|WRITE), the client's notification (READ) and F's doorbell
- * (WRITE); MR0 the ring's number k, or -FUL_E* (-FUL_EAGAIN: all
+ * child it starts: mr0, mr1, mr2, mr3 = free slots of the caller for the
+ * frame (READ|WRITE), the client's notification (READ), F's doorbell
+ * (WRITE) and the ring's page window (READ|WRITE, map it at
+ * FUL_FSR_CLIENT_OMF_VADDR for the On-Memory File); MR0 the ring's number k, or -FUL_E* (-FUL_EAGAIN: all
  * FUL_FSR_MAX in use, -FUL_ESTATE: F does not run). */
 #define FUL_ROOT_REQ_FS_RING 3
 #define FUL_ROOT_REQ_FS_RING_FREE 4 /* mr0 k: F lets go of ring k */

@@ -86,7 +86,12 @@
 #define FUL_SYS_TRACE_FRAME 49 /* sched    dst    (a READ frame cap of the trace area) */
 #define FUL_SYS_TRACE_DUMP 50  /* sched    (the rings on the console; tracing off) */
 /* 51: reserved for the trace rings (no call: -FUL_ENOSYS). */
-#define FUL_SYS_COUNT 52
+/* Page windows (a run of page slots one task maps, filled by the holder
+ * of the window capability: docs/design.md "Page windows"). A window is
+ * mapped with MAP like a frame (READ, maybe WRITE; never EXEC). */
+#define FUL_SYS_PWIN_CREATE 52 /* pool     dst    npages (1..FUL_PWIN_MAX_PAGES, empty) */
+#define FUL_SYS_PWIN_SET 53    /* pwin     slot   frame  page  rights (0: empty the slot) */
+#define FUL_SYS_COUNT 54
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender
@@ -116,6 +121,7 @@
 #define FUL_CAP_DEVMEM 10  /* a physical MMIO range: READ/WRITE map it (DEVMEM_MAP) */
 #define FUL_CAP_IRQCTL 11  /* the right to make IRQ handler caps (ADMIN) */
 #define FUL_CAP_IRQ 12     /* one SPI: ADMIN binds/unbinds, WRITE acks */
+#define FUL_CAP_PWIN 13    /* a page window: READ/WRITE map it, ADMIN fills its slots */
 
 /* Rights (CAP_INFO bits 8..11). */
 #define FUL_R_READ 1u   /* endpoint: receive; ntfn: wait/poll; frame: map readable */
@@ -132,6 +138,7 @@
 #define FUL_USER_MIN 0x10000UL
 #define FUL_USER_MAX 0x8000000000UL /* 512 GiB */
 #define FUL_FRAME_MAX_PAGES 4096    /* 16 MiB per frame object */
+#define FUL_PWIN_MAX_PAGES 256      /* slots per page window */
 
 struct ful_thread_attr {
 	unsigned long entry;   /* EL0 entry point */

@@ -54,6 +54,8 @@ enum {
 	F_IRQ_BOUND,          /* a handler bound to F_IRQ_NTFN */
 	F_IRQ_NTFN,
 	F_DMA,                /* a DMA frame */
+	F_PWIN,               /* a page window of 2 slots, mapped in F_SPARE */
+	F_PWIN_RW,            /* ... copied without ADMIN */
 	BI_HIDDEN_END,        /* <= 252: B_EMPTY names 252 and 255 */
 };
 
@@ -61,6 +63,7 @@ enum {
 #define BI_SPARE_VA_RW 0x10000000UL /* F_FRAME2 (2 pages), READ|WRITE */
 #define BI_SPARE_VA_RO 0x10100000UL /* F_FRAME_R, READ */
 #define BI_VA_FREE 0x30000000UL     /* nothing mapped here, anywhere */
+#define BI_SPARE_VA_PWIN 0x10200000UL /* F_PWIN, READ|WRITE */
 #define BI_IPCBUF FUL_TASK_IPCBUF_VADDR
 #define BI_KADDR 0xffff000040200000UL /* the kernel image */
 
@@ -84,6 +87,7 @@ enum bi_kind {
 	V_THREAD_R, V_THREAD_INACT, V_FREE, V_ANYCAP, V_UNBADGEABLE,
 	V_DEVMEM, V_DEVMEM_R, V_DEVMEM_RIGHTS, V_DEVMEM_RW, V_IRQCTL,
 	V_INTID, V_IRQ, V_IRQ_BOUND,
+	V_PWIN, V_PWIN_NPAGES, V_PWIN_SLOT, V_PWIN_RIGHTS, V_PWIN_RW, V_VA_FREE,
 	B_GARBAGE, /* unused arguments full of garbage: must be ignored */
 	B_RANGE, B_EMPTY, B_DST_RANGE, B_DST_USED,
 	B_NOT_EP, B_NOT_NTFN, B_NOT_FRAME, B_NOT_VS, B_NOT_POOL,
@@ -105,6 +109,9 @@ enum bi_kind {
 	B_DEVMEM_EXEC, B_NOT_IRQCTL, B_IRQCTL_NO_ADMIN, B_INTID,
 	B_INTID_KERNEL, B_NOT_IRQ, B_IRQ_NO_ADMIN, B_IRQ_NO_W, B_IRQ_BOUND,
 	B_IRQ_UNBOUND, B_FRAME_NOT_DMA, B_TRACE_MASK,
+	B_NOT_PWIN, B_PWIN_NO_ADMIN, B_PWIN_NPAGES, B_PWIN_SLOT, B_FRAME_PAGE,
+	B_PWIN_RIGHTS, B_PWIN_MAPPED, B_PWIN_EXEC,
+	B_NOT_MAPPABLE, /* MAP's second argument: neither frame nor window */
 	K_TA_SLICE, K_TA_NICE, K_TA_AFFINITY, /* valid attrs with bad values */
 	B_NR,
 	BI_NKINDS

@@ -121,7 +121,7 @@ const struct bi_case bi_cases[] = {
 	C(FRAME_CREATE, EINVAL, "order: npages 0 before occupied", V_POOL, B_DST_USED, B_NPAGES0, A, A, A, A),
 	/* 18 MAP(vs, frame, vaddr, rights) */
 	CAP4_0(MAP, "vs", B_NOT_VS, B_VS_NO_ADMIN, V_FRAME, V_VADDR, V_MAP_RIGHTS, A, A, A),
-	CAP4_1(MAP, "frame", B_NOT_FRAME, B_FRAME_NO_R, V_SPARE, V_VADDR, V_MAP_RIGHTS, A, A, A),
+	CAP4_1(MAP, "frame", B_NOT_MAPPABLE, B_FRAME_NO_R, V_SPARE, V_VADDR, V_MAP_RIGHTS, A, A, A),
 	C(MAP, ERIGHTS, "rights beyond the frame cap's", V_SPARE, B_FRAME_RO, V_VADDR, V_MAP_RW, A, A, A),
 	C(MAP, EINVAL, "bad rights", V_SPARE, V_FRAME, V_VADDR, B_MAP_RIGHTS, A, A, A),
 	C(MAP, EINVAL, "misaligned or outside vaddr", V_SPARE, V_FRAME, B_VADDR, V_MAP_RIGHTS, A, A, A),
@@ -312,6 +312,30 @@ const struct bi_case bi_cases[] = {
 	C(TRACE_FRAME, EBADCAP, "dst out of range", V_SCHED, B_DST_RANGE, A, A, A, A, A),
 	C(TRACE_FRAME, ESTATE, "dst occupied", V_SCHED, B_DST_USED, A, A, A, A, A),
 	CAP4_0(TRACE_DUMP, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, A, A, A, A, A, A),
+	/* 52 PWIN_CREATE(pool, dst, npages); 53 PWIN_SET(pwin, slot, frame,
+	 * page, rights): only failing rows and the no-op of emptying an
+	 * empty slot (F_PWIN's slots stay empty) */
+	CREATE(PWIN_CREATE, V_PWIN_NPAGES),
+	C(PWIN_CREATE, ERANGE, "npages > max", V_POOL, V_FREE, B_PWIN_NPAGES, A, A, A, A),
+	C(PWIN_CREATE, EINVAL, "npages 0", V_POOL, V_FREE, B_NPAGES0, A, A, A, A),
+	C(PWIN_CREATE, ERANGE, "order: npages before occupied", V_POOL, B_DST_USED, B_PWIN_NPAGES, A, A, A, A),
+	CAP4_0(PWIN_SET, "pwin", B_NOT_PWIN, B_PWIN_NO_ADMIN, V_PWIN_SLOT, V_FRAME, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, EBADCAP, "frame out of range", V_PWIN, V_PWIN_SLOT, B_RANGE, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, EBADCAP, "frame empty", V_PWIN, V_PWIN_SLOT, B_EMPTY, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ETYPE, "frame wrong type", V_PWIN, V_PWIN_SLOT, B_NOT_FRAME, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ERIGHTS, "frame lacks rights", V_PWIN, V_PWIN_SLOT, B_FRAME_NO_R, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ERIGHTS, "rights beyond the frame cap's", V_PWIN, V_PWIN_SLOT, B_FRAME_RO, Z, V_PWIN_RW, A, A),
+	C(PWIN_SET, ERANGE, "slot past the window", V_PWIN, B_PWIN_SLOT, V_FRAME, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ERANGE, "page past the frame", V_PWIN, V_PWIN_SLOT, V_FRAME, B_FRAME_PAGE, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, EINVAL, "bad rights", V_PWIN, V_PWIN_SLOT, V_FRAME, Z, B_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ZERO, "empty an empty slot", V_PWIN, V_PWIN_SLOT, B_GARBAGE, B_GARBAGE, Z, A, A),
+	C(PWIN_SET, ERANGE, "empty a slot past the window", V_PWIN, B_PWIN_SLOT, B_GARBAGE, B_GARBAGE, Z, A, A),
+	C(PWIN_SET, ERIGHTS, "order: pwin before frame", B_PWIN_NO_ADMIN, V_PWIN_SLOT, B_EMPTY, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, EBADCAP, "order: frame before slot", V_PWIN, B_PWIN_SLOT, B_EMPTY, Z, V_PWIN_RIGHTS, A, A),
+	C(PWIN_SET, ERANGE, "order: slot before rights", V_PWIN, B_PWIN_SLOT, V_FRAME, Z, B_PWIN_RIGHTS, A, A),
+	/* MAP of a page window */
+	C(MAP, ESTATE, "a page window another task maps", V_VS, B_PWIN_MAPPED, V_VA_FREE, V_PWIN_RIGHTS, A, A, A),
+	C(MAP, EINVAL, "a page window executable", V_SPARE, V_PWIN, V_VA_FREE, B_PWIN_EXEC, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

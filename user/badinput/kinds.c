@@ -197,6 +197,22 @@ static void init_caps(void)
 	PUT(B_IRQ_BOUND, F_IRQ_BOUND);
 	PUT(B_IRQ_UNBOUND, F_IRQ);
 	PUT(B_FRAME_NOT_DMA, F_FRAME, F_FRAME_R);
+	PUT(V_PWIN, F_PWIN);
+	PUT(V_PWIN_NPAGES, 1, 2, FUL_PWIN_MAX_PAGES);
+	PUT(V_PWIN_SLOT, 0, 1);
+	PUT(V_PWIN_RIGHTS, FUL_R_READ, FUL_R_READ | FUL_R_WRITE);
+	PUT(V_PWIN_RW, FUL_R_READ | FUL_R_WRITE);
+	PUT(V_VA_FREE, BI_VA_FREE);
+	PUT(B_PWIN_NO_ADMIN, F_PWIN_RW);
+	PUT(B_PWIN_NPAGES, FUL_PWIN_MAX_PAGES + 1, 1UL << 32, ~0UL);
+	PUT(B_PWIN_SLOT, 2, 3, FUL_PWIN_MAX_PAGES, 1UL << 32, ~0UL);
+	PUT(B_FRAME_PAGE, 1, 2, 1UL << 32, ~0UL); /* F_FRAME has one page */
+	/* READ and WRITE only, and READ with it */
+	PUT(B_PWIN_RIGHTS, FUL_R_WRITE, FUL_R_READ | FUL_R_EXEC,
+	    FUL_R_READ | FUL_R_ADMIN, FUL_R_READ | 16, (1UL << 32) | FUL_R_READ,
+	    1UL << 63 | FUL_R_READ);
+	PUT(B_PWIN_MAPPED, F_PWIN, F_PWIN_RW);
+	PUT(B_PWIN_EXEC, FUL_R_READ | FUL_R_EXEC, FUL_R_EXEC);
 	PUT(B_RANGE, 0, FUL_CSLOTS, FUL_CSLOTS + 1, 100000, ~0UL,
 	    (1UL << 32) | F_EP, (1UL << 32) | H_VS, (1UL << 32) | H_POOL,
 	    (1UL << 32) | F_THREAD_R, (1UL << 32) | F_NTFN, 1UL << 63);
@@ -231,7 +247,7 @@ static void init_wrong_types(void)
 		{FUL_CAP_NTFN, F_NTFN_R},     {FUL_CAP_SCHED, F_SCHED_R},
 		{FUL_CAP_POOL, F_POOL_R},     {FUL_CAP_CONSOLE, F_CONS_NONE},
 		{FUL_CAP_DEVMEM, F_DEVMEM_NONE}, {FUL_CAP_IRQCTL, F_IRQCTL_R},
-		{FUL_CAP_IRQ, F_IRQ_R},
+		{FUL_CAP_IRQ, F_IRQ_R},       {FUL_CAP_PWIN, F_PWIN_RW},
 	};
 	static const struct { unsigned kind, type; } nots[] = {
 		{B_NOT_EP, FUL_CAP_ENDPOINT}, {B_NOT_NTFN, FUL_CAP_NTFN},
@@ -240,13 +256,16 @@ static void init_wrong_types(void)
 		{B_NOT_SCHED, FUL_CAP_SCHED}, {B_NOT_REPLY, FUL_CAP_REPLY},
 		{B_NOT_CONS, FUL_CAP_CONSOLE},
 		{B_NOT_DEVMEM, FUL_CAP_DEVMEM}, {B_NOT_IRQCTL, FUL_CAP_IRQCTL},
-		{B_NOT_IRQ, FUL_CAP_IRQ},
+		{B_NOT_IRQ, FUL_CAP_IRQ},     {B_NOT_PWIN, FUL_CAP_PWIN},
 	};
 	for (unsigned i = 0; i < sizeof nots / sizeof nots[0]; i++)
 		for (unsigned j = 0; j < sizeof reps / sizeof reps[0]; j++)
 			if (reps[j].type != nots[i].type)
 				put(nots[i].kind, 1,
 				    (const unsigned long[]){reps[j].slot});
+	for (unsigned j = 0; j < sizeof reps / sizeof reps[0]; j++)
+		if (reps[j].type != FUL_CAP_FRAME && reps[j].type != FUL_CAP_PWIN)
+			put(B_NOT_MAPPABLE, 1, (const unsigned long[]){reps[j].slot});
 }
 
 /** A copy of the valid attribute block; the caller spoils one field. */

@@ -149,6 +149,10 @@ static void make_devices(void)
 	SETUP(copy(H_DEVMEM, F_DEVMEM_R, FUL_R_READ, 0));
 	SETUP(copy(H_DEVMEM, F_DEVMEM_NONE, 0, 0));
 	SETUP(ful_dma_create(H_POOL, F_DMA, 1));
+	SETUP(ful_pwin_create(H_POOL, F_PWIN, 2));
+	SETUP(copy(F_PWIN, F_PWIN_RW, FUL_R_READ | FUL_R_WRITE, 0));
+	SETUP(ful_map(F_SPARE, F_PWIN, BI_SPARE_VA_PWIN,
+		      FUL_R_READ | FUL_R_WRITE));
 	SETUP(ful_devmem_info(H_DEVMEM, &di));
 	unsigned long intid = di.intid;
 	while (intid < di.intid + 32 &&

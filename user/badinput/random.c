@@ -217,7 +217,7 @@ static bool p2_documented(unsigned long nr, const unsigned long a[7], long got)
 		return (unsigned long)got == a[1];
 	case FUL_SYS_CAP_INFO:
 		return (got & 0xff) >= FUL_CAP_THREAD &&
-		       (got & 0xff) <= FUL_CAP_IRQ && (got >> 8) <= FUL_R_ALL;
+		       (got & 0xff) <= FUL_CAP_PWIN && (got >> 8) <= FUL_R_ALL;
 	case FUL_SYS_THREAD_CREATE:
 	case FUL_SYS_DMA_PADDR:
 		return got > 0;

@@ -87,7 +87,8 @@ static inline const char *bi_call_name(unsigned nr)
 		"lbe_bind", "lbe_arm", "(reserved)", "(reserved)",
 		"devmem_map", "devmem_info", "irq_get", "irq_bind", "irq_ack",
 		"irq_unbind", "dma_create", "dma_paddr", "trace_set",
-		"trace_frame", "trace_dump", "(reserved)", "(invalid)",
+		"trace_frame", "trace_dump", "(reserved)", "pwin_create",
+		"pwin_set", "(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

@@ -33,7 +33,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
-    "(invalid)",
+    "pwin_create",   "pwin_set",      "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)
@@ -54,7 +54,7 @@ static bool fz_documented(unsigned long nr, const unsigned long a[7], long got,
 		return (unsigned long)got == a[1];
 	case FUL_SYS_CAP_INFO:
 		return (got & 0xff) >= FUL_CAP_THREAD &&
-		       (got & 0xff) <= FUL_CAP_IRQ && (got >> 8) <= FUL_R_ALL;
+		       (got & 0xff) <= FUL_CAP_PWIN && (got >> 8) <= FUL_R_ALL;
 	case FUL_SYS_THREAD_CREATE:
 	case FUL_SYS_DMA_PADDR:
 		return got > 0;

@@ -38,6 +38,7 @@ static struct ful_spin fs_lock;
 static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
 static unsigned ntfn_slot, bell_slot;
 static bool ring_tried;
+static unsigned char *omf_window; /* the ring's page window, or NULL */
 static unsigned long ring_requests;
 
 void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals)
@@ -46,17 +47,18 @@ void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals)
 	*signals = ctl ? ctl->client_signals : 0;
 }
 
-void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell)
+void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell, void *omf)
 {
 	ctl = va;
+	omf_window = omf;
 	ntfn_slot = ntfn;
 	bell_slot = bell;
 	ring_tried = true;
 }
 
-void fs_ring_slots_drop(long s[3])
+void fs_ring_slots_drop(long s[FS_RING_CAPS])
 {
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < FS_RING_CAPS; i++)
 		if (s[i] >= 0) {
 			ful_cap_delete((unsigned)s[i]);
 			ful_slot_free((unsigned)s[i]);
@@ -64,20 +66,22 @@ void fs_ring_slots_drop(long s[3])
 		}
 }
 
-int fs_ring_request(long s[3])
+int fs_ring_request(long s[FS_RING_CAPS])
 {
-	s[0] = s[1] = s[2] = -1;
+	s[0] = s[1] = s[2] = s[3] = -1;
 	if (ful_proc_is_child() ||
 	    (ful_cap_info(FUL_SYSPROG_SLOT_DONE) & 0xff) != FUL_CAP_ENDPOINT ||
 	    (ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
 		return -1;
-	for (unsigned i = 0; i < 3; i++)
-		s[i] = ful_slot_alloc();
+	long err = 0;
+	for (unsigned i = 0; i < FS_RING_CAPS; i++)
+		if ((s[i] = ful_slot_alloc()) < 0)
+			err = -FUL_ENOMEM;
 	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_RING, 0),
 			    .mr = {(unsigned long)s[0], (unsigned long)s[1],
-				   (unsigned long)s[2]}};
-	long err = s[0] < 0 || s[1] < 0 || s[2] < 0 ? -FUL_ENOMEM
-		   : ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
+				   (unsigned long)s[2], (unsigned long)s[3]}};
+	if (!err)
+		err = ful_call(FUL_SYSPROG_SLOT_DONE, &m, FUL_FOREVER);
 	if (err < 0 || (long)m.mr[0] < 0) {
 		fs_ring_slots_drop(s);
 		return -1;
@@ -96,15 +100,19 @@ void fs_ring_free(int k)
 /** A system program's ring, from the rootserver (once; IPC if none). */
 static void ring_ask(void)
 {
-	long s[3];
+	long s[FS_RING_CAPS];
 	ring_tried = true;
 	int k = fs_ring_request(s);
 	if (k < 0)
 		return;
 	if (ful_map(FUL_SLOT_SELF_VS, (unsigned)s[0], FUL_FSR_CLIENT_VADDR,
 		    FUL_R_READ | FUL_R_WRITE) >= 0) {
+		bool omf = ful_map(FUL_SLOT_SELF_VS, (unsigned)s[3],
+				   FUL_FSR_CLIENT_OMF_VADDR,
+				   FUL_R_READ | FUL_R_WRITE) >= 0;
 		ful_fs_use_ring((void *)FUL_FSR_CLIENT_VADDR, (unsigned)s[1],
-				(unsigned)s[2]);
+				(unsigned)s[2],
+				omf ? (void *)FUL_FSR_CLIENT_OMF_VADDR : NULL);
 		return;
 	}
 	fs_ring_slots_drop(s);
@@ -122,7 +130,7 @@ unsigned char *ful_fs_begin(size_t *cap)
 
 unsigned char *ful_fs_omf_window(void)
 {
-	return ctl ? (unsigned char *)ctl + FUL_FSR_OMF_OFF : NULL;
+	return ctl ? omf_window : NULL;
 }
 
 void ful_fs_end(void)

@@ -1,15 +1,12 @@
 /*
  * OMF, the On-Memory File (paper 002 II.D; <ful/posix.h>): a file's
- * blocks in the OMF window of this process's ring to F (<fulcrum/fsring.h>),
- * read and written as memory with no server on the path; its size can
- * grow or shrink within the window; ful_omf_sync() has F write the pages
- * marked dirty back and set the size (and so mtime and ctime).
- *
- * The blocks are copied once, at the map, from F's and B's caches into
- * the window (AnT maps the cache pages themselves; Fulcrum's window is
- * memory F and the client share, set up with the ring). One mapping per
- * process, at most FUL_FSR_OMF bytes; others reading the file through F
- * see the client's writes once they are synced.
+ * blocks as memory with no server on the path: F puts B's cache lines
+ * of the file into this process's page window (FUL_FSR_CLIENT_OMF_VADDR,
+ * <fulcrum/fsring.h>), so a read or write here touches B's cache itself,
+ * zero copy. Growing or cutting the file goes through F (OMF_RESIZE:
+ * new blocks, or pages let go); ful_omf_sync() tells F which pages were
+ * written, and B writes them back at its next SYNC (fsync). One mapping
+ * per process, at most FUL_FSR_OMF bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,10 +41,14 @@ int ful_omf_map(int fd, size_t max, struct ful_omf *o)
 	if (max == 0 || max > FUL_FSR_OMF)
 		return px_fail(-EFBIG);
 	unsigned long pages = (max + 4095) / 4096;
-	struct ful_msg m = {.mr = {ino, 0, pages}};
+	struct ful_msg m = {.mr = {ino, 0, pages | (rw ? FUL_FS_OMF_RW : 0)}};
 	long r = omf_call(FUL_FS_OP_OMF_MAP, &m);
 	if (r < 0)
 		return px_fail((int)r);
+	if (!ful_fs_omf_window()) {
+		omf_call(FUL_FS_OP_OMF_UNMAP, &(struct ful_msg){0});
+		return px_fail(-ENOSYS);
+	}
 	*o = (struct ful_omf){
 		.base = ful_fs_omf_window(), .size = m.mr[1],
 		.room = pages * 4096, .dirty = 0, .writable = rw,
@@ -67,10 +68,16 @@ int ful_omf_resize(struct ful_omf *o, size_t size)
 		return px_fail(-EBADF);
 	if (size > o->room || o->size > o->room) /* all of it in the window */
 		return px_fail(-EFBIG);
-	if (size > o->size) /* the new part reads as zeros */
-		memset(o->base + o->size, 0, size - o->size);
-	else if (size < o->size && size % 4096) /* the cut page's tail */
-		ful_omf_dirty(o, size, 1);
+	size_t end = (o->size + 4095) & ~(size_t)4095;
+	if (size > o->size && o->size < end) { /* the last page's tail */
+		size_t n = (size < end ? size : end) - o->size;
+		memset(o->base + o->size, 0, n);
+		ful_omf_dirty(o, o->size, n);
+	}
+	struct ful_msg m = {.mr = {size}};
+	long r = omf_call(FUL_FS_OP_OMF_RESIZE, &m);
+	if (r < 0)
+		return px_fail((int)r);
 	o->size = size;
 	return 0;
 }

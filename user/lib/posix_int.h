@@ -25,11 +25,13 @@ void px_path_clean(char *path);
 long px_simple(unsigned op, unsigned long a, unsigned long b);
 
 /* Rings to F from the rootserver (fs_client.c; system programs only). */
-/** Ask for a ring: its number, with its frame, notification (READ) and
- *  F's doorbell (WRITE) in this process's slots @s; or -1, @s empty. */
-int fs_ring_request(long s[3]);
+/** Ask for a ring: its number, with its frame, notification (READ), F's
+ *  doorbell (WRITE) and page window (READ|WRITE) in this process's
+ *  slots @s; or -1, @s empty. */
+#define FS_RING_CAPS 4
+int fs_ring_request(long s[FS_RING_CAPS]);
 /** Drop this process's copies of a ring's capabilities (@s set to -1). */
-void fs_ring_slots_drop(long s[3]);
+void fs_ring_slots_drop(long s[FS_RING_CAPS]);
 /** Tell the rootserver ring @k's user is gone (nothing if @k < 0). */
 void fs_ring_free(int k);
 

@@ -105,9 +105,8 @@ int ful_proc_spawn(const char *module, char *const argv[],
 	long ep = report_get();
 	if (mod < 0 || ep < 0)
 		return mod < 0 ? mod : (int)ep;
-	long rs[3];
-	int ring = attr && attr->fs_ipc ? (rs[0] = rs[1] = rs[2] = -1)
-					: fs_ring_request(rs);
+	long rs[FS_RING_CAPS] = {-1, -1, -1, -1};
+	int ring = attr && attr->fs_ipc ? -1 : fs_ring_request(rs);
 	long frame = args_make(argv, ring >= 0);
 	if (frame < 0) {
 		fs_ring_slots_drop(rs);
@@ -123,9 +122,11 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		{(unsigned)rs[2], FUL_PROC_SLOT_FSR_BELL, FUL_R_WRITE, 0},
 	};
 	bool has_fs = (ful_cap_info(FUL_SLOT_FS) & 0xff) == FUL_CAP_ENDPOINT;
-	struct ful_map_grant maps[2] = {
+	struct ful_map_grant maps[3] = {
 		{(unsigned)frame, FUL_R_READ, FUL_PROC_ARGS_VADDR},
 		{(unsigned)rs[0], FUL_R_READ | FUL_R_WRITE, FUL_FSR_CLIENT_VADDR},
+		{(unsigned)rs[3], FUL_R_READ | FUL_R_WRITE,
+		 FUL_FSR_CLIENT_OMF_VADDR},
 	};
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod,
@@ -137,7 +138,7 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		.caps = caps,
 		.ncaps = !has_fs ? 0 : ring >= 0 ? 3 : 1,
 		.maps = maps,
-		.nmaps = ring >= 0 ? 2 : 1,
+		.nmaps = ring >= 0 ? 3 : 1,
 	};
 	int err = ful_spawn(&a, &p->task);
 	fs_ring_slots_drop(rs); /* the child has its own copies, or none */

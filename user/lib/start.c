@@ -38,7 +38,8 @@ void ful_start_main(unsigned long arg0, unsigned long arg1, void *ipcbuf)
 		if (pa->fs_ring)
 			ful_fs_use_ring((void *)FUL_FSR_CLIENT_VADDR,
 					FUL_PROC_SLOT_FSR_NTFN,
-					FUL_PROC_SLOT_FSR_BELL);
+					FUL_PROC_SLOT_FSR_BELL,
+					(void *)FUL_FSR_CLIENT_OMF_VADDR);
 		ful_fs_set_spin(pa->fs_spin);
 	}
 	__libc_init_array();

@@ -63,6 +63,8 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_TRACE_FRAME] = CAPS | E(STATE),
 	[FUL_SYS_TRACE_DUMP] = CAPS | E(STATE),
 	[51] = E(NOSYS),
+	[FUL_SYS_PWIN_CREATE] = CAPS | MSG | E(NOMEM),
+	[FUL_SYS_PWIN_SET] = CAPS | E(RANGE) | E(INVAL) | E(NOMEM),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

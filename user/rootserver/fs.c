@@ -28,13 +28,14 @@ static struct {
 
 long root_fs_start(void)
 {
-	unsigned bep, bwin;
+	unsigned bep, bwin, dep, lines;
 	struct ful_msg m;
 	long ep = root_obj_new(false, 0), rep = root_obj_new(false, 0);
 	long bell = ful_slot_alloc();
 	long err = bell < 0 ? bell : ful_ntfn_create(FUL_SLOT_POOL, (unsigned)bell);
-	if (!root_cache_client(&bep, &bwin))
-		err = -FUL_ESTATE; /* F needs B */
+	if (!root_cache_client(&bep, &bwin) ||
+	    !root_disk_cache_window(&dep, &lines))
+		err = -FUL_ESTATE; /* F needs B (and B's lines, for OMF) */
 	else if (ep < 0 || rep < 0)
 		err = ep < 0 ? ep : rep;
 	int mod = err ? -1 : ful_module_find("fs");
@@ -47,6 +48,7 @@ long root_fs_start(void)
 			{(unsigned)ep, FUL_FS_SLOT_EP, FUL_R_READ, 0},
 			{(unsigned)bell, FUL_FSR_F_SLOT_BELL, FUL_R_READ | FUL_R_WRITE, 0},
 			{FUL_SLOT_POOL, FUL_FSR_F_SLOT_POOL, FUL_R_ALL, 0},
+			{lines, FUL_FSR_F_SLOT_LINES, FUL_R_READ | FUL_R_WRITE, 0},
 		};
 		/* the load area: the ring thread polls only while its core
 		 * has nothing else to run (f_ring.c) */
@@ -61,7 +63,7 @@ long root_fs_start(void)
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.arg0 = strtoul(spin, NULL, 0), /* its ring thread's polls */
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
-			.report_badge = 1, .caps = g, .ncaps = 5,
+			.report_badge = 1, .caps = g, .ncaps = sizeof g / sizeof g[0],
 			.maps = maps, .nmaps = 1};
 		err = ful_spawn(&a, &fs.task);
 	}

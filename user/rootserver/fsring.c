@@ -17,19 +17,29 @@
 /* Ring k: its frame while in use; its notification, made at its first
  * use and kept (F holds a copy in FUL_FSR_F_SLOT_NTFN + k, which the
  * rootserver cannot delete from F's table: the next user of ring k gets
- * the same notification, its bits cleared by its first wait). */
+ * the same notification, its bits cleared by its first wait). Its page
+ * window is new for every use: F deletes its copy at the detach, so a
+ * program that kept the old one mapped sees nothing of the next user's
+ * files. */
 static struct {
 	unsigned frame, ntfn; /* the rootserver's (ALL); frame 0: ring free */
+	unsigned win;         /* the page window of this use (ALL), or 0 */
 } rings[FUL_FSR_MAX];
 
-/** Drop ring @k's frame here (F has let go of it). */
+static void slot_drop(unsigned *slot)
+{
+	if (*slot) {
+		ful_cap_delete(*slot);
+		ful_slot_free(*slot);
+		*slot = 0;
+	}
+}
+
+/** Drop ring @k's frame and window here (F has let go of them). */
 static void ring_drop(unsigned k)
 {
-	if (rings[k].frame) {
-		ful_cap_delete(rings[k].frame);
-		ful_slot_free(rings[k].frame);
-		rings[k].frame = 0;
-	}
+	slot_drop(&rings[k].frame);
+	slot_drop(&rings[k].win);
 }
 
 /** A request to F from the rootserver (badge 0): its mr0. */
@@ -62,7 +72,25 @@ static long ring_ntfn(unsigned k, unsigned fvs)
 	return 0;
 }
 
-/** Make ring @k's frame and map it into F. */
+/** Ring @k's page window for this use, a copy in F's slot (which F
+ *  emptied at the last detach). */
+static long ring_window(unsigned k, unsigned fvs)
+{
+	long w = ful_slot_alloc();
+	long err = w < 0 ? w
+			 : ful_pwin_create(FUL_SLOT_POOL, (unsigned)w,
+					   FUL_FSR_OMF_PAGES);
+	if (err < 0) {
+		if (w >= 0)
+			ful_slot_free((unsigned)w);
+		return err;
+	}
+	rings[k].win = (unsigned)w;
+	return ful_cap_copy(rings[k].win, fvs, FUL_FSR_F_SLOT_WIN + k,
+			    FUL_R_ALL, 0);
+}
+
+/** Make ring @k's frame and window and map the frame into F. */
 static long ring_make(unsigned k, unsigned fvs)
 {
 	long err = ring_ntfn(k, fvs);
@@ -70,10 +98,15 @@ static long ring_make(unsigned k, unsigned fvs)
 	if (fr < 0)
 		return fr;
 	rings[k].frame = (unsigned)fr;
-	err = ful_map(fvs, rings[k].frame, FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE,
-		      FUL_R_READ | FUL_R_WRITE);
-	if (err < 0)
+	err = ring_window(k, fvs);
+	if (err >= 0)
+		err = ful_map(fvs, rings[k].frame,
+			      FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE,
+			      FUL_R_READ | FUL_R_WRITE);
+	if (err < 0) { /* F empties its window slot on a detach */
+		ring_tell_f(FUL_FS_OP_RING_DETACH, k);
 		ring_drop(k);
+	}
 	return err < 0 ? err : 0;
 }
 
@@ -107,6 +140,9 @@ long root_fs_ring(unsigned vs, const struct ful_msg *m)
 				   FUL_R_READ, 0);
 	if (err >= 0)
 		err = ful_cap_copy(bell, vs, (unsigned)m->mr[2], FUL_R_WRITE, 0);
+	if (err >= 0)
+		err = ful_cap_copy(rings[k].win, vs, (unsigned)m->mr[3],
+				   FUL_R_READ | FUL_R_WRITE, 0);
 	if (err < 0) {
 		ring_tell_f(FUL_FS_OP_RING_DETACH, k);
 		ring_unmake(k, fvs);

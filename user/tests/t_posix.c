@@ -205,12 +205,13 @@ UTEST(fsbad_inode, 1)
 	close(fd);
 }
 
-/* OMF: a file's bytes as memory, written back on sync; grown and cut. */
+/* OMF: a file's bytes as memory (B's cache lines, zero copy), written
+ * back on sync; grown and cut; busy while mapped; read-only holes. */
 UTEST(posix_omf, 1)
 {
 	if (!posix_have_fs())
 		UT_SKIP("needs F (boot arguments disk,cache=N,fs)");
-	static unsigned char b[20000];
+	static unsigned char b[20000], r[20000];
 	for (unsigned i = 0; i < sizeof b; i++)
 		b[i] = (unsigned char)(i * 13 + 5);
 	int fd = open("/omf.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
@@ -223,6 +224,18 @@ UTEST(posix_omf, 1)
 	o.base[100] ^= 0xff;                  /* a write in place ... */
 	b[100] ^= 0xff;
 	ful_omf_dirty(&o, 100, 1);
+	/* zero copy: F's path reads the very line the store went to, and
+	 * a write through F shows in the mapping at once */
+	UT_CHECK_EQ(pread(fd, r, 1, 100), 1);
+	UT_CHECK_EQ(r[0], b[100]);
+	b[300] = 'Q';
+	UT_CHECK_EQ(pwrite(fd, "Q", 1, 300), 1);
+	UT_CHECK_EQ(o.base[300], 'Q');
+	/* nobody cuts or unlinks a mapped file under its client */
+	UT_CHECK_EQ(ftruncate(fd, 0), -1);
+	UT_CHECK_EQ(errno, EBUSY);
+	UT_CHECK_EQ(unlink("/omf.bin"), -1);
+	UT_CHECK_EQ(errno, EBUSY);
 	UT_CHECK_EQ(ful_omf_resize(&o, 20000), 0); /* ... and growth */
 	memcpy(o.base + 10000, b + 10000, 10000);
 	ful_omf_dirty(&o, 10000, 10000);
@@ -232,7 +245,6 @@ UTEST(posix_omf, 1)
 	UT_CHECK_EQ(fstat(fd, &st1), 0);
 	UT_CHECK_EQ(st1.st_size, 20000);
 	UT_CHECK(st1.st_mtime >= st0.st_mtime);
-	static unsigned char r[20000];
 	UT_CHECK_EQ(pread(fd, r, sizeof r, 0), 20000);
 	UT_CHECK(!memcmp(r, b, sizeof r)); /* read back through F */
 	UT_CHECK_EQ(ful_omf_resize(&o, 5000), 0);  /* cut */
@@ -254,6 +266,20 @@ UTEST(posix_omf, 1)
 	int dfd = open("/", O_RDONLY);
 	UT_CHECK_EQ(ful_omf_map(dfd, 4096, &o), -1); /* not a file */
 	close(dfd);
+	/* read-only: a hole and the part past the end show zeros */
+	fd = open("/omf.bin", O_RDONLY);
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(ful_omf_map(fd, 4 * 4096, &o), 0);
+	UT_CHECK(!o.writable);
+	UT_CHECK(!memcmp(o.base, b, 5000)); /* the file was cut to 5000 */
+	for (unsigned i = 5000; i < 4 * 4096; i++) /* the cut page's tail,
+						     * then holes */
+		UT_CHECK_EQ(o.base[i], 0);
+	UT_CHECK_EQ(ful_omf_resize(&o, 4096), -1);
+	UT_CHECK_EQ(errno, EBADF);
+	UT_CHECK_EQ(ful_omf_unmap(&o), 0);
+	close(fd);
+	UT_CHECK_EQ(unlink("/omf.bin"), 0); /* free again once unmapped */
 }
 
 /* A client killed in the middle of its requests leaves nothing behind:

@@ -24,7 +24,8 @@
 struct line {
 	unsigned long blk;
 	bool valid, dirty;
-	int prev, next; /* LRU list */
+	unsigned pins;  /* > 0: out of the LRU list, never evicted */
+	int prev, next; /* LRU list (unpinned lines only) */
 	int hnext;      /* hash chain */
 };
 
@@ -36,6 +37,7 @@ static struct {
 	int mru, lru;         /* list ends */
 	unsigned long disk_blocks;
 	unsigned long hits, misses, writebacks;
+	unsigned pinned; /* lines with pins */
 } b;
 
 static unsigned char *b_line(int i)
@@ -81,10 +83,9 @@ static void b_unlink(int i)
 		b.lru = x->prev;
 }
 
-/** Make line @i the most recently used. */
-static void b_touch(int i)
+/** Put unlisted line @i at the head (most recently used). */
+static void b_link_head(int i)
 {
-	b_unlink(i);
 	b.l[i].prev = B_NONE;
 	b.l[i].next = b.mru;
 	if (b.mru != B_NONE)
@@ -92,6 +93,15 @@ static void b_touch(int i)
 	b.mru = i;
 	if (b.lru == B_NONE)
 		b.lru = i;
+}
+
+/** Make line @i the most recently used (a pinned line is in no list). */
+static void b_touch(int i)
+{
+	if (b.l[i].pins)
+		return;
+	b_unlink(i);
+	b_link_head(i);
 }
 
 static int b_lookup(unsigned long blk)
@@ -115,6 +125,8 @@ static void b_hash_remove(int i)
 static long b_evict(void)
 {
 	int i = b.lru;
+	if (i == B_NONE) /* cannot happen: at most half the lines pinned */
+		return -FUL_ENOMEM;
 	struct line *x = &b.l[i];
 	if (x->valid && x->dirty) {
 		long err = b_disk(FUL_DISK_OP_WRITE, x->blk, i);
@@ -154,6 +166,38 @@ static long b_get(unsigned long blk, bool fill)
 	b.hash[blk & b.hmask] = i;
 	b_touch(i);
 	return i;
+}
+
+/** PIN, UNPIN or DIRTY of block @blk (checked); PIN's line in *@line. */
+static long b_pin_op(unsigned op, unsigned long blk, unsigned long *line)
+{
+	int i = b_lookup(blk);
+	if (op == FUL_CACHE_OP_PIN) {
+		if (i == B_NONE || !b.l[i].pins) {
+			if (b.pinned >= b.n / 2)
+				return -FUL_ENOMEM;
+			long e = b_get(blk, true);
+			if (e < 0)
+				return e;
+			i = (int)e;
+			b_unlink(i); /* out of the list while pinned */
+			b.pinned++;
+		}
+		b.l[i].pins++;
+		*line = (unsigned long)i;
+		return 0;
+	}
+	if (i == B_NONE || !b.l[i].pins)
+		return -FUL_ESTATE;
+	if (op == FUL_CACHE_OP_DIRTY) {
+		b.l[i].dirty = true;
+		return 0;
+	}
+	if (--b.l[i].pins == 0) {
+		b.pinned--;
+		b_link_head(i);
+	}
+	return 0;
 }
 
 /** Write every dirty line to D, then flush it. */
@@ -206,6 +250,9 @@ static void b_handle(struct ful_msg *m)
 			err = -FUL_ERANGE;
 		else
 			err = b_rw(op == FUL_CACHE_OP_WRITE, blk, n, page);
+	} else if (op >= FUL_CACHE_OP_PIN && op <= FUL_CACHE_OP_DIRTY) {
+		err = blk >= b.disk_blocks ? -FUL_ERANGE
+					   : b_pin_op(op, blk, &r.mr[1]);
 	} else if (op == FUL_CACHE_OP_SYNC) {
 		err = b_sync();
 	} else if (op == FUL_CACHE_OP_INFO) {

@@ -27,6 +27,11 @@ static int bc_find(const struct ext2_bcache *c, uint32_t blk)
 static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 {
 	int i = bc_find(c, blk);
+	if (c->skip && c->skip(blk)) {
+		if (i >= 0)
+			c->blk[i] = 0;
+		return;
+	}
 	if (i < 0) {
 		i = 0;
 		for (int j = 1; j < EXT2_BCACHE_BLOCKS; j++)
@@ -73,6 +78,13 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 			b->cache->blk[i] = 0;
 	}
 	return err;
+}
+
+void ext2_b_forget(const struct ext2_b *b, uint32_t blk)
+{
+	int i = b->cache && blk ? bc_find(b->cache, blk) : -1;
+	if (i >= 0)
+		b->cache->blk[i] = 0;
 }
 
 uint32_t ext2_b_now(void *ctx)

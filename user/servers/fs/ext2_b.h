@@ -19,6 +19,9 @@ struct ext2_bcache {
 	uint32_t used[EXT2_BCACHE_BLOCKS]; /* last use, for LRU */
 	uint32_t clock;
 	unsigned long hits, misses;
+	/* blocks never to copy (NULL: none): a client writes them in B's
+	 * line itself (F's OMF mappings), so a copy here would go stale */
+	bool (*skip)(uint32_t blk);
 	uint8_t data[EXT2_BCACHE_BLOCKS][EXT2_BLOCK];
 };
 
@@ -35,6 +38,8 @@ int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk);
 /** struct ext2_dev callbacks, ctx a struct ext2_b. */
 int ext2_b_read(void *ctx, uint32_t blk, void *buf);
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf);
+/** Forget the copy of @blk, if b keeps one. */
+void ext2_b_forget(const struct ext2_b *b, uint32_t blk);
 /** No real-time clock: a fixed date (2025-11-24) plus the uptime. */
 uint32_t ext2_b_now(void *ctx);
 

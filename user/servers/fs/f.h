@@ -54,4 +54,16 @@ long f_ring_detach(unsigned long k);
 /** The ring thread's id (0 if it does not run). */
 unsigned long f_ring_tid(void);
 
+/* OMF (f_omf.c), all under f_lock but f_omf_init. */
+/** The OMF operations of ring @k's request @q (mr0 the result). */
+void f_omf_handle(unsigned k, struct f_req *q);
+/** Let go of ring @k's mapping (its pages, pins). */
+void f_omf_unmap(unsigned k);
+/** Is inode @ino mapped by some ring (then it is not cut or unlinked)? */
+bool f_omf_busy(uint32_t ino);
+/** Is block @blk mapped writable by some ring? */
+bool f_omf_holds_rw(uint32_t blk);
+/** F's zero page for read-only holes. 0 or -FUL_E*. */
+long f_omf_init(void);
+
 #endif

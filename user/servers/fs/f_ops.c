@@ -87,6 +87,14 @@ static long f_read(struct f_req *q)
 	return r;
 }
 
+/** Does @name in directory @dir name a file some ring has mapped? */
+static bool f_omf_named(uint32_t dir, const char *name, size_t len)
+{
+	uint32_t ino = 0;
+	return ext2_lookup(&f_fs, dir, name, len, &ino) == 0 &&
+	       f_omf_busy(ino);
+}
+
 /** RENAME: the two names follow each other in the buffer. */
 static long f_rename(struct f_req *q)
 {
@@ -94,6 +102,8 @@ static long f_rename(struct f_req *q)
 	if (flen > q->len)
 		return -EINVAL;
 	const char *b = (const char *)q->buf;
+	if (f_omf_named((uint32_t)q->mr[1], b + flen, q->len - flen))
+		return -EBUSY; /* would replace a mapped file */
 	return ext2_rename(&f_fs, (uint32_t)q->mr[0], b, flen,
 			   (uint32_t)q->mr[1], b + flen, q->len - flen);
 }
@@ -149,7 +159,11 @@ static long f_name_op(struct f_req *q)
 	case FUL_FS_OP_MKDIR:
 		r = ext2_mkdir(&f_fs, dir, name, q->len, 0755, &ino);
 		break;
-	case FUL_FS_OP_UNLINK: r = ext2_unlink(&f_fs, dir, name, q->len); break;
+	case FUL_FS_OP_UNLINK:
+		r = f_omf_named(dir, name, q->len)
+			    ? -EBUSY
+			    : ext2_unlink(&f_fs, dir, name, q->len);
+		break;
 	default: r = ext2_rmdir(&f_fs, dir, name, q->len); break;
 	}
 	q->mr[1] = r ? 0 : ino;
@@ -178,7 +192,9 @@ void f_handle(struct f_req *q)
 	case FUL_FS_OP_UNLINK:
 	case FUL_FS_OP_RMDIR: r = f_name_op(q); break;
 	case FUL_FS_OP_TRUNCATE:
-		r = ext2_truncate(&f_fs, (uint32_t)q->mr[0], q->mr[1]);
+		r = f_omf_busy((uint32_t)q->mr[0])
+			    ? -EBUSY /* its client resizes it (OMF_RESIZE) */
+			    : ext2_truncate(&f_fs, (uint32_t)q->mr[0], q->mr[1]);
 		break;
 	case FUL_FS_OP_READDIR: r = f_readdir(q); break;
 	case FUL_FS_OP_INFO: {

@@ -44,76 +44,6 @@ static unsigned char *ring_data(unsigned k)
 	return (unsigned char *)ring(k) + 4096;
 }
 
-/* Ring k's OMF mapping: which file's pages are in its window. */
-static struct {
-	uint32_t ino;      /* 0: none */
-	uint64_t first;    /* file page of window page 0 */
-	unsigned pages;
-} omf[FUL_FSR_MAX];
-
-static unsigned char *ring_omf(unsigned k)
-{
-	return (unsigned char *)ring(k) + FUL_FSR_OMF_OFF;
-}
-
-/** OMF_MAP: the file's pages into ring @k's window (f_lock held). */
-static long omf_map(unsigned k, struct f_req *q)
-{
-	uint32_t ino = (uint32_t)q->mr[0];
-	uint64_t first = q->mr[1], pages = q->mr[2];
-	struct ext2_stat st;
-	if (!pages || pages > FUL_FSR_OMF_PAGES || first > (1UL << 30))
-		return -EINVAL;
-	long err = ext2_stat(&f_fs, ino, &st);
-	if (err)
-		return err;
-	if ((st.mode & EXT2_S_IFMT) != EXT2_S_IFREG)
-		return -EISDIR;
-	unsigned char *w = ring_omf(k);
-	for (unsigned i = 0; i < pages; i++) {
-		long r = ext2_read(&f_fs, ino, (first + i) * EXT2_BLOCK,
-				   w + i * EXT2_BLOCK, EXT2_BLOCK);
-		if (r < 0)
-			return r;
-		memset(w + i * EXT2_BLOCK + r, 0, EXT2_BLOCK - (size_t)r);
-	}
-	omf[k].ino = ino, omf[k].first = first, omf[k].pages = (unsigned)pages;
-	q->mr[1] = st.size;
-	return 0;
-}
-
-/** OMF_SYNC: the written pages back, then the new size (f_lock held). */
-static long omf_sync(unsigned k, struct f_req *q)
-{
-	uint64_t size = q->mr[0], dirty = q->mr[1];
-	if (!omf[k].ino)
-		return -EINVAL;
-	const unsigned char *w = ring_omf(k);
-	for (unsigned i = 0; i < omf[k].pages; i++) {
-		uint64_t at = (omf[k].first + i) * EXT2_BLOCK;
-		if (!(dirty >> i & 1) || at >= size)
-			continue;
-		size_t n = size - at < EXT2_BLOCK ? (size_t)(size - at) : EXT2_BLOCK;
-		long r = ext2_write(&f_fs, omf[k].ino, at, w + i * EXT2_BLOCK, n);
-		if (r < 0)
-			return r;
-	}
-	struct ext2_stat st;
-	long err = ext2_stat(&f_fs, omf[k].ino, &st);
-	if (!err && st.size != size)
-		err = ext2_truncate(&f_fs, omf[k].ino, size);
-	return err;
-}
-
-/** The OMF operations, which need the ring's window (f_lock held). */
-static void omf_handle(unsigned k, struct f_req *q)
-{
-	long r = q->op == FUL_FS_OP_OMF_MAP    ? omf_map(k, q)
-		 : q->op == FUL_FS_OP_OMF_SYNC ? omf_sync(k, q)
-					       : (omf[k].ino = 0, 0);
-	q->mr[0] = (unsigned long)r;
-}
-
 long f_ring_attach(unsigned long k)
 {
 	if (k >= FUL_FSR_MAX || !started)
@@ -121,7 +51,6 @@ long f_ring_attach(unsigned long k)
 	struct ful_fsr_ctl *c = ring(k);
 	/* the rootserver made the frame: zeros, the client not yet in */
 	atomic_store(&c->server_sleeping, 0);
-	omf[k].ino = 0;
 	atomic_fetch_or(&live, 1UL << k);
 	ful_ntfn_signal(FUL_FSR_F_SLOT_BELL, 1); /* look at it */
 	return 0;
@@ -134,6 +63,12 @@ long f_ring_detach(unsigned long k)
 	atomic_fetch_and(&live, ~(1UL << k));
 	while (atomic_load(&busy) == (int)k)
 		ful_yield();
+	/* the client's OMF pages and the window: the next user of ring k
+	 * gets a new window from the rootserver in the same slot */
+	f_lock_take();
+	f_omf_unmap((unsigned)k);
+	f_lock_drop();
+	ful_cap_delete(FUL_FSR_F_SLOT_WIN + (unsigned)k);
 	return 0;
 }
 
@@ -152,8 +87,8 @@ static void ring_serve_one(unsigned k, struct ful_fsr_ctl *c, unsigned tail)
 		q.len = r.len;
 		q.cap = FUL_FSR_DATA - r.data_off;
 		f_lock_take();
-		if (r.op >= FUL_FS_OP_OMF_MAP && r.op <= FUL_FS_OP_OMF_UNMAP)
-			omf_handle(k, &q);
+		if (r.op >= FUL_FS_OP_OMF_MAP && r.op <= FUL_FS_OP_OMF_RESIZE)
+			f_omf_handle(k, &q);
 		else
 			f_handle(&q);
 		f_lock_drop();

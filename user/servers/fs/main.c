@@ -20,7 +20,7 @@
 #define F_WIN_VA 0x38000000UL
 #define F_RING_PRIO 120 /* the rootserver starts F at this priority */
 
-static struct ext2_bcache f_bcache;
+static struct ext2_bcache f_bcache = {.skip = f_omf_holds_rw};
 const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, (unsigned char *)F_WIN_VA,
 			   FUL_FOREVER, &f_bcache};
 
@@ -52,12 +52,14 @@ int main(void)
 {
 	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
 				     (void *)&f_b};
-	/* slots up to the rings' notifications are the rootserver's */
-	ful_slot_init(FUL_FSR_F_SLOT_NTFN + FUL_FSR_MAX);
+	/* slots up to the rings' windows are the rootserver's */
+	ful_slot_init(FUL_FSR_F_SLOT_WIN + FUL_FSR_MAX);
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
 			   FUL_R_READ | FUL_R_WRITE);
 	if (!err && (err = ext2_mount(&f_fs, &dev)))
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
+	if (!err && f_omf_init() < 0)
+		printf("fs: no zero page: OMF cannot show holes\n");
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
 	long rerr = err ? 0 : f_ring_start(si.cpu, F_RING_PRIO, (unsigned)ful_arg0);

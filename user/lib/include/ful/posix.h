@@ -89,8 +89,8 @@ void ful_fs_end(void);
  *  cannot be reached, -ENOSYS if the program has no F. */
 long ful_fs_call(unsigned op, struct ful_msg *m, size_t len);
 /** Use the ring mapped at @va, with notification @ntfn (READ) and F's
- *  doorbell @bell (WRITE). */
-void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell);
+ *  doorbell @bell (WRITE), its page window mapped at @omf (NULL: none). */
+void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell, void *omf);
 /** Poll the ring up to @polls times for a reply before sleeping (0, the
  *  default: sleep at once; worth it only when F polls too, boot argument
  *  fs_spin=N, and the two run on different cores). */
@@ -104,10 +104,13 @@ void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals);
 bool ful_proc_is_child(void);
 
 /* OMF, the On-Memory File (user/lib/omf.c): a file's first @room bytes
- * (up to FUL_FSR_OMF) as memory at @base, with no server on the path of
- * a read or a write. Write through @base, mark what was written with
+ * (up to FUL_FSR_OMF) as memory at @base: B's cache lines themselves,
+ * with no server and no copy on the path of a read or a write. Write
+ * through @base (a file opened for writing), mark what was written with
  * ful_omf_dirty(), change the size with ful_omf_resize() (within @room,
- * for a file that fits in it), and ful_omf_sync() has F write it back. Needs a ring to F;
+ * for a file that fits in it), and ful_omf_sync() has B write it back
+ * at the next fsync. Others see the writes at once. While mapped, the
+ * file cannot be cut, unlinked or replaced (EBUSY). Needs a ring to F;
  * one mapping per process. Each returns 0, or -1 with errno. */
 struct ful_omf {
 	unsigned char *base;
@@ -121,12 +124,13 @@ void ful_omf_dirty(struct ful_omf *o, size_t off, size_t len);
 int ful_omf_resize(struct ful_omf *o, size_t size);
 int ful_omf_sync(struct ful_omf *o);
 int ful_omf_unmap(struct ful_omf *o); /* syncs first if dirty */
-/** The OMF window of this process's ring (fs_client.c). */
+/** The OMF window of this process's ring (fs_client.c), or NULL. */
 unsigned char *ful_fs_omf_window(void);
 
 /* Where a process's ring is mapped, and (for a child) the slots of its
  * notification and F's doorbell. */
 #define FUL_FSR_CLIENT_VADDR 0x3d000000UL
+#define FUL_FSR_CLIENT_OMF_VADDR 0x3d100000UL /* the ring's page window */
 #define FUL_PROC_SLOT_FSR_NTFN 5
 #define FUL_PROC_SLOT_FSR_BELL 6
 

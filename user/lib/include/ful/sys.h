@@ -329,6 +329,23 @@ static inline long ful_dma_paddr(unsigned frame)
 	return FUL__SC(FUL_SYS_DMA_PADDR, frame, 0, 0, 0, 0, 0, 0).x0;
 }
 
+/** An empty page window of @npages slots into @dst (ALL rights). */
+static inline long ful_pwin_create(unsigned pool, unsigned dst,
+				   unsigned long npages)
+{
+	return FUL__SC(FUL_SYS_PWIN_CREATE, pool, dst, npages, 0, 0, 0, 0).x0;
+}
+
+/** Put page @page of @frame in slot @i of window @pwin with @rights
+ *  (FUL_R_READ, maybe FUL_R_WRITE; 0 empties the slot). */
+static inline long ful_pwin_set(unsigned pwin, unsigned long i,
+				unsigned frame, unsigned long page,
+				unsigned rights)
+{
+	return FUL__SC(FUL_SYS_PWIN_SET, pwin, i, frame, page, rights, 0, 0)
+		.x0;
+}
+
 /* ---- balancer events (<fulcrum/syscall.h>: LBE_BIND, LBE_ARM) ---- */
 
 /** Bind @ntfn to the balancer events @events (FUL_LBE_*, all armed;
