@@ -27,10 +27,20 @@
  * UNPIN, at its eviction. At most half the lines are pinned at once
  * (ENOMEM past that).
  *
+ * F's ring (<fulcrum/sring.h>): the same requests as badge 1's, from F
+ * through a shared page instead of IPC, served by B's second thread
+ * under the same lock as its IPC thread. The rootserver sets it up at
+ * B's start: the page mapped at FUL_CACHE_RING_VA, B's doorbell (READ)
+ * in FUL_CACHE_SLOT_RING_BELL, F's notification (WRITE) in
+ * FUL_CACHE_SLOT_RING_PEER, a pool for the thread; arg1 the passes the
+ * ring thread polls before it sleeps (only while its core has nothing
+ * else to run: the load area at FUL_LOAD_VADDR says so).
+ *
  * Start-up: B gets D's endpoint (WRITE, badge 2) in slot 4, its cache
  * (D's window 2, a DMA frame of arg0 pages) in slot 5, its own endpoint
- * (READ) in slot 6, the client window (badge 1) in slot 7, and reports
- * FUL_CACHE_READY (mr0 0 or -FUL_E*) on FUL_CHILD_SLOT_REPORT.
+ * (READ) in slot 6, the client window (badge 1) in slot 7, F's ring in
+ * slots 8..11, its ring to D in 12..13, and reports FUL_CACHE_READY (mr0 0 or -FUL_E*, mr1 the
+ * ring thread's id or 0) on FUL_CHILD_SLOT_REPORT.
  */
 #ifndef FULCRUM_CACHE_H
 #define FULCRUM_CACHE_H
@@ -54,6 +64,17 @@ enum ful_cache_op {
 #define FUL_CACHE_SLOT_LINES 5
 #define FUL_CACHE_SLOT_EP 6
 #define FUL_CACHE_SLOT_WIN 7
+#define FUL_CACHE_SLOT_RING 8      /* F's ring page, READ|WRITE */
+#define FUL_CACHE_SLOT_RING_BELL 9 /* B's doorbell, READ */
+#define FUL_CACHE_SLOT_RING_PEER 10 /* F's notification, WRITE */
+#define FUL_CACHE_SLOT_POOL 11     /* for the ring thread */
+#define FUL_CACHE_RING_VA 0x3c000000UL
+/* B's ring to D (<fulcrum/disk.h>), if D serves one: the page mapped by
+ * the rootserver at FUL_CACHE_DRING_VA, B's notification (READ), D's
+ * doorbell (WRITE); arg1 the passes B polls for D's answer. */
+#define FUL_CACHE_SLOT_DRING_MINE 12
+#define FUL_CACHE_SLOT_DRING_PEER 13
+#define FUL_CACHE_DRING_VA 0x3c100000UL
 
 /* Slots of a system program for its cache client capabilities. */
 #define FUL_SYSPROG_SLOT_CACHE 252     /* B's endpoint, WRITE, badge 1 */

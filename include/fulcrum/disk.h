@@ -53,7 +53,17 @@ enum ful_disk_op {
  * of that region's SPI in D's FUL_DISK_SLOT_IRQ and replies mr0 = 0.
  * D then sets the device up and SENDs label FUL_DISK_READY, mr0 = 0 or
  * -FUL_E* (ESTATE: no virtio-blk device, or it refused the driver),
- * mr1 = blocks, mr2 = transport version.
+ * mr1 = blocks, mr2 = transport version, mr3 = its request thread's id
+ * and, in bits 32..63, its ring thread's (0: none).
+ *
+ * B's ring (<fulcrum/sring.h>): READ, WRITE and FLUSH of badge 2 (B's
+ * window) through a shared page instead of IPC, if the rootserver gives
+ * one: the page in FUL_DISK_SLOT_RING (D maps it at FUL_DISK_RING_VA),
+ * D's doorbell (READ) in FUL_DISK_SLOT_RING_BELL, B's notification
+ * (WRITE) in FUL_DISK_SLOT_RING_PEER, the load area at FUL_LOAD_VADDR
+ * (the ring thread polls only while its core has nothing else to run,
+ * up to arg0 bits 16..31 passes; bits 0..15: the regions). A request is
+ * answered when its chains finish, by the interrupt thread.
  */
 /** The slot of window @b (1..FUL_DISK_MAX_WINDOWS) in D. */
 #define FUL_DISK_WIN_SLOT(b) ((b) == 1 ? FUL_DISK_SLOT_WIN : FUL_DISK_SLOT_WIN + 14 + (b))
@@ -66,6 +76,10 @@ enum ful_disk_op {
 				* D's arg1 has each window's pages, 16 bits
 				* per badge from badge 1 in bits 0..15 */
 #define FUL_DISK_SLOT_IRQ 7    /* the device's IRQ handler, ALL */
+#define FUL_DISK_SLOT_RING 40      /* B's ring page, READ|WRITE */
+#define FUL_DISK_SLOT_RING_BELL 41 /* D's doorbell, READ */
+#define FUL_DISK_SLOT_RING_PEER 42 /* B's notification, WRITE */
+#define FUL_DISK_RING_VA 0x21100000UL
 #define FUL_DISK_SLOT_DEV0 100 /* region i at 100 + i */
 
 /* Slots of a system program (<ful/ful.h>) for its disk client

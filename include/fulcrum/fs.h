@@ -66,7 +66,7 @@
  *
  * Start-up: F gets B's endpoint (WRITE, badge 1) in slot 4, B's client
  * window in slot 5 and its own endpoint (READ) in slot 6 (the ring
- * slots: <fulcrum/fsring.h>), and reports FUL_FS_READY (mr0 0 or the
+ * slots: <fulcrum/fsring.h>; its ring to B below), and reports FUL_FS_READY (mr0 0 or the
  * mount's error, mr1 its ring thread's id) on FUL_CHILD_SLOT_REPORT.
  */
 #ifndef FULCRUM_FS_H
@@ -109,6 +109,12 @@ struct ful_fs_stat {
 #define FUL_FS_SLOT_CACHE 4
 #define FUL_FS_SLOT_CACHE_WIN 5
 #define FUL_FS_SLOT_EP 6
+/* F's ring to B (<fulcrum/sring.h>, <fulcrum/cache.h>), if B serves one:
+ * the page (mapped by the rootserver at FUL_FS_BRING_VA), F's own
+ * notification (READ) and B's doorbell (WRITE). */
+#define FUL_FS_SLOT_BRING_MINE 12
+#define FUL_FS_SLOT_BRING_PEER 13
+#define FUL_FS_BRING_VA 0x3c000000UL
 
 /* The slot of a system program for F's endpoint (WRITE, badge 1). */
 #define FUL_SYSPROG_SLOT_FS 249

@@ -311,6 +311,29 @@ def disk_image_problems(path, written):
             f"first {bad[:8]} ({len(written)} should hold P)"]
 
 
+# F, B and D talk through shared-memory rings whenever all three run
+# (paper 002's ISPC between servers): each says so once at its start.
+SERVER_RING_LINES = ("fs: ext2 mounted:", "cache: ")
+
+
+def server_rings_expected(args):
+    """Does a boot with `args` start F over B over D (and F mount)?"""
+    keys = {a.split("=")[0] for a in args.split(",")}
+    return {"disk", "cache", "fs"} <= keys and "fsbad" not in keys
+
+
+def server_rings_problems(result):
+    """F's and B's start lines must say 'over a ring'."""
+    problems = []
+    for prefix in SERVER_RING_LINES:
+        lines = [l for l in result.lines if l.startswith(prefix)]
+        if not lines:
+            problems.append(f"no '{prefix}' line")
+        elif not any("over a ring" in l for l in lines):
+            problems.append(f"'{lines[0].strip()}': not over a ring")
+    return problems
+
+
 def run_one(suite, opts, log_path, totals):
     """Run one suite of any kind and report it; return its failures."""
     def go(stop_on_panic=True):
@@ -354,6 +377,10 @@ def run_one(suite, opts, log_path, totals):
             failures += report_single(
                 suite, "disk-image",
                 disk_image_problems(suite.disk, disk_written(proto)),
+                result, totals)
+        if suite.ext2 and server_rings_expected(suite.args):
+            failures += report_single(
+                suite, "server-rings", server_rings_problems(result),
                 result, totals)
     return result, failures
 

@@ -7,8 +7,10 @@
  * (sysprog.c) with a badge-1 capability to B.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <fulcrum/cache.h>
+#include <fulcrum/load.h>
 #include <ful/spawn.h>
 
 #include "root.h"
@@ -17,6 +19,9 @@
 
 static struct {
 	unsigned ep, win; /* B's endpoint (ALL) and the client window */
+	/* F's ring to B (<fulcrum/sring.h>): the page, B's doorbell and
+	 * F's notification (ALL); ring 0 unless B's ring thread runs */
+	unsigned ring, bell, fntfn;
 	struct ful_task task;
 } ch;
 
@@ -34,24 +39,61 @@ long root_obj_new(bool frame, unsigned long pages)
 	return s;
 }
 
+/** F's ring page and the two notifications, in ch (0 or -FUL_E*). */
+static long cache_ring_make(void)
+{
+	long r = root_obj_new(true, 1), b = ful_slot_alloc(), f = ful_slot_alloc();
+	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
+	if (!err && (err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)b)) >= 0)
+		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
+	if (err < 0) {
+		printf("rootserver: no ring between F and B (%ld)\n", err);
+		return err;
+	}
+	ch.ring = (unsigned)r, ch.bell = (unsigned)b, ch.fntfn = (unsigned)f;
+	return 0;
+}
+
 /** Spawn B over D's endpoint @dep and window @dwin, reporting on @rep. */
 static long cache_spawn(unsigned long blocks, unsigned dep, unsigned dwin,
 			unsigned rep)
 {
-	const struct ful_cap_grant g[] = {
+	unsigned dpage = 0, dbell = 0, dmine = 0;
+	bool dring = root_disk_ring(&dpage, &dbell, &dmine);
+	struct ful_cap_grant g[11] = {
 		{dep, FUL_CACHE_SLOT_DISK, FUL_R_WRITE, 2},
 		{dwin, FUL_CACHE_SLOT_LINES, FUL_R_READ | FUL_R_WRITE, 0},
 		{ch.ep, FUL_CACHE_SLOT_EP, FUL_R_READ, 0},
 		{ch.win, FUL_CACHE_SLOT_WIN, FUL_R_READ | FUL_R_WRITE, 0},
+		{FUL_SLOT_POOL, FUL_CACHE_SLOT_POOL, FUL_R_ALL, 0},
+		{ch.ring, FUL_CACHE_SLOT_RING, FUL_R_READ | FUL_R_WRITE, 0},
+		{ch.bell, FUL_CACHE_SLOT_RING_BELL, FUL_R_READ, 0},
+		{ch.fntfn, FUL_CACHE_SLOT_RING_PEER, FUL_R_WRITE, 0},
 	};
+	unsigned n = ch.ring ? 8 : 5;
+	if (dring) {
+		g[n++] = (struct ful_cap_grant){dmine, FUL_CACHE_SLOT_DRING_MINE,
+						FUL_R_READ, 0};
+		g[n++] = (struct ful_cap_grant){dbell, FUL_CACHE_SLOT_DRING_PEER,
+						FUL_R_WRITE, 0};
+	}
+	const struct ful_map_grant maps[] = {
+		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
+		 .va = FUL_LOAD_VADDR},
+		{.frame = dpage, .rights = FUL_R_READ | FUL_R_WRITE,
+		 .va = FUL_CACHE_DRING_VA},
+	};
+	char spin[16] = "0";
+	root_bootarg("fs_spin", spin, sizeof spin);
 	int mod = ful_module_find("cache");
 	if (mod < 0)
 		return mod;
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = root_server_cpu(ROOT_B),
 		.prio = CACHE_PRIO,
-		.arg0 = blocks, .vs_rights = FUL_R_ALL, .report_ep = rep,
-		.report_badge = 1, .caps = g, .ncaps = sizeof g / sizeof g[0]};
+		.arg0 = blocks, .arg1 = strtoul(spin, NULL, 0),
+		.vs_rights = FUL_R_ALL, .report_ep = rep, .report_badge = 1,
+		.caps = g, .ncaps = n, .maps = maps, .nmaps = dring ? 2 : 1};
 	return ful_spawn(&a, &ch.task);
 }
 
@@ -67,6 +109,7 @@ long root_cache_start(unsigned long blocks)
 	if (!err) {
 		ch.ep = (unsigned)ep;
 		ch.win = (unsigned)win;
+		cache_ring_make(); /* without it F talks to B over IPC */
 		err = cache_spawn(blocks, dep, dwin, (unsigned)rep);
 	}
 	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)
@@ -80,7 +123,17 @@ long root_cache_start(unsigned long blocks)
 	}
 	printf("rootserver: cache server B ready: %lu lines\n", blocks);
 	root_server_thread(ROOT_B, ch.task.tid);
+	if (m.mr[1])
+		root_server_thread(ROOT_B, (long)m.mr[1]); /* its ring thread */
+	else
+		ch.ring = 0; /* no ring thread: F must not use the ring */
 	return 0;
+}
+
+bool root_cache_ring(unsigned *page, unsigned *bell, unsigned *fntfn)
+{
+	*page = ch.ring, *bell = ch.bell, *fntfn = ch.fntfn;
+	return ch.ring != 0;
 }
 
 bool root_cache_client(unsigned *ep, unsigned *win)

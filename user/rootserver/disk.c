@@ -9,6 +9,8 @@
  * cache.c) a second window of N pages, badge 2, for B.
  */
 #include <stdio.h>
+#include <fulcrum/load.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/disk.h>
@@ -24,8 +26,30 @@ static struct {
 	unsigned win;         /* the client window, a DMA frame */
 	unsigned win2;        /* B's window (its cache), 0 if none */
 	unsigned long win2_pages;
+	/* B's ring to D (<fulcrum/sring.h>): the page, D's doorbell, B's
+	 * notification (ALL); ring 0 unless D's ring thread runs */
+	unsigned ring, bell, bntfn;
 	struct ful_task task;
 } dk;
+
+/** B's ring page and the two notifications, in dk (0 or -FUL_E*). */
+static long disk_ring_make(void)
+{
+	long r = ful_slot_alloc(), b = ful_slot_alloc(), f = ful_slot_alloc();
+	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
+	if (!err)
+		err = ful_frame_create(FUL_SLOT_POOL, (unsigned)r, 1);
+	if (err >= 0)
+		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)b);
+	if (err >= 0)
+		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
+	if (err < 0) {
+		printf("rootserver: no ring between B and D (%ld)\n", err);
+		return err;
+	}
+	dk.ring = (unsigned)r, dk.bell = (unsigned)b, dk.bntfn = (unsigned)f;
+	return 0;
+}
 
 /** A new object in a fresh slot: @make(pool, slot) or a DMA frame. */
 static long disk_new_ep(void)
@@ -75,7 +99,11 @@ static long disk_wait_ready(unsigned rep)
 		return (long)m.mr[0];
 	printf("rootserver: disk server D ready: %lu blocks, virtio-mmio "
 	       "version %lu\n", m.mr[1], m.mr[2]);
-	root_server_thread(ROOT_D, (long)m.mr[3]); /* its request thread */
+	root_server_thread(ROOT_D, (long)(m.mr[3] & 0xffffffffUL)); /* requests */
+	if (m.mr[3] >> 32)
+		root_server_thread(ROOT_D, (long)(m.mr[3] >> 32)); /* B's ring */
+	else
+		dk.ring = 0; /* no ring thread: B must not use the ring */
 	return 0;
 }
 
@@ -83,7 +111,7 @@ static long disk_wait_ready(unsigned rep)
 static long disk_spawn(unsigned pool, unsigned rep)
 {
 	const struct ful_bootinfo *bi = ful_bootinfo();
-	struct ful_cap_grant g[4 + FUL_MAX_DEVREGIONS];
+	struct ful_cap_grant g[7 + FUL_MAX_DEVREGIONS];
 	unsigned n = 0;
 	g[n++] = (struct ful_cap_grant){pool, FUL_DISK_SLOT_POOL, FUL_R_ALL, 0};
 	g[n++] = (struct ful_cap_grant){dk.ep, FUL_DISK_SLOT_EP, FUL_R_READ, 0};
@@ -92,6 +120,14 @@ static long disk_spawn(unsigned pool, unsigned rep)
 	if (dk.win2)
 		g[n++] = (struct ful_cap_grant){dk.win2, FUL_DISK_WIN_SLOT(2),
 						FUL_R_READ | FUL_R_WRITE, 0};
+	if (dk.ring) {
+		g[n++] = (struct ful_cap_grant){dk.ring, FUL_DISK_SLOT_RING,
+						FUL_R_READ | FUL_R_WRITE, 0};
+		g[n++] = (struct ful_cap_grant){dk.bell, FUL_DISK_SLOT_RING_BELL,
+						FUL_R_READ, 0};
+		g[n++] = (struct ful_cap_grant){dk.bntfn, FUL_DISK_SLOT_RING_PEER,
+						FUL_R_WRITE, 0};
+	}
 	for (unsigned i = 0; i < bi->ndevregions; i++)
 		g[n++] = (struct ful_cap_grant){bi->devregions[i].slot,
 						FUL_DISK_SLOT_DEV0 + i,
@@ -99,10 +135,17 @@ static long disk_spawn(unsigned pool, unsigned rep)
 	int mod = ful_module_find("disk");
 	if (mod < 0)
 		return mod;
+	static const struct ful_map_grant maps[] = {
+		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
+		 .va = FUL_LOAD_VADDR},
+	};
+	char spin[16] = "0";
+	root_bootarg("fs_spin", spin, sizeof spin);
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = root_server_cpu(ROOT_D),
 		.prio = DISK_PRIO,
-		.arg0 = bi->ndevregions,
+		.arg0 = bi->ndevregions | (strtoul(spin, NULL, 0) & 0xffff) << 16,
+		.maps = maps, .nmaps = 1,
 		.arg1 = FUL_DISK_WINDOW_PAGES | dk.win2_pages << 16,
 		.vs_rights = FUL_R_ALL,
 		.report_ep = rep, .report_badge = 1, .caps = g, .ncaps = n};
@@ -125,6 +168,8 @@ long root_disk_start(unsigned long cache_pages)
 		err = ful_dma_create(FUL_SLOT_POOL, (unsigned)win2, cache_pages);
 		dk.win2 = (unsigned)win2;
 		dk.win2_pages = cache_pages;
+		if (!err)
+			disk_ring_make(); /* without it B talks to D over IPC */
 	}
 	if (!err)
 		err = ful_pool_create(FUL_SLOT_POOL, (unsigned)pool, DISK_POOL);
@@ -145,6 +190,12 @@ long root_disk_start(unsigned long cache_pages)
 		root_server_thread(ROOT_D, dk.task.tid); /* its IRQ thread */
 	}
 	return err;
+}
+
+bool root_disk_ring(unsigned *page, unsigned *bell, unsigned *bntfn)
+{
+	*page = dk.ring, *bell = dk.bell, *bntfn = dk.bntfn;
+	return dk.ring != 0;
 }
 
 bool root_disk_client(unsigned *ep, unsigned *win)

@@ -28,7 +28,7 @@ static struct {
 
 long root_fs_start(void)
 {
-	unsigned bep, bwin, dep, lines;
+	unsigned bep, bwin, dep, lines, rpage = 0, rbell = 0, rmine = 0;
 	struct ful_msg m;
 	long ep = root_obj_new(false, 0), rep = root_obj_new(false, 0);
 	long bell = ful_slot_alloc();
@@ -42,6 +42,7 @@ long root_fs_start(void)
 	if (!err && mod < 0)
 		err = mod;
 	if (!err) {
+		bool ring = root_cache_ring(&rpage, &rbell, &rmine);
 		const struct ful_cap_grant g[] = {
 			{bep, FUL_FS_SLOT_CACHE, FUL_R_WRITE, 1},
 			{bwin, FUL_FS_SLOT_CACHE_WIN, FUL_R_READ | FUL_R_WRITE, 0},
@@ -49,12 +50,16 @@ long root_fs_start(void)
 			{(unsigned)bell, FUL_FSR_F_SLOT_BELL, FUL_R_READ | FUL_R_WRITE, 0},
 			{FUL_SLOT_POOL, FUL_FSR_F_SLOT_POOL, FUL_R_ALL, 0},
 			{lines, FUL_FSR_F_SLOT_LINES, FUL_R_READ | FUL_R_WRITE, 0},
+			{rmine, FUL_FS_SLOT_BRING_MINE, FUL_R_READ, 0},
+			{rbell, FUL_FS_SLOT_BRING_PEER, FUL_R_WRITE, 0},
 		};
 		/* the load area: the ring thread polls only while its core
 		 * has nothing else to run (f_ring.c) */
-		static const struct ful_map_grant maps[] = {
+		const struct ful_map_grant maps[] = {
 			{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 			 .va = FUL_LOAD_VADDR},
+			{.frame = rpage, .rights = FUL_R_READ | FUL_R_WRITE,
+			 .va = FUL_FS_BRING_VA},
 		};
 		char spin[16] = "0";
 		root_bootarg("fs_spin", spin, sizeof spin);
@@ -63,8 +68,9 @@ long root_fs_start(void)
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.arg0 = strtoul(spin, NULL, 0), /* its ring thread's polls */
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
-			.report_badge = 1, .caps = g, .ncaps = sizeof g / sizeof g[0],
-			.maps = maps, .nmaps = 1};
+			.report_badge = 1, .caps = g,
+			.ncaps = sizeof g / sizeof g[0] - (ring ? 0 : 2),
+			.maps = maps, .nmaps = ring ? 2 : 1};
 		err = ful_spawn(&a, &fs.task);
 	}
 	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)

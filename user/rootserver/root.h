@@ -51,6 +51,9 @@ long root_disk_start(unsigned long cache_pages);
 bool root_disk_client(unsigned *ep, unsigned *win);
 /** D's endpoint and B's window (badge 2), if D runs with one. */
 bool root_disk_cache_window(unsigned *ep, unsigned *win);
+/** B's ring to D (<fulcrum/sring.h>): its page, D's doorbell, B's
+ *  notification (all ALL); false if D serves no ring. */
+bool root_disk_ring(unsigned *page, unsigned *bell, unsigned *bntfn);
 /** Start B, the block cache server (cache.c, boot argument cache=N),
  *  over D's window 2: 0 or -FUL_E*. */
 long root_cache_start(unsigned long blocks);
@@ -59,6 +62,9 @@ long root_cache_start(unsigned long blocks);
 long root_obj_new(bool frame, unsigned long pages);
 /** B's endpoint (ALL) and its client window, if B runs. */
 bool root_cache_client(unsigned *ep, unsigned *win);
+/** F's ring to B (<fulcrum/sring.h>): its page, B's doorbell, F's
+ *  notification (all ALL); false if B serves no ring. */
+bool root_cache_ring(unsigned *page, unsigned *bell, unsigned *fntfn);
 /* The OS servers of paper 002 (form.c). */
 enum root_server { ROOT_F, ROOT_B, ROOT_D };
 /** The core @s starts on: the boot argument form=N (paper 002 Table I),

@@ -30,7 +30,7 @@
 
 #define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */
 
-static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE,
+static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE, NULL,
 				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US,
 				   NULL};
 

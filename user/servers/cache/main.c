@@ -6,16 +6,23 @@
  * out of the cache by DMA and B itself copies only between a line and a
  * client's window. The lines form one LRU list (most recent at the
  * head, lines never used or dropped at the tail) and a hash table by
- * block number. One thread: a miss calls D and waits (docs/design.md
- * says what that costs); the request's blocks go one by one.
+ * block number. Two threads, one request at a time under b_lock: this
+ * one serves the IPC endpoint, the ring thread F's ring
+ * (<fulcrum/sring.h>). A miss calls D and waits (docs/design.md says
+ * what that costs); the request's blocks go one by one.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include <fulcrum/cache.h>
 #include <fulcrum/disk.h>
+#include <fulcrum/load.h>
 #include <ful/ful.h>
+#include <ful/load.h>
+#include <ful/sring.h>
 
 #define B_LINES_VA 0x30000000UL
 #define B_WIN_VA 0x38000000UL
@@ -61,9 +68,17 @@ static void b_copy_page(void *dst, const void *src)
 		d[i] = s[i];
 }
 
+/* The ring to D, if the rootserver gave one (ctl set), else IPC. */
+static struct ful_sring dring;
+
 /** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
 static long b_disk(unsigned op, unsigned long blk, int i)
 {
+	if (dring.ctl) {
+		const unsigned long a[4] = {blk, 1, (unsigned long)i, 0};
+		long r[4];
+		return ful_sring_call(&dring, op, a, r) < 0 ? -FUL_ESTATE : r[0];
+	}
 	struct ful_msg m = {.info = FUL_MSG(op, 0),
 			    .mr = {blk, 1, (unsigned long)i}};
 	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
@@ -301,22 +316,112 @@ static long b_setup(unsigned n)
 		       FUL_R_READ | FUL_R_WRITE);
 }
 
+/* One request at a time, whichever thread: a lock that yields the core
+ * while it waits (both threads may share one core). */
+static atomic_flag b_lock = ATOMIC_FLAG_INIT;
+
+static void b_handle_locked(struct ful_msg *m)
+{
+	while (atomic_flag_test_and_set_explicit(&b_lock, memory_order_acquire))
+		ful_yield();
+	b_handle(m);
+	atomic_flag_clear_explicit(&b_lock, memory_order_release);
+}
+
+#define B_RING_PRIO 120 /* the rootserver starts B at this priority */
+
+static struct ful_sring ring;
+static unsigned ring_cpu;
+static struct ful_thread ring_thread;
+
+/** A request of F's ring: badge 1's, as over IPC. */
+static void b_ring_op(unsigned op, const unsigned long a[4], long r[4])
+{
+	struct ful_msg m = {.info = FUL_MSG(op, 0), .badge = 1,
+			    .mr = {a[0], a[1], a[2], a[3]}};
+	b_handle_locked(&m);
+	for (unsigned i = 0; i < 4; i++)
+		r[i] = (long)m.mr[i];
+}
+
+/** Does another thread want this core (then polling would cost it)? */
+static bool b_core_wanted(void)
+{
+	return ful_load_area()->cpu[ring_cpu].nrunnable > 1;
+}
+
+static void b_ring_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (ful_sring_serve(&ring, b_ring_op))
+			continue;
+		bool got = false;
+		for (unsigned i = 0; !got && i < ring.spins && !b_core_wanted(); i++)
+			got = ful_sring_serve(&ring, b_ring_op) != 0;
+		if (got)
+			continue;
+		if (ful_sring_may_sleep(&ring)) {
+			struct ful_sysinfo si;
+			ful_ntfn_wait(FUL_CACHE_SLOT_RING_BELL, NULL, FUL_FOREVER);
+			if (ful_sysinfo(&si) == 0)
+				ring_cpu = si.cpu; /* B may have been moved */
+		}
+		ful_sring_awake(&ring);
+	}
+}
+
+/** F's ring, if the rootserver gave one: map it, start its thread. The
+ *  thread's id, 0 without a ring, or -FUL_E*. */
+static long b_ring_start(unsigned spins)
+{
+	if ((ful_cap_info(FUL_CACHE_SLOT_RING) & 0xff) != FUL_CAP_FRAME)
+		return 0;
+	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_CACHE_SLOT_RING,
+			   FUL_CACHE_RING_VA, FUL_R_READ | FUL_R_WRITE);
+	struct ful_sysinfo si;
+	if (err < 0 || (err = ful_sysinfo(&si)) < 0)
+		return err;
+	ring = (struct ful_sring){.ctl = (struct ful_sring_ctl *)FUL_CACHE_RING_VA,
+				  .mine = FUL_CACHE_SLOT_RING_BELL,
+				  .peer = FUL_CACHE_SLOT_RING_PEER,
+				  .spins = spins};
+	ring_cpu = si.cpu;
+	struct ful_thread_args a = {
+		.fn = b_ring_main, .pool = FUL_CACHE_SLOT_POOL,
+		.vs = FUL_CHILD_SLOT_VS, .prio = B_RING_PRIO, .cpu = si.cpu,
+		.name = "cache-ring",
+	};
+	err = ful_thread_spawn(&a, &ring_thread);
+	return err < 0 ? err : (long)ring_thread.tid;
+}
+
 int main(void)
 {
+	ful_slot_init(FUL_CACHE_SLOT_DRING_PEER + 1); /* the fixed slots */
+	if ((ful_cap_info(FUL_CACHE_SLOT_DRING_PEER) & 0xff) == FUL_CAP_NTFN)
+		dring = (struct ful_sring){
+			.ctl = (struct ful_sring_ctl *)FUL_CACHE_DRING_VA,
+			.mine = FUL_CACHE_SLOT_DRING_MINE,
+			.peer = FUL_CACHE_SLOT_DRING_PEER,
+			.spins = (unsigned)ful_arg1};
 	long err = b_setup((unsigned)ful_arg0);
+	long rt = err ? 0 : b_ring_start((unsigned)ful_arg1);
+	if (rt < 0)
+		printf("cache: no ring thread (%ld): F talks over IPC\n", rt);
 	struct ful_msg m = {.info = FUL_MSG(FUL_CACHE_READY, 0),
-			    .mr = {(unsigned long)err}};
+			    .mr = {(unsigned long)err, rt > 0 ? (unsigned long)rt : 0}};
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 	if (err) {
 		printf("cache: not serving (%ld)\n", err);
 		return 1;
 	}
-	printf("cache: %u lines of 4 KiB over %lu disk blocks\n", b.n,
-	       b.disk_blocks);
+	printf("cache: %u lines of 4 KiB over %lu disk blocks; to D over %s\n",
+	       b.n, b.disk_blocks, dring.ctl ? "a ring" : "IPC");
 	if (ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {
-		b_handle(&m);
+		b_handle_locked(&m);
 		if (ful_reply_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0 &&
 		    ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
 			return 1;

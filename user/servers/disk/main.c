@@ -12,14 +12,20 @@
  * device's SPI, so the SPI follows it between cores; on each interrupt
  * it acknowledges the device, collects finished chains, answers the
  * requests whose last chain finished (REPLY_TO) and acks the SPI.
- * Shared state (chains, requests, counters) is guarded by d.lock.
+ * A third thread, if the rootserver gave B a ring to D (<fulcrum/disk.h>),
+ * takes B's requests off the ring the same way; their answers go back
+ * through the ring. Shared state (chains, requests, counters, the ring's
+ * replies) is guarded by d.lock.
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/disk.h>
+#include <fulcrum/load.h>
 #include <ful/ful.h>
+#include <ful/load.h>
+#include <ful/sring.h>
 
 #include "vblk.h"
 
@@ -32,9 +38,11 @@
 
 struct d_req {
 	bool used;
+	bool ring;      /* from B's ring: answer there, request id @id */
 	unsigned left;  /* chains not yet finished */
 	long err;       /* 0, or -FUL_DISK_EIO if a chain failed */
-	unsigned slot;  /* the saved reply capability */
+	unsigned slot;  /* the saved reply capability (IPC) */
+	unsigned id;
 };
 
 static struct {
@@ -51,6 +59,8 @@ static struct {
 	struct d_req req[D_NREQ];        /* [lock] */
 	unsigned long done, max_inflight, irqs; /* [lock] STATS */
 	unsigned ntfn;
+	struct ful_sring ring;           /* [lock] its replies */
+	unsigned ring_tid, ring_cpu;
 } d;
 
 static void d_lock(void)
@@ -180,15 +190,18 @@ static struct d_req *d_claim(unsigned n)
 	}
 }
 
-/** Start a checked READ/WRITE/FLUSH: save the reply, queue the chains,
- *  notify. The interrupt thread answers. */
-static void d_start(unsigned op, const struct ful_msg *m)
+/** Start a checked READ/WRITE/FLUSH: save the reply (IPC) or note the
+ *  ring request @ring_id (@ring_id < 0: IPC), queue the chains, notify.
+ *  The interrupt thread answers. */
+static void d_start(unsigned op, const struct ful_msg *m, long ring_id)
 {
 	unsigned n = op == FUL_DISK_OP_FLUSH ? 1 : (unsigned)m->mr[1];
 	struct d_req *r = d_claim(n);
 	r->left = n;
 	r->err = 0;
-	if (ful_reply_save(r->slot) < 0) { /* the caller is gone */
+	r->ring = ring_id >= 0;
+	r->id = (unsigned)ring_id;
+	if (!r->ring && ful_reply_save(r->slot) < 0) { /* the caller is gone */
 		r->used = false;
 		d_unlock();
 		return;
@@ -252,7 +265,7 @@ static void d_serve(void *arg)
 				   ? d_check(op, &m)
 				   : 1;
 		if (err == 0) {
-			d_start(op, &m);
+			d_start(op, &m, -1);
 		} else if (err < 0) {
 			m = (struct ful_msg){.mr = {(unsigned long)err}};
 			ful_reply(&m);
@@ -287,11 +300,95 @@ static void d_complete(void)
 	for (unsigned i = 0; i < ndone; i++) {
 		struct d_req *r = &d.req[done[i]];
 		struct ful_msg m = {.mr = {(unsigned long)r->err}};
-		ful_reply_to(r->slot, &m); /* a dead caller: nothing to do */
+		if (!r->ring)
+			ful_reply_to(r->slot, &m); /* a dead caller: nothing */
 		d_lock();
+		if (r->ring)
+			ful_sring_reply(&d.ring, r->id, (const long[4]){r->err});
 		r->used = false;
 		d_unlock();
 	}
+}
+
+/** One request of B's ring: started, or answered at once if bad. */
+static void d_ring_one(const struct ful_sring_req *q)
+{
+	struct ful_msg m = {.badge = 2, .mr = {q->a[0], q->a[1], q->a[2]}};
+	bool io = q->op == FUL_DISK_OP_READ || q->op == FUL_DISK_OP_WRITE ||
+		  q->op == FUL_DISK_OP_FLUSH;
+	long err = io ? d_check(q->op, &m) : -FUL_EINVAL;
+	if (err == 0) {
+		d_start(q->op, &m, q->id);
+		return;
+	}
+	d_lock();
+	ful_sring_reply(&d.ring, q->id, (const long[4]){err});
+	d_unlock();
+}
+
+/** Take every request waiting on B's ring (d.ring.taken under d.lock). */
+static unsigned d_ring_pass(void)
+{
+	struct ful_sring_req q;
+	unsigned n = 0;
+	for (;;) {
+		d_lock();
+		bool got = ful_sring_take(&d.ring, &q);
+		d_unlock();
+		if (!got)
+			return n;
+		d_ring_one(&q);
+		n++;
+	}
+}
+
+/** The ring thread: B's requests in, chains out; polls while its core
+ *  has nothing else to run, then sleeps on its doorbell. */
+static void d_ring_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (d_ring_pass())
+			continue;
+		bool got = false;
+		for (unsigned i = 0; !got && i < d.ring.spins &&
+				     ful_load_area()->cpu[d.ring_cpu].nrunnable <= 1;
+		     i++)
+			got = d_ring_pass() != 0;
+		if (got)
+			continue;
+		if (ful_sring_may_sleep(&d.ring)) {
+			struct ful_sysinfo si;
+			ful_ntfn_wait(FUL_DISK_SLOT_RING_BELL, NULL, FUL_FOREVER);
+			if (ful_sysinfo(&si) == 0)
+				d.ring_cpu = si.cpu; /* D may have been moved */
+		}
+		ful_sring_awake(&d.ring);
+	}
+}
+
+/** B's ring, if given: map it and start its thread (prio @prio, core
+ *  @cpu). 0 or -FUL_E*; d.ring_tid 0 without a ring. */
+static long d_ring_start(unsigned prio, unsigned cpu)
+{
+	if ((ful_cap_info(FUL_DISK_SLOT_RING) & 0xff) != FUL_CAP_FRAME)
+		return 0;
+	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_DISK_SLOT_RING,
+			   FUL_DISK_RING_VA, FUL_R_READ | FUL_R_WRITE);
+	if (err < 0)
+		return err;
+	d.ring = (struct ful_sring){.ctl = (struct ful_sring_ctl *)FUL_DISK_RING_VA,
+				    .mine = FUL_DISK_SLOT_RING_BELL,
+				    .peer = FUL_DISK_SLOT_RING_PEER,
+				    .spins = (unsigned)(ful_arg0 >> 16)};
+	d.ring_cpu = cpu;
+	struct ful_thread_args a = {.fn = d_ring_main, .pool = FUL_DISK_SLOT_POOL,
+				    .vs = FUL_CHILD_SLOT_VS, .prio = prio,
+				    .cpu = cpu, .name = "disk-ring"};
+	struct ful_thread t;
+	err = ful_thread_spawn(&a, &t);
+	d.ring_tid = err ? 0 : (unsigned)t.tid;
+	return err;
 }
 
 /** The interrupt thread's loop (never returns). */
@@ -326,7 +423,7 @@ static void d_ready(long err)
 {
 	struct ful_msg m = {.info = FUL_MSG(FUL_DISK_READY, 0),
 			    .mr = {(unsigned long)err, d.v.blocks, d.v.version,
-				   d.serve_tid}};
+				   d.serve_tid | (unsigned long)d.ring_tid << 32}};
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 }
 
@@ -353,12 +450,15 @@ static long d_start_threads(void)
 	struct ful_thread t;
 	long e = ful_thread_spawn(&a, &t);
 	d.serve_tid = e ? 0 : (unsigned)t.tid;
+	if (!e && (err = d_ring_start(ti.prio, si.cpu)) < 0)
+		printf("disk: no ring thread (%ld): B talks over IPC\n", err);
 	return e;
 }
 
 int main(void)
 {
-	int region = d_scan((unsigned)ful_arg0);
+	ful_slot_init(FUL_DISK_SLOT_RING_PEER + 1); /* the fixed slots */
+	int region = d_scan((unsigned)(ful_arg0 & 0xffff));
 	long err = d_found(region);
 	if (!err && region < 0)
 		err = -FUL_ESTATE;

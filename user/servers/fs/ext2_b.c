@@ -4,14 +4,33 @@
 
 #include <fulcrum/cache.h>
 #include <ful/ful.h>
+#include <ful/sring.h>
 
 #include "ext2_b.h"
 
-int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
+long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
+		unsigned long r[4])
 {
+	if (b->ring && b->ring->ctl) {
+		const unsigned long a[4] = {blk, 1, 0, 0};
+		long rr[4];
+		if (ful_sring_call(b->ring, op, a, rr) < 0)
+			return -FUL_ESTATE; /* a broken ring */
+		for (unsigned i = 0; i < 4; i++)
+			r[i] = (unsigned long)rr[i];
+		return rr[0];
+	}
 	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
 	long err = ful_call(b->slot, &m, b->timeout_us);
-	return err < 0 || m.mr[0] ? -EIO : 0;
+	for (unsigned i = 0; i < 4; i++)
+		r[i] = m.mr[i];
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
+{
+	unsigned long r[4];
+	return ext2_b_req(b, op, blk, r) ? -EIO : 0;
 }
 
 /** The cache slot of @blk, or -1. */

@@ -25,8 +25,12 @@ struct ext2_bcache {
 	uint8_t data[EXT2_BCACHE_BLOCKS][EXT2_BLOCK];
 };
 
+struct ful_sring;
+
 struct ext2_b {
 	unsigned slot;           /* B's endpoint (WRITE, a client badge) */
+	struct ful_sring *ring;  /* requests through a ring to B instead of
+				  * IPC, if ring->ctl (<ful/sring.h>) */
 	unsigned char *win;      /* B's client window, mapped here */
 	unsigned long timeout_us; /* of each request */
 	struct ext2_bcache *cache; /* NULL: every block from B */
@@ -35,6 +39,10 @@ struct ext2_b {
 /** Request @op (FUL_CACHE_OP_*) for block @blk through page 0 of the
  *  window: 0, or -EIO if the call or B failed. */
 int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk);
+/** Request @op for block @blk, B's reply registers in @r: B's mr0 (0 or
+ *  -FUL_E*), or -FUL_E* of the call itself. */
+long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
+		unsigned long r[4]);
 /** struct ext2_dev callbacks, ctx a struct ext2_b. */
 int ext2_b_read(void *ctx, uint32_t blk, void *buf);
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf);

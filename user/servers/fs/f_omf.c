@@ -42,16 +42,14 @@ static unsigned rw_pins; /* blocks mapped writable, over all rings */
 /** A pin operation of B on @blk: 0 or -EIO/-ENOMEM; PIN's line in @line. */
 static long omf_b(unsigned op, uint32_t blk, unsigned long *line)
 {
-	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk}};
-	long err = ful_call(f_b.slot, &m, f_b.timeout_us);
-	if (err < 0)
-		return -EIO;
-	if ((long)m.mr[0] == -FUL_ENOMEM)
+	unsigned long r[4];
+	long err = ext2_b_req(&f_b, op, blk, r);
+	if (err == -FUL_ENOMEM)
 		return -ENOMEM;
-	if ((long)m.mr[0] < 0)
+	if (err)
 		return -EIO;
 	if (line)
-		*line = m.mr[1];
+		*line = r[1];
 	return 0;
 }
 

@@ -15,14 +15,17 @@
 #include <fulcrum/fs.h>
 #include <fulcrum/fsring.h>
 
+#include <ful/sring.h>
+
 #include "f.h"
 
 #define F_WIN_VA 0x38000000UL
 #define F_RING_PRIO 120 /* the rootserver starts F at this priority */
 
 static struct ext2_bcache f_bcache = {.skip = f_omf_holds_rw};
-const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, (unsigned char *)F_WIN_VA,
-			   FUL_FOREVER, &f_bcache};
+static struct ful_sring f_bring; /* ctl set if B serves F a ring */
+const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, &f_bring,
+			   (unsigned char *)F_WIN_VA, FUL_FOREVER, &f_bcache};
 
 /** One IPC request in @m (its data in the IPC buffer); the reply goes
  *  back in @m. Ring set-up is the rootserver's only (badge 0). */
@@ -56,6 +59,13 @@ int main(void)
 	ful_slot_init(FUL_FSR_F_SLOT_WIN + FUL_FSR_MAX);
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
 			   FUL_R_READ | FUL_R_WRITE);
+	/* the ring to B: the rootserver mapped its page if it gave one */
+	if ((ful_cap_info(FUL_FS_SLOT_BRING_PEER) & 0xff) == FUL_CAP_NTFN)
+		f_bring = (struct ful_sring){
+			.ctl = (struct ful_sring_ctl *)FUL_FS_BRING_VA,
+			.mine = FUL_FS_SLOT_BRING_MINE,
+			.peer = FUL_FS_SLOT_BRING_PEER,
+			.spins = (unsigned)ful_arg0};
 	if (!err && (err = ext2_mount(&f_fs, &dev)))
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
 	if (!err && f_omf_init() < 0)
@@ -70,8 +80,8 @@ int main(void)
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 	if (err)
 		return 1;
-	printf("fs: ext2 mounted: %u blocks, %u inodes\n", f_fs.blocks,
-	       f_fs.inodes);
+	printf("fs: ext2 mounted: %u blocks, %u inodes; to B over %s\n",
+	       f_fs.blocks, f_fs.inodes, f_bring.ctl ? "a ring" : "IPC");
 	if (ful_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {

@@ -1,0 +1,43 @@
+/*
+ * A server-to-server ring pair (paper 002's ISPC between OS servers:
+ * F and B): one page mapped into a client and a server, a request ring
+ * and a reply ring, each single producer and single consumer. A request
+ * is an operation and four words; a reply four words. Data travel in
+ * memory both sides already share (F's window of B), never through the
+ * kernel. Set up by the rootserver, which maps the page into both and
+ * gives each side its own notification (READ) and the other's (WRITE).
+ *
+ * Sleeping and waking as for F's client rings (<fulcrum/fsring.h>):
+ * a side with nothing to do stores its *_sleeping flag, issues a full
+ * fence, looks once more and only then waits; the other side publishes,
+ * fences and signals only if the flag is set. user/lib/sring.c is the
+ * code of both sides (<ful/sring.h>).
+ */
+#ifndef FULCRUM_SRING_H
+#define FULCRUM_SRING_H
+
+#define FUL_SRING_SLOTS 16 /* a power of two */
+
+struct ful_sring_req {
+	unsigned int op;
+	unsigned int id;        /* echoed in the reply */
+	unsigned long a[4];
+};
+
+struct ful_sring_rep {
+	long r[4];
+	unsigned int id;
+	unsigned int pad;
+};
+
+struct ful_sring_ctl {
+	_Atomic unsigned int req_head, req_tail; /* client, server */
+	_Atomic unsigned int rep_head, rep_tail; /* server, client */
+	_Atomic unsigned int server_sleeping, client_sleeping;
+	unsigned int pad[10];
+	struct ful_sring_req req[FUL_SRING_SLOTS];
+	struct ful_sring_rep rep[FUL_SRING_SLOTS];
+	unsigned long client_signals, server_signals; /* each by its side */
+};
+
+#endif

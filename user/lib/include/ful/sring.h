@@ -1,0 +1,45 @@
+/*
+ * Both sides of a server-to-server ring (<fulcrum/sring.h>,
+ * user/lib/sring.c). One client thread at a time calls (the caller
+ * serializes); one server thread serves.
+ */
+#ifndef FUL_SRING_H
+#define FUL_SRING_H
+
+#include <stdbool.h>
+
+#include <fulcrum/sring.h>
+
+struct ful_sring {
+	struct ful_sring_ctl *ctl; /* the shared page */
+	unsigned mine;             /* my notification (READ): I wait on it */
+	unsigned peer;             /* the other side's (WRITE) */
+	unsigned spins;            /* passes polled before sleeping */
+	unsigned taken;            /* server: requests taken, not answered */
+};
+
+/** Client: request @op with @a, wait for its reply into @r (polling up
+ *  to s->spins passes first). 0, or -1 if the reply was not the
+ *  request's (a broken ring). */
+int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
+		   long r[4]);
+
+/** Server: run @fn on every waiting request, publish the replies and
+ *  wake the client if it sleeps. The number served. */
+unsigned ful_sring_serve(struct ful_sring *s,
+			 void (*fn)(unsigned op, const unsigned long a[4],
+				    long r[4]));
+/** Server, answering later (a device's completion): take the next
+ *  request off the ring into @q; false if none, or if the replies of the
+ *  requests taken so far would not fit the reply ring. */
+bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q);
+/** Server: answer taken request @id with @r and wake the client if it
+ *  sleeps. The caller serializes its replies (one lock). */
+void ful_sring_reply(struct ful_sring *s, unsigned id, const long r[4]);
+
+/** Server, nothing to do: say "sleeping" and look once more. True if
+ *  it may wait on its notification now; ful_sring_awake() after. */
+bool ful_sring_may_sleep(struct ful_sring *s);
+void ful_sring_awake(struct ful_sring *s);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * Server-to-server rings (<ful/sring.h>): the client posts and waits
+ * for the reply, the server takes requests in order. Indices are free
+ * running; the producer of a ring publishes its head with release, the
+ * consumer reads it with acquire.
+ */
+#include <stdatomic.h>
+
+#include <ful/ful.h>
+#include <ful/sring.h>
+
+/** Yield the core every this many polls (a server on the same core). */
+#define SRING_POLL_YIELD 64
+
+static bool sring_replied(struct ful_sring_ctl *c)
+{
+	return atomic_load_explicit(&c->rep_head, memory_order_acquire) !=
+	       atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
+}
+
+/** Wait for a reply: poll, then sleep on my notification. */
+static void sring_wait(struct ful_sring *s)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	for (unsigned i = 1; i <= s->spins && !sring_replied(c); i++)
+		if (i % SRING_POLL_YIELD == 0)
+			ful_yield();
+	while (!sring_replied(c)) {
+		atomic_store(&c->client_sleeping, 1);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!sring_replied(c))
+			ful_ntfn_wait(s->mine, NULL, FUL_FOREVER);
+		atomic_store(&c->client_sleeping, 0);
+	}
+}
+
+int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
+		   long r[4])
+{
+	struct ful_sring_ctl *c = s->ctl;
+	unsigned head = atomic_load_explicit(&c->req_head, memory_order_relaxed);
+	struct ful_sring_req *q = &c->req[head % FUL_SRING_SLOTS];
+	q->op = op;
+	q->id = head;
+	for (unsigned i = 0; i < 4; i++)
+		q->a[i] = a[i];
+	atomic_store_explicit(&c->req_head, head + 1, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&c->server_sleeping)) {
+		c->client_signals++;
+		ful_ntfn_signal(s->peer, 1);
+	}
+	sring_wait(s);
+	unsigned tail = atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
+	const struct ful_sring_rep *p = &c->rep[tail % FUL_SRING_SLOTS];
+	for (unsigned i = 0; i < 4; i++)
+		r[i] = p->r[i];
+	int ok = p->id == head ? 0 : -1;
+	atomic_store_explicit(&c->rep_tail, tail + 1, memory_order_release);
+	return ok;
+}
+
+bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	unsigned tail = atomic_load_explicit(&c->req_tail, memory_order_relaxed);
+	unsigned head = atomic_load_explicit(&c->req_head, memory_order_acquire);
+	unsigned unread = atomic_load(&c->rep_head) - atomic_load(&c->rep_tail);
+	/* a client past the ring's size broke it: take nothing */
+	if (tail == head || head - tail > FUL_SRING_SLOTS ||
+	    unread + s->taken >= FUL_SRING_SLOTS)
+		return false;
+	*q = c->req[tail % FUL_SRING_SLOTS];
+	atomic_store_explicit(&c->req_tail, tail + 1, memory_order_release);
+	s->taken++;
+	return true;
+}
+
+void ful_sring_reply(struct ful_sring *s, unsigned id, const long r[4])
+{
+	struct ful_sring_ctl *c = s->ctl;
+	unsigned rh = atomic_load_explicit(&c->rep_head, memory_order_relaxed);
+	struct ful_sring_rep *p = &c->rep[rh % FUL_SRING_SLOTS];
+	for (unsigned i = 0; i < 4; i++)
+		p->r[i] = r[i];
+	p->id = id;
+	atomic_store_explicit(&c->rep_head, rh + 1, memory_order_release);
+	s->taken--;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&c->client_sleeping)) {
+		c->server_signals++;
+		ful_ntfn_signal(s->peer, 1);
+	}
+}
+
+unsigned ful_sring_serve(struct ful_sring *s,
+			 void (*fn)(unsigned op, const unsigned long a[4],
+				    long r[4]))
+{
+	struct ful_sring_req q;
+	unsigned n = 0;
+	while (ful_sring_take(s, &q)) {
+		long r[4] = {0};
+		fn(q.op, q.a, r);
+		ful_sring_reply(s, q.id, r);
+		n++;
+	}
+	return n;
+}
+
+bool ful_sring_may_sleep(struct ful_sring *s)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	atomic_store(&c->server_sleeping, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load(&c->req_head) == atomic_load(&c->req_tail);
+}
+
+void ful_sring_awake(struct ful_sring *s)
+{
+	atomic_store(&s->ctl->server_sleeping, 0);
+}
