@@ -163,8 +163,22 @@ PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
 # comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
 # demo4 is `make demo`: each part of the demo ends with a DEMO-OK line;
 # alb4 also runs the system balancer with boot argument lb_policy=alb.
-EXPECT_SUITES ?= demo4:4:demo:hello-every-core,balancer-table-i \
-	alb4:4:demo,lb_policy=alb:balancer-table-i,lb-policy-alb
+# Both also give trace_kib a size the kernel must refuse and go on with
+# the default: too large for the trace window (its message names the
+# window), not a power of two (its message names 4..16384). An EXPECT
+# text has no space (make splits there).
+EXPECT_SUITES ?= demo4:4:demo,trace_kib=8192:hello-every-core,balancer-table-i,window \
+	alb4:4:demo,lb_policy=alb,trace_kib=48:balancer-table-i,lb-policy-alb,4..16384
+# NAME:CPUS:ARGS: boot with the trace rings on; the dump is exported
+# (tools/trace_export.py) and trace.txt checked: every switch's prev is
+# the core's previous next, every move has its sched_migrate_task, no
+# thread on two cores at once, nothing lost, every core traced
+# (run_tests.py). trace16: cores 8-15 too (the rings of version 2). The
+# rings are dumped at shutdown (trace_drain=0), large enough to lose
+# nothing: a drain on core 0 can fall behind the demo's busiest core and
+# starves lb_stress's watcher.
+TRACE_SUITES ?= tracedemo4:4:demo,trace=sched,trace_kib=4096,trace_drain=0 \
+	trace16:16:utest=lb_stress,trace=sched,trace_kib=1024,trace_drain=0
 # NAME:CPUS:ARGS:FILE: boot, type the script's lines into the console
 # (the user-level shell), find its expected texts in order, power off.
 DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
@@ -389,6 +403,7 @@ test: kernel host-tests
 		$(addprefix --disk-suite ,$(DISK_SUITES)) \
 		$(addprefix --ext2-suite ,$(EXT2_SUITES)) \
 		$(addprefix --ext2-dialog-suite ,$(EXT2_DIALOG_SUITES)) \
+		$(addprefix --trace-suite ,$(TRACE_SUITES)) \
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 

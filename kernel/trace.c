@@ -47,30 +47,61 @@ static uint32_t trace_parse_mask(const char *s)
 	return v;
 }
 
-/** Ring size from boot argument trace_kib (KiB per core): a power of
- *  two in FUL_TRACE_KIB_MIN..MAX, else the default, said on the console. */
-static uint64_t trace_ring_kib(void)
+/** The default ring size for @n cores: FUL_TRACE_KIB_DEFAULT, halved
+ *  while the rings would take more than FUL_TRACE_BUDGET_KIB or
+ *  @room_kib (but never below FUL_TRACE_KIB_MIN). */
+static uint64_t trace_default_kib(unsigned n, uint64_t room_kib)
 {
-	uint64_t kib = bootarg_num("trace_kib", FUL_TRACE_KIB_DEFAULT);
+	uint64_t kib = FUL_TRACE_KIB_DEFAULT;
+	while (kib > FUL_TRACE_KIB_MIN &&
+	       (kib * n > FUL_TRACE_BUDGET_KIB || kib * n > room_kib))
+		kib /= 2;
+	return kib;
+}
+
+/**
+ * Ring size in KiB per core for @n cores: boot argument trace_kib if it
+ * is a power of two in FUL_TRACE_KIB_MIN..MAX whose @n rings fit in
+ * FUL_TRACE_RINGS_MAX_KIB (the window) and a quarter of the free memory;
+ * else the default (trace_default_kib), the reason said on the console.
+ */
+static uint64_t trace_ring_kib(unsigned n)
+{
+	uint64_t room = page_free_count() * (PAGE_SIZE / 1024) / 4;
+	uint64_t def = trace_default_kib(n, room);
+	uint64_t kib = bootarg_num("trace_kib", def);
 	if (kib < FUL_TRACE_KIB_MIN || kib > FUL_TRACE_KIB_MAX ||
 	    (kib & (kib - 1))) {
 		kprintf("trace: trace_kib=%lu is not a power of two in %u..%u, "
-			"using %u\n", kib, FUL_TRACE_KIB_MIN, FUL_TRACE_KIB_MAX,
-			FUL_TRACE_KIB_DEFAULT);
-		kib = FUL_TRACE_KIB_DEFAULT;
+			"using %lu\n", kib, FUL_TRACE_KIB_MIN, FUL_TRACE_KIB_MAX,
+			def);
+		return def;
+	}
+	if (kib * n > FUL_TRACE_RINGS_MAX_KIB || kib * n > room) {
+		kprintf("trace: trace_kib=%lu: %u rings of %lu KiB exceed "
+			"%s (%lu KiB), using %lu\n", kib, n, kib,
+			kib * n > FUL_TRACE_RINGS_MAX_KIB ? "the trace window"
+							 : "a quarter of the "
+							   "free memory",
+			kib * n > FUL_TRACE_RINGS_MAX_KIB
+				? (uint64_t)FUL_TRACE_RINGS_MAX_KIB : room,
+			def);
+		return def;
 	}
 	return kib;
 }
 
-/** Allocate and publish the rings (boot, core 0, before the other cores
- *  start); with boot argument trace=MASK, start tracing. */
+/** Allocate and publish the rings, one per online core (boot, core 0,
+ *  before the other cores start); with boot argument trace=MASK, start
+ *  tracing. */
 void trace_init(void)
 {
-	uint64_t kib = trace_ring_kib();
-	unsigned n = machine.ncpus < FUL_TRACE_CPUS ? machine.ncpus
-						    : FUL_TRACE_CPUS;
+	_Static_assert(MAX_CPUS <= FUL_TRACE_CPUS, "a ring for every core");
+	unsigned n = machine.ncpus;
+	uint64_t kib = trace_ring_kib(n);
 	uint64_t ring_bytes = kib * 1024;
-	unsigned pages = (unsigned)(1 + n * ring_bytes / PAGE_SIZE);
+	unsigned hdr = FUL_TRACE_HDR_PAGES;
+	unsigned pages = (unsigned)(hdr + n * ring_bytes / PAGE_SIZE);
 	void *area = page_alloc(pages);
 	if (!area || frame_wrap((uintptr_t)area, pages, &trace_frame_obj)) {
 		kprintf("trace: no memory for %u rings of %lu KiB: tracing off\n",
@@ -85,14 +116,14 @@ void trace_init(void)
 	h->rec_size = sizeof(struct ful_trace_rec);
 	h->ring_recs = (uint32_t)(ring_bytes / sizeof(struct ful_trace_rec));
 	h->counter_freq = arch_counter_freq();
-	h->ring_offset = PAGE_SIZE;
+	h->ring_offset = (uint64_t)hdr * PAGE_SIZE;
 	h->size = (uint64_t)pages * PAGE_SIZE;
 	for (unsigned i = 0; i < n; i++) {
 		cpus[i].trace_rh = &h->ring[i];
 		cpus[i].trace_wrap = h->ring_recs - 1;
 		cpus[i].trace_sw = FUL_TR_SWITCH | i << 8;
 		cpus[i].trace_ring = (struct ful_trace_rec *)((char *)area +
-				     PAGE_SIZE + i * ring_bytes);
+				     h->ring_offset + i * ring_bytes);
 	}
 	trace_hdr = h;
 	char arg[16];

@@ -1,7 +1,7 @@
 /*
  * The trace rings' console transport (tools/trace_export.py reads it):
  *
- *   TRACE-BEGIN v=1 ncpus=N recs=R freq=F recsize=32
+ *   TRACE-BEGIN v=2 ncpus=N recs=R freq=F recsize=32
  *   TRACE-DATA <cpu> <index> <n> <base64 of n records> <crc32 hex>
  *   TRACE-LOST <cpu> <from> <to>     records [from, to) overwritten
  *                                    before they were printed

@@ -6,7 +6,7 @@
 LOG is a boot's console output holding one dump of the kernel's trace
 rings (kernel/trace.c, docs/design.md "Trace rings"):
 
-    TRACE-BEGIN v=1 ncpus=N recs=R freq=F recsize=32
+    TRACE-BEGIN v=2 ncpus=N recs=R freq=F recsize=32
     TRACE-DATA <cpu> <index> <n> <base64 of n records> <crc32 hex>
     TRACE-LOST <cpu> <from> <to>   (overwritten before they were printed)
     TRACE-NAME <tid> <name>
@@ -36,11 +36,15 @@ import argparse
 import base64
 import json
 import os
+import re
 import struct
 import sys
 import zlib
 
-VERSION = 1
+VERSION = 2  # FUL_TRACE_VERSION of include/fulcrum/trace.h
+# What the versions before this one were, for the error that refuses them.
+OLD_VERSIONS = {1: "rings for the first 8 cores only, one header page"}
+MAX_CPUS = 64  # FUL_TRACE_CPUS: a ring header for every core the kernel takes
 REC = struct.Struct("<QBBHIIIII")  # include/fulcrum/trace.h, 32 bytes
 
 (SWITCH, WAKE, MIG_OUT, MIG_IN, SGI_SEND, MBOX_POST, MBOX_ACCEPT,
@@ -151,9 +155,15 @@ def parse(text):
             t.header = _kv(fields, where)
             v = t.header.get("v")
             if v != VERSION:
-                raise DumpError(f"{where}: trace version {v}, this exporter "
-                                f"reads version {VERSION} (a kernel of "
-                                "another version made it)")
+                what = OLD_VERSIONS.get(v)
+                raise DumpError(
+                    f"{where}: trace version {v}"
+                    + (f" ({what})" if what else "")
+                    + f"; this exporter reads version {VERSION} only: "
+                    "record the trace again with this tree's kernel")
+            n = t.header.get("ncpus")
+            if n is None or not 1 <= n <= MAX_CPUS:
+                raise DumpError(f"{where}: ncpus={n}, expected 1..{MAX_CPUS}")
             if t.header.get("recsize") != REC.size:
                 raise DumpError(f"{where}: record size "
                                 f"{t.header.get('recsize')}, expected "
@@ -451,6 +461,72 @@ def check_sched(trace):
     return problems
 
 
+# ------------------------------------------------- the trace.txt checker
+
+FTRACE_LINE = re.compile(r"^\s*(\S+)-(\d+)\s+\[(\d+)\]\s+\S+\s+"
+                         r"(\d+)\.(\d+): (\w+): (.*)$")
+FTRACE_LOST = re.compile(r"^# Fulcrum trace rings, records lost in the "
+                         r"rings: (.*)$")
+
+
+def check_ftrace(lines):
+    """Check a trace.txt (its lines) on its own, as a reader of the ftrace
+    text would: on each core, a sched_switch's prev_pid is the previous
+    one's next_pid; a thread that comes to run on another core than
+    before was moved there by a sched_migrate_task from that core (each
+    migration-in has its migration-out); no thread is switched in on a
+    core while it runs on another. Needs a trace without lost records.
+    Returns (problems, counts of switch and migration lines)."""
+    problems, switches, migrations = [], 0, 0
+    current = {}     # cpu -> pid switched in last
+    running_on = {}  # pid -> cpu it runs on
+    where_is = {}    # pid -> its core: where it last ran or was moved to
+    for n, line in enumerate(lines, 1):
+        m = FTRACE_LOST.match(line)
+        if m:
+            lost = {k: int(v) for k, v in
+                    (f.split("=") for f in m.group(1).split())}
+            if any(lost.values()):
+                problems.append(f"line {n}: records lost in the rings "
+                                f"({lost}): the checks need them all")
+            continue
+        m = FTRACE_LINE.match(line)
+        if not m:
+            continue
+        cpu, event = int(m.group(3)), m.group(6)
+        f = dict(re.findall(r"(\w+)=(\S+)", m.group(7)))
+        where = f"line {n} (cpu{cpu})"
+        if event == "sched_switch":
+            switches += 1
+            prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+            if cpu in current and current[cpu] != prev:
+                problems.append(f"{where}: switch from {prev}, but "
+                                f"{current[cpu]} was switched in")
+            current[cpu] = nxt
+            if prev and running_on.get(prev) == cpu:
+                del running_on[prev]
+            if not nxt:
+                continue
+            if nxt in running_on and running_on[nxt] != cpu:
+                problems.append(f"{where}: {nxt} switched in while it runs "
+                                f"on cpu{running_on[nxt]}")
+            before = where_is.get(nxt)
+            if before is not None and before != cpu:
+                problems.append(f"{where}: {nxt} runs here, but it was on "
+                                f"cpu{before} and no sched_migrate_task "
+                                "moved it")
+            running_on[nxt] = cpu
+            where_is[nxt] = cpu
+        elif event == "sched_migrate_task":
+            migrations += 1
+            pid, orig = int(f["pid"]), int(f["orig_cpu"])
+            if where_is.get(pid, orig) != orig:
+                problems.append(f"{where}: {pid} moved from cpu{orig}, but "
+                                f"it was on cpu{where_is[pid]}")
+            where_is[pid] = int(f["dest_cpu"])
+    return problems, switches, migrations
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log")
@@ -481,6 +557,17 @@ def main(argv=None):
             print(f"trace_export: {len(problems)} scheduler check failures",
                   file=sys.stderr)
             return 1
+        with open(os.path.join(opts.out, "trace.txt")) as f:
+            problems, sw, mig = check_ftrace(f.read().splitlines())
+        if any(lost.values()):
+            print("trace_export: trace.txt not checked (records lost)")
+        elif problems:
+            for p in problems[:20]:
+                print(f"trace_export: trace.txt: {p}", file=sys.stderr)
+            return 1
+        else:
+            print(f"trace_export: trace.txt checked: {sw} switches, {mig} "
+                  "migrations")
         print("trace_export: scheduler checks passed")
     return 0
 

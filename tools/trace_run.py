@@ -35,6 +35,25 @@ SCENARIOS = {
 }
 
 
+# <fulcrum/trace.h>: FUL_TRACE_KIB_MIN, FUL_TRACE_KIB_MAX and
+# FUL_TRACE_RINGS_MAX_KIB (the kernel refuses the same sizes, and says so
+# on the console, but then traces with its default: refused here first).
+KIB_MIN, KIB_MAX, RINGS_MAX_KIB = 4, 16384, 16384
+
+
+def kib_problem(kib, cpus):
+    """Why rings of @kib KiB on each of @cpus cores cannot be (None: they
+    can, as far as the window goes; the kernel also wants them within a
+    quarter of its free memory)."""
+    if kib < KIB_MIN or kib > KIB_MAX or kib & (kib - 1):
+        return (f"TRACE_KIB={kib} is not a power of two in "
+                f"{KIB_MIN}..{KIB_MAX}")
+    if kib * cpus > RINGS_MAX_KIB:
+        return (f"TRACE_KIB={kib}: {cpus} rings of {kib} KiB exceed the "
+                f"trace window of {RINGS_MAX_KIB} KiB")
+    return None
+
+
 def scenario_help():
     return "\n".join(f"  {n:8} {s[4]}" for n, s in SCENARIOS.items())
 
@@ -55,11 +74,11 @@ def main(argv=None):
         print(f"trace_run: no scenario {opts.scenario!r}; the scenarios "
               f"are:\n{scenario_help()}", file=sys.stderr)
         return 2
-    if opts.kib < 4 or opts.kib > 1024 or opts.kib & (opts.kib - 1):
-        print(f"trace_run: TRACE_KIB={opts.kib} is not a power of two in "
-              "4..1024", file=sys.stderr)
-        return 2
     cpus, args, icount, timeout, _ = SCENARIOS[opts.scenario]
+    bad = kib_problem(opts.kib, cpus)
+    if bad:
+        print(f"trace_run: {opts.scenario}: {bad}", file=sys.stderr)
+        return 2
     os.makedirs(opts.out, exist_ok=True)
     log = os.path.join(opts.out, "console.log")
     append = f"{args},trace={opts.classes},trace_kib={opts.kib}"

@@ -24,6 +24,13 @@
  *                   turned down that thread are told (at most 3, the
  *                   newest first); buffer: one sentence each,
  *                   NUL-terminated text.
+ *   FUL_BAL_SCORES  buffer: n thread ids (uint32_t each, 1 <= n <=
+ *                   FUL_BAL_SCORES_MAX). MR0: how many of them the
+ *                   policy scores (0 for a policy without scores, e.g.
+ *                   mginkgo); buffer: n int32_t, thread i's score (opzone:
+ *                   its prize/punish adjustment, permille) or
+ *                   FUL_BAL_NOSCORE (a policy without scores, a kernel
+ *                   thread, no such thread). Only reads.
  *
  * A failed request changes nothing. A change takes effect at the next
  * decision and never in the middle of one: the balancer applies it under
@@ -37,6 +44,11 @@
 #define FUL_BAL_SET 17
 #define FUL_BAL_POLICY 18
 #define FUL_BAL_EXPLAIN 19
+#define FUL_BAL_SCORES 20
+#define FUL_BAL_LAST FUL_BAL_SCORES /* labels FUL_BAL_GET..LAST: balancer control */
+
+#define FUL_BAL_SCORES_MAX 128          /* FUL_IPCBUF_SIZE / 4 */
+#define FUL_BAL_NOSCORE (-2147483647 - 1) /* INT32_MIN: no score */
 
 #define FUL_BAL_EPOLICY 1  /* no policy of that name */
 #define FUL_BAL_ETUNABLE 2 /* the current policy has no tunable of that name */

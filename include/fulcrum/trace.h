@@ -5,9 +5,22 @@
  *
  * Layout of the trace area (FUL_TRACE_VADDR in the rootserver; any
  * holder of the SCHED capability gets a READ frame capability of it with
- * FUL_SYS_TRACE_FRAME): page 0 is struct ful_trace_hdr, then ncpus rings
- * of ring_recs records each, ring i at ring_offset + i * ring_recs *
+ * FUL_SYS_TRACE_FRAME): struct ful_trace_hdr in the first
+ * FUL_TRACE_HDR_PAGES pages (a ring header for each of up to
+ * FUL_TRACE_CPUS cores, the kernel's MAX_CPUS), then ncpus rings of
+ * ring_recs records each, ring i at ring_offset + i * ring_recs *
  * sizeof(struct ful_trace_rec).
+ *
+ * Version 2 (this layout) covers every core; version 1 had one header
+ * page and rings for the first 8 cores only. A reader checks version
+ * first: tools/trace_export.py refuses a dump of another version.
+ *
+ * Ring size: boot argument trace_kib (KiB per core), a power of two in
+ * FUL_TRACE_KIB_MIN..FUL_TRACE_KIB_MAX whose rings together take at
+ * most FUL_TRACE_RINGS_MAX_KIB and a quarter of the free memory; without
+ * it, FUL_TRACE_KIB_DEFAULT, halved while the rings of all online cores
+ * would take more than FUL_TRACE_BUDGET_KIB (kernel/trace.c). A size that
+ * breaks a rule is refused on the console and the default used.
  *
  * Reading a ring: h = head (acquire); copy the records of indexes
  * [max(start, last read, h - ring_recs), h) from slot index & (ring_recs
@@ -24,12 +37,16 @@
 
 #include <stdint.h>
 
-#define FUL_TRACE_VERSION 1
-#define FUL_TRACE_VADDR 0x7e000000UL   /* up to 8 MiB + one page */
-#define FUL_TRACE_CPUS 8               /* ring headers in page 0 */
+#define FUL_TRACE_VERSION 2
+#define FUL_TRACE_VADDR 0x7e000000UL   /* up to 16 MiB + the header pages,
+					* below FUL_LOAD_VADDR */
+#define FUL_TRACE_CPUS 64              /* ring headers: the kernel's MAX_CPUS */
+#define FUL_TRACE_HDR_PAGES 2          /* struct ful_trace_hdr's pages */
 #define FUL_TRACE_KIB_DEFAULT 64       /* ring size per core, boot arg trace_kib */
 #define FUL_TRACE_KIB_MIN 4
-#define FUL_TRACE_KIB_MAX 1024         /* a power of two in between */
+#define FUL_TRACE_KIB_MAX 16384        /* a power of two in between */
+#define FUL_TRACE_RINGS_MAX_KIB 16384  /* all rings together: the window */
+#define FUL_TRACE_BUDGET_KIB 4096      /* all rings, without trace_kib */
 
 /* Event classes: bits of the FUL_SYS_TRACE_SET mask. */
 #define FUL_TRC_SWITCH (1u << 0)  /* context switch */
@@ -101,7 +118,7 @@ struct ful_trace_ring_hdr {
 
 struct ful_trace_hdr {
 	uint32_t version;      /* FUL_TRACE_VERSION */
-	uint32_t ncpus;
+	uint32_t ncpus;        /* rings: one per online core */
 	uint32_t rec_size;     /* sizeof(struct ful_trace_rec) */
 	uint32_t ring_recs;    /* records per ring, a power of two */
 	uint64_t counter_freq; /* Hz of ts */
@@ -113,7 +130,12 @@ struct ful_trace_hdr {
 };
 
 _Static_assert(sizeof(struct ful_trace_rec) == 32, "trace record size");
-_Static_assert(sizeof(struct ful_trace_hdr) <= 4096, "trace header page");
+_Static_assert(sizeof(struct ful_trace_ring_hdr) == 64, "one line per ring");
+_Static_assert(sizeof(struct ful_trace_hdr) <= FUL_TRACE_HDR_PAGES * 4096,
+	       "trace header pages");
+_Static_assert(FUL_TRACE_VADDR + FUL_TRACE_HDR_PAGES * 4096 +
+		       FUL_TRACE_RINGS_MAX_KIB * 1024UL <= 0x7fc00000UL,
+	       "the trace window ends below FUL_LOAD_VADDR");
 
 /** Records of ring @r lost (overwritten) since its start. */
 static inline uint64_t ful_trace_lost(const struct ful_trace_hdr *h,

@@ -29,6 +29,16 @@ host pattern H in every block; after the run one more test,
 `<suite>/disk-image`, checks the image byte for byte: the blocks the
 guest tests that passed write (user/tests/t_disk.c, t_cache.c;
 DISK_WRITERS) hold their pattern P, every other block still holds H.
+A trace suite boots with the kernel's trace rings on (boot arguments
+trace= and trace_kib=, docs/design.md "Trace rings"): its test results,
+if it runs tests, count as a protocol suite's (else it must power off
+without a PANIC or DEMO-FAIL line), and one more test,
+`<suite>/trace`, reads the dump from the console with
+tools/trace_export.py (which checks the dump itself), writes
+LOG_DIR/NAME-trace/trace.txt and checks it: no record lost, a ring for
+each core and records in every one, at least one migration, and the
+scheduler checks of trace_export.check_sched (the records) and
+check_ftrace (the trace.txt text).
 The last line printed is always `N passed, M failed[, K skipped]`.
 """
 
@@ -45,6 +55,7 @@ import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ext2_image  # noqa: E402  (the ext2 suites' image)
+import trace_export  # noqa: E402  (tools/: the trace suites' exporter)
 
 HARNESS_NAME = "<harness>"
 TAIL_LINES = 30
@@ -72,6 +83,7 @@ class Suite:
     expect_seq: list = None   # dialog suites: texts to find, in order
     disk: str = None          # disk suites: the image attached
     ext2: bool = False        # ext2 suites: the image is ext2 (ext2_image)
+    trace_dir: str = None     # trace suites: where trace.txt goes
 
 
 @dataclass
@@ -245,6 +257,60 @@ def dialog_problems(suite, result, timeout):
     return problems
 
 
+def boot_problems(result, timeout):
+    """Why a boot that runs no tests failed: no power-off, a PANIC or a
+    DEMO-FAIL line, a QEMU error (empty list: none)."""
+    if result.error:
+        return [result.error]
+    problems = []
+    if result.timed_out:
+        problems.append(f"timeout after {timeout}s: the machine did not "
+                        "power off")
+    if result.panic:
+        problems.append(result.panic)
+    problems += [f"{line!r}" for line in result.lines
+                 if line.startswith(DEMO_FAIL_PREFIX)][:1]
+    if result.returncode not in (None, 0):
+        problems.append(f"QEMU exit code {result.returncode}")
+    return problems
+
+
+def trace_problems(suite, result):
+    """Why a trace suite's trace is not right (empty list: it is)."""
+    if result.error or result.timed_out:
+        return ["no complete boot to take the trace from"]
+    try:
+        trace = trace_export.parse("".join(
+            ln if ln.endswith("\n") else ln + "\n" for ln in result.lines))
+    except trace_export.DumpError as exc:
+        return [f"the dump: {exc}"]
+    problems = []
+    ncpus = trace.header["ncpus"]
+    if ncpus != suite.cpus:
+        problems.append(f"rings for {ncpus} of {suite.cpus} cores")
+    empty = [c for c in range(suite.cpus) if not trace.rings.get(c)]
+    if empty:
+        problems.append(f"no record from cores {empty}")
+    lost = {c: n for c, n in trace.lost().items() if n}
+    if lost:
+        problems.append(f"records lost in the rings: {lost}")
+    problems += [f"records: {p}" for p in trace_export.check_sched(trace)[:5]]
+    os.makedirs(suite.trace_dir, exist_ok=True)
+    path = os.path.join(suite.trace_dir, "trace.txt")
+    trace_export.write_ftrace(trace, path)
+    with open(path, encoding="utf-8") as f:
+        found, switches, migrations = trace_export.check_ftrace(
+            f.read().splitlines())
+    problems += [f"trace.txt: {p}" for p in found[:5]]
+    if not switches or not migrations:
+        problems.append(f"trace.txt: {switches} switches, {migrations} "
+                        "migrations: nothing to check")
+    else:
+        print(f"   {suite.name}: trace.txt: {switches} switches, "
+              f"{migrations} migrations on {ncpus} cores checked")
+    return problems
+
+
 # ------------------------------------------------------------ disk suites
 
 DISK_BLOCK = 4096
@@ -339,7 +405,20 @@ def run_one(suite, opts, log_path, totals):
     def go(stop_on_panic=True):
         return qemu.run(suite.cmd, opts.timeout, log_path, stop_on_panic,
                         first_output=opts.first_output, dialog=suite.dialog)
-    if suite.dialog is not None:
+    if suite.trace_dir is not None:
+        result = go()
+        proto = parse_protocol(result.lines)
+        if proto.tests or proto.done:
+            failures = report_suite(suite, result, proto, opts.timeout,
+                                    totals)
+        else:
+            failures = report_single(suite, "boot",
+                                     boot_problems(result, opts.timeout),
+                                     result, totals)
+        failures += report_single(suite, "trace",
+                                  trace_problems(suite, result), result,
+                                  totals)
+    elif suite.dialog is not None:
         if suite.ext2:
             ext2_image.prepare(suite.disk)
         result = go()
@@ -567,6 +646,17 @@ def parse_ext2_dialog_spec(spec, kernel, log_dir):
                        ext2=True)
 
 
+def parse_trace_spec(spec, kernel, log_dir):
+    """NAME:CPUS:ARGS -> a Suite whose boot's trace dump is checked
+    (ARGS must turn the rings on: trace=...)."""
+    suite = parse_suite_spec(spec, kernel)
+    if not re.search(r"(^|,)trace=", suite.args):
+        raise argparse.ArgumentTypeError(f"--trace-suite {spec!r}: ARGS "
+                                         "need trace=CLASSES")
+    suite.trace_dir = os.path.join(log_dir, f"{suite.name}-trace")
+    return suite
+
+
 def host_suite(path):
     """A host test program (a binary or an executable script), named
     after its file without the extension."""
@@ -588,6 +678,8 @@ def build_suites(opts):
     specs += [(s, lambda spec, k: parse_ext2_dialog_spec(spec, k,
                                                           opts.log_dir))
               for s in opts.ext2_dialog_suite]
+    specs += [(s, lambda spec, k: parse_trace_spec(spec, k, opts.log_dir))
+              for s in opts.trace_suite]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
@@ -632,6 +724,11 @@ def parse_args(argv):
     ap.add_argument("--ext2-dialog-suite", action="append", default=[],
                     metavar="NAME:CPUS:ARGS:FILE",
                     help="a dialog suite booted with a fresh ext2 image")
+    ap.add_argument("--trace-suite", action="append", default=[],
+                    metavar="NAME:CPUS:ARGS",
+                    help="boot with the trace rings on (ARGS: trace=...); "
+                         "its tests count, and its trace dump is exported "
+                         "and checked")
     ap.add_argument("--same-lines", action="append", default=[],
                     metavar="PREFIX:SUITE,SUITE",
                     help="the output lines starting with PREFIX must be "

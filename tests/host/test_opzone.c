@@ -313,6 +313,13 @@ OZTEST(punish_a_task_that_stays_high)
 		look(900, 5 * SEC);
 	CHECK_EQ(dec.ut.score, -500);
 	CHECK_EQ(dec.ut.eff, 400);
+	/* the score the policy serves (balancer control's FUL_BAL_SCORES,
+	 * top's score column): the same; 0 for a task never weighed */
+	int sc = 1;
+	CHECK(pol.score && pol.score(&pol, 5, &sc));
+	CHECK_EQ(sc, -500);
+	CHECK(pol.score(&pol, 77, &sc));
+	CHECK_EQ(sc, 0);
 	CHECK_EQ(dec.reason, LB_R_TASK_BELOW_SPOT); /* now it stays */
 	/* a shorter punish window punishes sooner */
 	two_cores(1000);

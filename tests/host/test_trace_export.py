@@ -23,6 +23,7 @@ import host_proto  # noqa: E402
 from host_proto import ROOT  # noqa: E402
 
 import trace_export as te  # noqa: E402  (tools/, on the path by host_proto)
+import trace_run  # noqa: E402
 
 def rec(ts, typ, cpu, arg=0, a=0, b=0, c=0, d=0, e=0):
     return te.REC.pack(ts, typ, cpu, arg, a, b, c, d, e)
@@ -34,7 +35,7 @@ def data_line(cpu, index, recs):
             f"{base64.b64encode(raw).decode()} {zlib.crc32(raw):08x}")
 
 
-def dump(per_cpu, names=None, lost=None, version=1):
+def dump(per_cpu, names=None, lost=None, version=te.VERSION):
     """A dump of @per_cpu (cpu -> list of packed records, from index 0;
     lost: cpu -> records overwritten before them)."""
     lost = lost or {}
@@ -209,9 +210,32 @@ def test_rejects_missing_line():
 
 
 def test_rejects_other_version():
-    """A dump of another trace version."""
-    return expect_error(dump({0: [rec(1, te.WAKE, 0)]}, version=2),
-                        "version 2", "reads version 1")
+    """A dump of an older kernel (version 1: 8 cores) and of a newer one."""
+    err = expect_error(dump({0: [rec(1, te.WAKE, 0)]}, version=1),
+                       "trace version 1", "first 8 cores",
+                       f"reads version {te.VERSION} only", "byte offset 0")
+    return err or expect_error(dump({0: [rec(1, te.WAKE, 0)]},
+                                    version=te.VERSION + 1),
+                               f"version {te.VERSION + 1}", "record the trace")
+
+
+def test_sixty_four_cores():
+    """A dump of 64 cores, each with its own records (cores 8-63 too),
+    passes the checks; ncpus beyond the kernel's limit is refused."""
+    per_cpu = {c: [rec(10 + c, te.SWITCH, c, a=0, b=100 + c),
+                   rec(1000 + c, te.SWITCH, c, arg=4, a=100 + c, b=0)]
+               for c in range(64)}
+    t = te.parse(dump(per_cpu))
+    if sorted(t.rings) != list(range(64)) or \
+            any(len(t.rings[c]) != 2 for c in range(64)):
+        return f"rings {sorted(t.rings)}"
+    if te.check_sched(t):
+        return f"flagged: {te.check_sched(t)[:2]}"
+    lanes = {int(ln.split("[")[1][:3]) for ln in te.ftrace_lines(t)}
+    if lanes != set(range(64)):
+        return f"ftrace lanes {sorted(lanes)}"
+    text = dump(per_cpu).replace("ncpus=64", "ncpus=65", 1)
+    return expect_error(text, "ncpus=65", "1..64")
 
 
 def test_lost_accounting():
@@ -258,6 +282,79 @@ def test_check_finds_violations():
     return None
 
 
+def ftrace_of(per_cpu, lost=None):
+    """The trace.txt lines of a dump of @per_cpu."""
+    t = te.parse(dump(per_cpu, lost=lost))
+    with tempfile.TemporaryDirectory() as d:
+        te.write_ftrace(t, os.path.join(d, "trace.txt"))
+        with open(os.path.join(d, "trace.txt")) as f:
+            return f.read().splitlines()
+
+
+def test_ftrace_check():
+    """The trace.txt checker: a clean move passes; a wrong prev, a thread
+    on two cores, a move without its sched_migrate_task, lost records
+    are each found."""
+    ok = {0: [rec(1, te.SWITCH, 0, a=0, b=5), rec(5, te.SWITCH, 0, arg=5,
+                                                   a=5, b=0),
+              rec(6, te.MIG_OUT, 0, a=5, b=1)],
+          1: [rec(7, te.MIG_IN, 1, a=5, b=0), rec(8, te.SWITCH, 1, a=0, b=5),
+              rec(9, te.SWITCH, 1, arg=4, a=5, b=0)]}
+    problems, sw, mig = te.check_ftrace(ftrace_of(ok))
+    if problems or (sw, mig) != (4, 1):
+        return f"clean trace: {problems}, {sw} switches, {mig} migrations"
+    cases = {
+        "wrong prev": ({0: [rec(1, te.SWITCH, 0, a=0, b=5),
+                            rec(2, te.SWITCH, 0, a=6, b=0)]}, None,
+                       "but 5 was switched in"),
+        "two cores": ({0: [rec(1, te.SWITCH, 0, a=0, b=5)],
+                       1: [rec(2, te.SWITCH, 1, a=0, b=5)]}, None,
+                      "while it runs on cpu0"),
+        "no migration": ({0: [rec(1, te.SWITCH, 0, a=0, b=5),
+                              rec(2, te.SWITCH, 0, a=5, b=0)],
+                          1: [rec(3, te.SWITCH, 1, a=0, b=5)]}, None,
+                         "no sched_migrate_task"),
+        "lost": ({0: [rec(1, te.SWITCH, 0, a=0, b=5)]}, {0: 9},
+                 "records lost"),
+    }
+    for name, (case, lost, words) in cases.items():
+        found, _, _ = te.check_ftrace(ftrace_of(case, lost))
+        if not any(words in p for p in found):
+            return f"{name}: not found ({found})"
+    return None
+
+
+def run_main(argv):
+    """trace_run.main(@argv): (exit code, stderr)."""
+    import contextlib
+    import io
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = trace_run.main(argv)
+    return code, err.getvalue()
+
+
+def test_trace_run_rejects():
+    """make trace: an unknown scenario, ring sizes not a power of two or
+    beyond the window, refused with a clear error before any boot (no
+    kernel is needed: the path given does not exist)."""
+    k = ["--kernel", "/nonexistent/kernel.elf", "--out", "/nonexistent/o"]
+    cases = [(["--scenario", "nosuch"], ["no scenario 'nosuch'", "demo",
+                                         "matmul"]),
+             (["--scenario", "demo", "--kib", "48"],
+              ["TRACE_KIB=48 is not a power of two"]),
+             (["--scenario", "demo", "--kib", "2"],
+              ["TRACE_KIB=2 is not a power of two in 4..16384"]),
+             (["--scenario", "demo", "--kib", "8192"],
+              ["4 rings of 8192 KiB exceed the trace window"])]
+    for argv, words in cases:
+        code, err = run_main(k + argv)
+        missing = [w for w in words if w not in err]
+        if code != 2 or missing:
+            return f"{argv}: exit {code}, {err!r} lacks {missing}"
+    return None
+
+
 TESTS = [
     ("sample_parses", test_sample_parses),
     ("sample_exports", test_sample_exports),
@@ -266,9 +363,12 @@ TESTS = [
     ("rejects_truncated", test_rejects_truncated),
     ("rejects_missing_line", test_rejects_missing_line),
     ("rejects_other_version", test_rejects_other_version),
+    ("sixty_four_cores", test_sixty_four_cores),
     ("lost_accounting", test_lost_accounting),
     ("split_user_line", test_split_user_line),
     ("check_finds_violations", test_check_finds_violations),
+    ("ftrace_check", test_ftrace_check),
+    ("trace_run_rejects", test_trace_run_rejects),
 ]
 
 if __name__ == "__main__":

@@ -109,6 +109,34 @@ unsigned bal_tunables(char *name, unsigned n, struct lb_tunable *out,
 	return k;
 }
 
+/** Is @tid a live user thread in the load area (a policy may score it)? */
+static bool bal_user_thread(unsigned tid)
+{
+	if (!tid || FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS)
+		return false;
+	const struct ful_load_thread *t =
+		&ful_load_area()->thread[FUL_TID_SLOT(tid)];
+	return FUL_LOAD_RLX(&t->tid) == tid &&
+	       !(FUL_LOAD_RLX(&t->flags) & FUL_LT_KERNEL);
+}
+
+unsigned bal_scores(const unsigned *tids, int *out, unsigned n, int none)
+{
+	unsigned k = 0;
+	bal_lock();
+	bool has = bal.ready && bal.pol.score;
+	for (unsigned i = 0; i < n; i++) {
+		int v;
+		if (has && bal_user_thread(tids[i]) &&
+		    bal.pol.score(&bal.pol, tids[i], &v))
+			out[i] = v, k++;
+		else
+			out[i] = none;
+	}
+	bal_unlock();
+	return k;
+}
+
 /** Placement with the lock held (@nice: the weight policies use it). */
 static unsigned bal_place_locked(unsigned slice_ms, unsigned affinity,
 				 int nice)

@@ -69,6 +69,10 @@ unsigned long bal_event_rounds(void);
 /** Moves the kernel made in rounds of @trigger, since boot (unlike the
  *  log, this never wraps). */
 unsigned long bal_moves(enum lb_trigger trigger);
+/** The policy's score of each of the @n threads @tids into @out (@none
+ *  where it has none: a policy without scores, a kernel thread, a slot
+ *  that does not hold that thread); how many it scored. Under the lock. */
+unsigned bal_scores(const unsigned *tids, int *out, unsigned n, int none);
 /** The log (records with seq >= since are lb_log_get(bal_log(), seq)). */
 const struct lb_log *bal_log(void);
 /** The seq the next decision will get. */

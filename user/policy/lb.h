@@ -383,6 +383,10 @@ struct lb_policy {
 			      struct ful_move *moves, unsigned max,
 			      struct lb_decision *d);
 	void *state;         /* for policies that keep state across rounds */
+	/** Thread @tid's score into *@out: true; false if it has none.
+	 *  NULL: the policy keeps no scores (opzone: its prize/punish
+	 *  adjustment). Reads only, under the lock the decisions hold. */
+	bool (*score)(const struct lb_policy *p, unsigned tid, int *out);
 };
 
 /* Tunables every policy has, at these indices. */

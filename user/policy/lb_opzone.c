@@ -598,6 +598,18 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	return lb_move_one(d, moves, max, &m, b.tid);
 }
 
+/** The score of thread @tid: its adjustment in permille, as ranking
+ *  uses it (0 until a decision has weighed it; oz_weigh). */
+static bool opzone_score(const struct lb_policy *p, unsigned tid, int *out)
+{
+	(void)p;
+	if (FUL_TID_SLOT(tid) >= FUL_LOAD_THREADS)
+		return false;
+	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
+	*out = e->tid == tid ? e->adj : 0;
+	return true;
+}
+
 void lb_opzone_init(struct lb_policy *p)
 {
 	*p = (struct lb_policy){.name = "opzone", .needs = LB_NEED_SELF,
@@ -605,7 +617,7 @@ void lb_opzone_init(struct lb_policy *p)
 				.ntunables = OZ_T_COUNT,
 				.place = opzone_place,
 				.rebalance = opzone_rebalance,
-				.state = oz_table};
+				.state = oz_table, .score = opzone_score};
 	_Static_assert(OZ_T_COUNT <= LB_MAX_TUNABLES, "room for the tunables");
 	for (unsigned i = 0; i < OZ_T_COUNT; i++)
 		p->tun[i] = opzone_tunables[i];

@@ -129,6 +129,22 @@ static long balctl_explain(unsigned long tid, struct ful_msg *r)
 	return (long)told;
 }
 
+/** SCORES: the policy's score of each thread id in the request. */
+static long balctl_scores(unsigned long len, struct ful_msg *r)
+{
+	static unsigned tids[FUL_BAL_SCORES_MAX];
+	static int scores[FUL_BAL_SCORES_MAX];
+	_Static_assert(FUL_BAL_SCORES_MAX * 4 <= FUL_IPCBUF_SIZE, "one buffer");
+	if (!len || len % 4 || len > FUL_BAL_SCORES_MAX * 4)
+		return -FUL_BAL_EMSG;
+	unsigned n = (unsigned)(len / 4);
+	memcpy(tids, ful_ipcbuf(), len);
+	long k = bal_scores(tids, scores, n, FUL_BAL_NOSCORE);
+	memcpy(ful_ipcbuf(), scores, len);
+	r->info = FUL_MSG(0, len);
+	return k;
+}
+
 void root_balctl(const struct ful_msg *m, struct ful_msg *r)
 {
 	unsigned long label = FUL_MSG_LABEL(m->info),
@@ -142,5 +158,7 @@ void root_balctl(const struct ful_msg *m, struct ful_msg *r)
 		res = balctl_policy(len);
 	else if (label == FUL_BAL_EXPLAIN && len == 0)
 		res = balctl_explain(m->mr[0], r);
+	else if (label == FUL_BAL_SCORES)
+		res = balctl_scores(len, r);
 	r->mr[0] = (unsigned long)res;
 }

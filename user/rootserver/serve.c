@@ -42,7 +42,7 @@ static long shell_request(unsigned long label)
 static void root_request(const struct ful_msg *m, struct ful_msg *r)
 {
 	unsigned long label = FUL_MSG_LABEL(m->info);
-	bool bal = label >= FUL_BAL_GET && label <= FUL_BAL_EXPLAIN;
+	bool bal = label >= FUL_BAL_GET && label <= FUL_BAL_LAST;
 	bool prog = m->badge == FUL_ROOT_BADGE_SHELL ||
 		    m->badge == FUL_ROOT_BADGE_PROG;
 	*r = (struct ful_msg){.mr = {(unsigned long)-FUL_ENOSYS}};

@@ -1,6 +1,6 @@
 /*
  * The shell's balancer commands: policy, policy NAME, set NAME VALUE,
- * get. Each is one request on the balancer capability the rootserver
+ * get, explain [TID], and the scores top shows. Each is one request on the balancer capability the rootserver
  * gave the shell (FUL_SLOT_BALANCER, <fulcrum/balctl.h>).
  */
 #include <stdio.h>
@@ -140,4 +140,20 @@ void sh_explain(const char *args)
 		printf("  %.*s\n", len, p);
 		p += len + (nl != NULL);
 	}
+}
+
+long sh_bal_scores(const unsigned *tids, int *out, unsigned n)
+{
+	long scored = 0;
+	for (unsigned i = 0; i < n; i += FUL_BAL_SCORES_MAX) {
+		unsigned k = n - i < FUL_BAL_SCORES_MAX ? n - i
+							: FUL_BAL_SCORES_MAX;
+		memcpy(ful_ipcbuf(), tids + i, k * sizeof(*tids));
+		long r = bal_call(FUL_BAL_SCORES, k * sizeof(*tids), 0);
+		if (r < 0)
+			return r;
+		memcpy(out + i, ful_ipcbuf(), k * sizeof(*out));
+		scored += r;
+	}
+	return scored;
 }

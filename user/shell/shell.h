@@ -24,6 +24,10 @@ void sh_top(const char *args);
 void sh_ps(void);
 void sh_trace(const char *args);
 void sh_explain(const char *args);
+/** The balancer policy's score of each of @n threads @tids into @out
+ *  (FUL_BAL_NOSCORE: none; FUL_BAL_SCORES, <fulcrum/balctl.h>): how many
+ *  it scored, or the call's error (< 0). */
+long sh_bal_scores(const unsigned *tids, int *out, unsigned n);
 /** The first key pressed within @timeout_us (what else was typed is
  *  dropped), or 0 if none was. */
 int sh_key(unsigned long timeout_us);

@@ -3,7 +3,11 @@
  * load area (read-only, <ful/load.h>) and the trace calls:
  *   top [-n N]   per core: utilization, runnable threads, migrations
  *                per second, the running thread; per thread: core,
- *                state, CPU % and nice; a new frame every second until
+ *                state, CPU %, nice and the balancer policy's score
+ *                (FUL_BAL_SCORES: opzone's prize/punish adjustment in
+ *                permille, signed: +0, -50; '-' where the policy has
+ *                none, as under mginkgo or for a kernel thread); a new
+ *                frame every second until
  *                a key is pressed; with -n, N frames, keys left for the
  *                prompt (as Linux's top -b -n)
  *   ps           the threads: core, state, slice, nice, CPU time
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fulcrum/balctl.h>
 #include <fulcrum/trace.h>
 #include <ful/ful.h>
 #include <ful/load.h>
@@ -57,10 +62,22 @@ static void top_cores(const struct ful_load_page *pg, unsigned long dt)
 	}
 }
 
-/** The per-thread lines: CPU % over the last @dt counter ticks. */
+/* One thread line of a frame, gathered before the scores are asked. */
+struct top_row {
+	unsigned tid, cpu, state;
+	int nice;
+	unsigned long pm;
+};
+
+static struct top_row top_rows[TOP_MAX_THREADS];
+static unsigned top_tids[TOP_MAX_THREADS];
+static int top_scores[TOP_MAX_THREADS];
+
+/** The per-thread lines: CPU % over the last @dt counter ticks, and the
+ *  policy's score (one balancer request per FUL_BAL_SCORES_MAX threads). */
 static void top_threads(const struct ful_load_page *pg, unsigned long dt)
 {
-	printf("  tid     cpu state     nice  cpu%%\n");
+	unsigned n = 0;
 	for (unsigned i = 0; i < ful_load_nthreads(pg) && i < TOP_MAX_THREADS;
 	     i++) {
 		struct ful_load_thread t;
@@ -72,10 +89,23 @@ static void top_threads(const struct ful_load_page *pg, unsigned long dt)
 		top_prev.runtime[i] = t.runtime;
 		if (!t.tid || t.state == 5)
 			continue;
-		unsigned long pm = dt ? used * 1000 / dt : 0;
-		printf("  %#-7x %3u %-9s %4d %3lu.%lu\n", t.tid, t.cpu,
-		       t.state < 6 ? top_states[t.state] : "?", t.nice,
-		       pm / 10, pm % 10);
+		top_rows[n] = (struct top_row){.tid = t.tid, .cpu = t.cpu,
+					       .state = t.state, .nice = t.nice,
+					       .pm = dt ? used * 1000 / dt : 0};
+		top_tids[n++] = t.tid;
+	}
+	if (sh_bal_scores(top_tids, top_scores, n) < 0)
+		for (unsigned i = 0; i < n; i++) /* no balancer: no scores */
+			top_scores[i] = FUL_BAL_NOSCORE;
+	printf("  tid     cpu state     nice  cpu%%  score\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct top_row *r = &top_rows[i];
+		char score[16] = "-";
+		if (top_scores[i] != FUL_BAL_NOSCORE)
+			snprintf(score, sizeof(score), "%+d", top_scores[i]);
+		printf("  %#-7x %3u %-9s %4d %3lu.%lu %6s\n", r->tid, r->cpu,
+		       r->state < 6 ? top_states[r->state] : "?", r->nice,
+		       r->pm / 10, r->pm % 10, score);
 	}
 }
 

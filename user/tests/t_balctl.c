@@ -9,11 +9,17 @@
  *                  the call); after each, the state is unchanged
  *   balctl_change  a set and a policy switch, seen by the next get; the
  *                  boot state is put back
+ *   balctl_scores  FUL_BAL_SCORES (top's score column): none under
+ *                  mginkgo; under opzone a score for a user thread (a
+ *                  multiple of 5 % within +-50 %), none for a kernel
+ *                  thread or a stale id; malformed lengths refused; the
+ *                  boot policy put back
  */
 #include <string.h>
 
 #include <fulcrum/balctl.h>
 #include <fulcrum/rootsrv.h>
+#include <ful/load.h>
 
 #include "utest.h"
 
@@ -128,4 +134,59 @@ UTEST(balctl_change, 1)
 	UT_CHECK(bc_get(&st) > 0);
 	UT_CHECK(!strcmp(st.policy, "mginkgo"));
 	UT_CHECK_EQ(bc_value(&st, "threshold_pct"), t0);
+}
+
+/** FUL_BAL_SCORES for the @n ids @tids into @out: MR0 or -FUL_E*. */
+static long bc_scores(const unsigned *tids, int *out, unsigned n)
+{
+	memcpy(ful_ipcbuf(), tids, n * sizeof(*tids));
+	long r = bc_call(FUL_SLOT_BALANCER, FUL_BAL_SCORES, n * sizeof(*tids));
+	memcpy(out, ful_ipcbuf(), n * sizeof(*out));
+	return r;
+}
+
+/** A kernel thread's tid from the load area (0: none found). */
+static unsigned bc_kernel_tid(void)
+{
+	const struct ful_load_page *pg = ful_load_area();
+	for (unsigned i = 0; i < ful_load_nthreads(pg); i++) {
+		struct ful_load_thread t;
+		ful_load_read_thread(pg, i, &t);
+		if (t.tid && (t.flags & FUL_LT_KERNEL))
+			return t.tid;
+	}
+	return 0;
+}
+
+UTEST(balctl_scores, 1)
+{
+	struct ful_bal_state st;
+	UT_CHECK(bc_get(&st) > 0);
+	char boot[FUL_BAL_NAME_MAX];
+	memcpy(boot, st.policy, sizeof(boot));
+	struct ful_sysinfo si;
+	UT_CHECK_EQ(ful_sysinfo(&si), 0);
+	/* this thread, a kernel thread (if one is listed; else id 0), an id
+	 * whose slot holds another thread */
+	unsigned tids[3] = {si.tid, bc_kernel_tid(),
+			    si.tid + FUL_TID_SLOT_MASK + 1};
+	int sc[3];
+	/* malformed: no id, a length not a multiple of 4 */
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_SCORES, 0),
+		    -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_BALANCER, FUL_BAL_SCORES, 6),
+		    -FUL_BAL_EMSG);
+	UT_CHECK_EQ(bc_policy("mginkgo"), 0);
+	UT_CHECK_EQ(bc_scores(tids, sc, 3), 0);
+	for (unsigned i = 0; i < 3; i++)
+		UT_CHECK_EQ(sc[i], FUL_BAL_NOSCORE);
+	UT_CHECK_EQ(bc_policy("opzone"), 0);
+	UT_CHECK_EQ(bc_scores(tids, sc, 3), 1);
+	UT_CHECK(sc[0] != FUL_BAL_NOSCORE);
+	UT_CHECK(sc[0] >= -500 && sc[0] <= 500 && sc[0] % 50 == 0);
+	UT_CHECK_EQ(sc[1], FUL_BAL_NOSCORE);
+	UT_CHECK_EQ(sc[2], FUL_BAL_NOSCORE);
+	UT_CHECK_EQ(bc_policy(boot), 0);
+	UT_CHECK(bc_get(&st) > 0);
+	UT_CHECK(!strcmp(st.policy, boot));
 }

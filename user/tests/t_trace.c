@@ -2,6 +2,10 @@
  * Trace rings (<fulcrum/trace.h>, docs/design.md "Trace rings"):
  *   trace_validates        TRACE_SET / TRACE_FRAME / TRACE_DUMP argument
  *                          checks; the mapping is read-only; the header
+ *                          (version 2: a ring for every core)
+ *   trace_every_core       a thread pinned to each core in turn: each
+ *                          core's ring has the switch to it (on 16 cores:
+ *                          cores 8-15 too, beyond version 1's 8 rings)
  *   trace_migrate_decision a thread moved from core 1 to core 2 by
  *                          FUL_SYS_MIGRATE with a decision id: MIG_OUT on
  *                          core 1 and MIG_IN on core 2, both with the id,
@@ -55,12 +59,16 @@ UTEST(trace_validates, 1)
 	if (!h)
 		return;
 	UT_CHECK_EQ(h->version, FUL_TRACE_VERSION);
-	/* rings for the first FUL_TRACE_CPUS cores (ring headers: page 0) */
-	UT_CHECK_EQ(h->ncpus, ut_ncpus() < FUL_TRACE_CPUS ? ut_ncpus()
-							  : FUL_TRACE_CPUS);
+	/* a ring for every core, after the header pages, in the area */
+	UT_CHECK_EQ(h->ncpus, ut_ncpus());
 	UT_CHECK_EQ(h->rec_size, sizeof(struct ful_trace_rec));
 	UT_CHECK(h->ring_recs >= FUL_TRACE_KIB_MIN * 1024 / 32);
+	UT_CHECK(h->ring_recs <= FUL_TRACE_KIB_MAX * 1024 / 32);
 	UT_CHECK_EQ(h->ring_recs & (h->ring_recs - 1), 0);
+	UT_CHECK_EQ(h->ring_offset, FUL_TRACE_HDR_PAGES * 4096UL);
+	UT_CHECK_EQ(h->size, h->ring_offset + (unsigned long)h->ncpus *
+					      h->ring_recs * h->rec_size);
+	UT_CHECK(h->ncpus * (h->ring_recs / 32) <= FUL_TRACE_RINGS_MAX_KIB);
 	UT_CHECK_EQ(h->counter_freq, ful_counter_freq());
 	/* a dump while tracing is on is refused */
 	long old = ful_trace_set(FUL_SLOT_SCHED, FUL_TRC_THREAD, 0);
@@ -69,6 +77,59 @@ UTEST(trace_validates, 1)
 	UT_CHECK_EQ(ful_trace_dump(FUL_SLOT_SCHED), -FUL_ESTATE);
 	UT_CHECK_EQ(ful_trace_set(FUL_SLOT_SCHED, (unsigned long)old, 0),
 		    FUL_TRC_THREAD);
+}
+
+static void tt_nop(void *arg)
+{
+	(void)arg;
+}
+
+/** Has ring @cpu, from its start, a switch to @tid? */
+static bool tt_switched_in(const struct ful_trace_hdr *h, unsigned cpu,
+			   unsigned tid)
+{
+	struct ful_trace_rec r;
+	unsigned long head = __atomic_load_n(&h->ring[cpu].head,
+					     __ATOMIC_ACQUIRE);
+	for (unsigned long i = h->ring[cpu].start; i < head; i++)
+		if (ful_trace_get(h, cpu, i, &r) && r.type == FUL_TR_SWITCH &&
+		    r.b == tid && r.cpu == cpu)
+			return true;
+	return false;
+}
+
+UTEST(trace_every_core, 1)
+{
+	tt_map(ut);
+	const struct ful_trace_hdr *h = tt_hdr;
+	if (!h)
+		return;
+	UT_CHECK_EQ(h->ncpus, ut_ncpus());
+	long old = ful_trace_set(FUL_SLOT_SCHED, FUL_TRC_SWITCH, 0);
+	UT_CHECK(old >= 0);
+	unsigned missing = 0, first_missing = 0;
+	for (unsigned c = 0; c < h->ncpus; c++) {
+		/* each core's ring anew: it cannot wrap meanwhile */
+		ful_trace_set(FUL_SLOT_SCHED, FUL_TRC_SWITCH, FUL_TRACE_RESTART);
+		static struct ful_thread th;
+		memset(&th, 0, sizeof(th));
+		struct ful_thread_args args = {.fn = tt_nop,
+					       .pool = FUL_SLOT_POOL,
+					       .vs = FUL_SLOT_SELF_VS,
+					       .prio = 100, .cpu = c,
+					       .name = "tteach"};
+		UT_CHECK_EQ(ful_thread_spawn(&args, &th), 0);
+		UT_WAIT(ful_thread_dead(th.slot));
+		/* the record is stored before the switch: there by now */
+		if (!tt_switched_in(h, c, (unsigned)th.tid) && !missing++)
+			first_missing = c;
+		ful_thread_reap(&th, UT_TIMEOUT_US);
+	}
+	ful_trace_set(FUL_SLOT_SCHED, (unsigned long)(old < 0 ? 0 : old), 0);
+	if (missing)
+		ut_fail(ut, __FILE__, __LINE__, "%u of %u cores without the "
+			"switch to their thread, the first cpu%u", missing,
+			h->ncpus, first_missing);
 }
 
 /** Find in ring @cpu, from its start, a record of @type about @tid. */
