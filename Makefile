@@ -198,7 +198,9 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 # the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
 # debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
 # POSIX layer's file-semantics suite (user/fstest, user/tests/t_posix.c)
-# with the servers on one core (form 1) and over three (form 15).
+# with the servers on one core (form 1) and over three (form 15);
+# posixb3: F keeps no block copy, so every block goes through B's ring
+# (B on core 2, F and D on core 0); posixipc2: the servers over IPC.
 # fsbad=KIND: the image is damaged first (ext2_image.damage) and not
 # checked after; F must refuse it or fail the file (t_posix.c). fskill2
 # kills clients mid-request, then F's server thread (crash=1: unchecked).
@@ -208,6 +210,8 @@ EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
 	fsform15:4:utest=fs_,disk,cache=64,fs,form=15 \
 	posix2:2:utest=posix_,disk,cache=64,fs,form=1 \
 	posix4:4:utest=posix_,disk,cache=64,fs,form=15 \
+	posixb3:3:utest=posix_,disk,cache=64,fs,form=3,fs_copy=0 \
+	posixipc2:2:utest=posix_,disk,cache=64,fs,srv_rings=0 \
 	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2 \
 	fsbadsuper2:2:utest=fsbad_,disk,cache=64,fs,fsbad=super \
 	fsbadinode2:2:utest=fsbad_,disk,cache=64,fs,fsbad=inode \
@@ -480,6 +484,8 @@ BENCH_FSCK = PATH="$$PATH:/usr/sbin:/sbin" e2fsck -fn $(BENCH_EXT2_IMG) >/dev/nu
 BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
 	ubench=forms,disk,cache=1024,fs --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
+	$(BENCH_EXT2_PREP) && $(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
+	ubench=forms_b,disk,cache=1024,fs,fs_copy=0 --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
 	for b in forms_mttcg postmark bonnie; do $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=$$b,disk,cache=1024,fs,fs_spin=200 --cpus 4 --timeout 3000 \
 	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done

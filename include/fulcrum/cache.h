@@ -30,7 +30,7 @@
  * F's ring (<fulcrum/sring.h>): the same requests as badge 1's, from F
  * through a shared page instead of IPC, served by B's second thread
  * under the same lock as its IPC thread. The rootserver sets it up at
- * B's start: the page mapped at FUL_CACHE_RING_VA, B's doorbell (READ)
+ * B's start: the page mapped at FUL_CACHE_RING_VA, B's doorbell endpoint (READ)
  * in FUL_CACHE_SLOT_RING_BELL, F's notification (WRITE) in
  * FUL_CACHE_SLOT_RING_PEER, a pool for the thread; arg1 the passes the
  * ring thread polls before it sleeps (only while its core has nothing
@@ -65,7 +65,7 @@ enum ful_cache_op {
 #define FUL_CACHE_SLOT_EP 6
 #define FUL_CACHE_SLOT_WIN 7
 #define FUL_CACHE_SLOT_RING 8      /* F's ring page, READ|WRITE */
-#define FUL_CACHE_SLOT_RING_BELL 9 /* B's doorbell, READ */
+#define FUL_CACHE_SLOT_RING_BELL 9 /* B's doorbell, an endpoint, READ */
 #define FUL_CACHE_SLOT_RING_PEER 10 /* F's notification, WRITE */
 #define FUL_CACHE_SLOT_POOL 11     /* for the ring thread */
 #define FUL_CACHE_RING_VA 0x3c000000UL

@@ -77,7 +77,7 @@ enum ful_disk_op {
 				* per badge from badge 1 in bits 0..15 */
 #define FUL_DISK_SLOT_IRQ 7    /* the device's IRQ handler, ALL */
 #define FUL_DISK_SLOT_RING 40      /* B's ring page, READ|WRITE */
-#define FUL_DISK_SLOT_RING_BELL 41 /* D's doorbell, READ */
+#define FUL_DISK_SLOT_RING_BELL 41 /* D's doorbell, an endpoint, READ */
 #define FUL_DISK_SLOT_RING_PEER 42 /* B's notification, WRITE */
 #define FUL_DISK_RING_VA 0x21100000UL
 #define FUL_DISK_SLOT_DEV0 100 /* region i at 100 + i */

@@ -111,7 +111,11 @@ struct ful_fs_stat {
 #define FUL_FS_SLOT_EP 6
 /* F's ring to B (<fulcrum/sring.h>, <fulcrum/cache.h>), if B serves one:
  * the page (mapped by the rootserver at FUL_FS_BRING_VA), F's own
- * notification (READ) and B's doorbell (WRITE). */
+ * notification (READ) and B's doorbell endpoint (WRITE). */
+/* F's arg1: FUL_FS_ARG1_NO_COPY (boot argument fs_copy=0) keeps no copy
+ * of recent blocks in F, so every block comes from B (paper 002's path
+ * client -> F -> B -> client, Figure 5). arg0: its rings' polls. */
+#define FUL_FS_ARG1_NO_COPY 1UL
 #define FUL_FS_SLOT_BRING_MINE 12
 #define FUL_FS_SLOT_BRING_PEER 13
 #define FUL_FS_BRING_VA 0x3c000000UL

@@ -5,13 +5,19 @@
  * is an operation and four words; a reply four words. Data travel in
  * memory both sides already share (F's window of B), never through the
  * kernel. Set up by the rootserver, which maps the page into both and
- * gives each side its own notification (READ) and the other's (WRITE).
+ * gives the server a doorbell endpoint (READ; the client WRITE) and the
+ * client a notification (READ; the server WRITE).
  *
- * Sleeping and waking as for F's client rings (<fulcrum/fsring.h>):
- * a side with nothing to do stores its *_sleeping flag, issues a full
+ * Sleeping and waking (Dekker's pattern, as for F's client rings): a
+ * side with nothing to do stores its *_sleeping flag, issues a full
  * fence, looks once more and only then waits; the other side publishes,
- * fences and signals only if the flag is set. user/lib/sring.c is the
- * code of both sides (<ful/sring.h>).
+ * fences and wakes it only if the flag is set. A sleeping server waits
+ * in RECV on its doorbell, and the client rings it with a CALL, which
+ * the server answers once it has taken the client's requests: on one
+ * core that is IPC's direct switch there and back, no extra wake-up. A
+ * sleeping client waits on its notification, which the server signals
+ * after publishing a reply. user/lib/sring.c is both sides' code
+ * (<ful/sring.h>).
  */
 #ifndef FULCRUM_SRING_H
 #define FULCRUM_SRING_H

@@ -180,7 +180,8 @@ static void ubench_run(const char *which)
 	} else if (!strcmp(which, "disk")) {
 		n = ub_disk_run();
 	} else if (!strcmp(which, "forms") || !strcmp(which, "postmark") ||
-		   !strcmp(which, "bonnie") || !strcmp(which, "forms_mttcg")) {
+		   !strcmp(which, "bonnie") || !strcmp(which, "forms_mttcg") ||
+		   !strcmp(which, "forms_b")) {
 		n = ub_storage_run(which);
 	} else if (!strcmp(which, "files")) {
 		n = ub_files_run(false);

@@ -13,6 +13,11 @@
  *                    each of the 15 forms: Figure 5; block_read_omf, the
  *                    same block through OMF (the file mapped, a copy
  *                    out of the window, no server on the path)
+ *   ubench=forms_b   (icount, boot argument fs_copy=0) block_read_b_form<N>:
+ *                    the same with F keeping no copy of recent blocks,
+ *                    so that every read goes client -> F -> B -> client
+ *                    as in paper 002 (block_read_form<N> is the read of
+ *                    a block F holds a copy of: B is not on its path)
  *   ubench=forms_mttcg (MTTCG) block_read_time_form<N>: the same read's
  *                    time, ns (median of 10 groups of 50 reads)
  *   ubench=postmark  (MTTCG) postmark_form<N>: user/postmark with the
@@ -78,7 +83,7 @@ static unsigned long st_read_sample(int fd, bool timed, unsigned long ovh)
 /** block_read_form<N> (icount, instructions) or, @timed,
  *  block_read_time_form<N> (MTTCG, ns: the median of ST_TIME_READS
  *  reads taken in ST_READS groups) for every form. */
-static unsigned st_forms(bool timed)
+static unsigned st_forms(bool timed, const char *prefix)
 {
 	static unsigned long s[ST_READS];
 	char name[40];
@@ -97,8 +102,7 @@ static unsigned st_forms(bool timed)
 			if (i >= 0)
 				s[i] = v;
 		}
-		snprintf(name, sizeof name, timed ? "block_read_time_form%u"
-						  : "block_read_form%u", n);
+		snprintf(name, sizeof name, "%s%u", prefix, n);
 		ful_bench_print(name, timed ? "ns" : "instructions", s, ST_READS);
 		lines++;
 	}
@@ -295,8 +299,15 @@ unsigned ub_storage_run(const char *which)
 	char spin[16];
 	if (ut_bootarg("fs_spin", spin, sizeof spin)) /* F polls: so do A's */
 		ful_fs_set_spin(256);
-	unsigned n = !strcmp(which, "forms")       ? st_forms(false) + st_omf_read()
-		     : !strcmp(which, "forms_mttcg") ? st_forms(true)
+	if (!strcmp(which, "forms_b") &&
+	    (!ut_bootarg("fs_copy", spin, sizeof spin) || strcmp(spin, "0"))) {
+		printf("ubench: forms_b: needs boot argument fs_copy=0\n");
+		return 0;
+	}
+	unsigned n = !strcmp(which, "forms")
+			     ? st_forms(false, "block_read_form") + st_omf_read()
+		     : !strcmp(which, "forms_b") ? st_forms(false, "block_read_b_form")
+		     : !strcmp(which, "forms_mttcg") ? st_forms(true, "block_read_time_form")
 		     : !strcmp(which, "postmark")  ? st_postmarks()
 						   : st_bonnies();
 	struct ful_msg m = {0};

@@ -47,8 +47,11 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 	atomic_store_explicit(&c->req_head, head + 1, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&c->server_sleeping)) {
+		/* ring the doorbell: back once the server took the request
+		 * (and, for a server that answers at once, with its reply) */
+		struct ful_msg m = {.info = FUL_MSG(0, 0)};
 		c->client_signals++;
-		ful_ntfn_signal(s->peer, 1);
+		ful_call(s->peer, &m, FUL_FOREVER);
 	}
 	sring_wait(s);
 	unsigned tail = atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
@@ -108,15 +111,28 @@ unsigned ful_sring_serve(struct ful_sring *s,
 	return n;
 }
 
-bool ful_sring_may_sleep(struct ful_sring *s)
+void ful_sring_sleep(struct ful_sring *s)
 {
 	struct ful_sring_ctl *c = s->ctl;
 	atomic_store(&c->server_sleeping, 1);
 	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load(&c->req_head) == atomic_load(&c->req_tail);
+	if (atomic_load(&c->req_head) == atomic_load(&c->req_tail)) {
+		/* a caller still waiting is answered by the same call */
+		struct ful_msg m = {.info = FUL_MSG(0, 0)};
+		long err = s->caller ? ful_reply_recv(s->mine, &m, FUL_FOREVER)
+				     : ful_recv(s->mine, &m, FUL_FOREVER);
+		s->caller = err >= 0;
+	}
+	atomic_store(&c->server_sleeping, 0);
 }
 
-void ful_sring_awake(struct ful_sring *s)
+void ful_sring_release(struct ful_sring *s)
 {
-	atomic_store(&s->ctl->server_sleeping, 0);
+	/* a server that does not poll goes to sleep next: its REPLY_RECV
+	 * answers the caller (one call instead of two) */
+	if (s->caller && s->spins) {
+		struct ful_msg m = {.info = FUL_MSG(0, 0)};
+		ful_reply(&m);
+		s->caller = false;
+	}
 }

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <fulcrum/cache.h>
 #include <fulcrum/load.h>
@@ -42,9 +43,10 @@ long root_obj_new(bool frame, unsigned long pages)
 /** F's ring page and the two notifications, in ch (0 or -FUL_E*). */
 static long cache_ring_make(void)
 {
-	long r = root_obj_new(true, 1), b = ful_slot_alloc(), f = ful_slot_alloc();
+	long r = root_obj_new(true, 1), b = root_obj_new(false, 0);
+	long f = ful_slot_alloc();
 	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
-	if (!err && (err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)b)) >= 0)
+	if (!err) /* b: B's doorbell, an endpoint; f: F's notification */
 		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
 	if (err < 0) {
 		printf("rootserver: no ring between F and B (%ld)\n", err);
@@ -109,7 +111,8 @@ long root_cache_start(unsigned long blocks)
 	if (!err) {
 		ch.ep = (unsigned)ep;
 		ch.win = (unsigned)win;
-		cache_ring_make(); /* without it F talks to B over IPC */
+		if (root_server_rings())
+			cache_ring_make(); /* without it F talks to B over IPC */
 		err = cache_spawn(blocks, dep, dwin, (unsigned)rep);
 	}
 	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)
@@ -128,6 +131,13 @@ long root_cache_start(unsigned long blocks)
 	else
 		ch.ring = 0; /* no ring thread: F must not use the ring */
 	return 0;
+}
+
+bool root_server_rings(void)
+{
+	char v[8] = "1";
+	root_bootarg("srv_rings", v, sizeof v);
+	return strcmp(v, "0") != 0;
 }
 
 bool root_cache_ring(unsigned *page, unsigned *bell, unsigned *fntfn)

@@ -39,8 +39,8 @@ static long disk_ring_make(void)
 	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
 	if (!err)
 		err = ful_frame_create(FUL_SLOT_POOL, (unsigned)r, 1);
-	if (err >= 0)
-		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)b);
+	if (err >= 0) /* b: D's doorbell, an endpoint; f: B's notification */
+		err = ful_ep_create(FUL_SLOT_POOL, (unsigned)b);
 	if (err >= 0)
 		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
 	if (err < 0) {
@@ -168,7 +168,7 @@ long root_disk_start(unsigned long cache_pages)
 		err = ful_dma_create(FUL_SLOT_POOL, (unsigned)win2, cache_pages);
 		dk.win2 = (unsigned)win2;
 		dk.win2_pages = cache_pages;
-		if (!err)
+		if (!err && root_server_rings())
 			disk_ring_make(); /* without it B talks to D over IPC */
 	}
 	if (!err)

@@ -62,6 +62,9 @@ long root_cache_start(unsigned long blocks);
 long root_obj_new(bool frame, unsigned long pages);
 /** B's endpoint (ALL) and its client window, if B runs. */
 bool root_cache_client(unsigned *ep, unsigned *win);
+/** Rings between the servers, unless boot argument srv_rings=0 (then F,
+ *  B and D talk over IPC: the comparison, and the old path tested). */
+bool root_server_rings(void);
 /** F's ring to B (<fulcrum/sring.h>): its page, B's doorbell, F's
  *  notification (all ALL); false if B serves no ring. */
 bool root_cache_ring(unsigned *page, unsigned *bell, unsigned *fntfn);

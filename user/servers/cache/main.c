@@ -354,20 +354,19 @@ static void b_ring_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		if (ful_sring_serve(&ring, b_ring_op))
+		unsigned n = ful_sring_serve(&ring, b_ring_op);
+		ful_sring_release(&ring); /* a doorbell's caller goes on */
+		if (n)
 			continue;
 		bool got = false;
 		for (unsigned i = 0; !got && i < ring.spins && !b_core_wanted(); i++)
 			got = ful_sring_serve(&ring, b_ring_op) != 0;
 		if (got)
 			continue;
-		if (ful_sring_may_sleep(&ring)) {
-			struct ful_sysinfo si;
-			ful_ntfn_wait(FUL_CACHE_SLOT_RING_BELL, NULL, FUL_FOREVER);
-			if (ful_sysinfo(&si) == 0)
-				ring_cpu = si.cpu; /* B may have been moved */
-		}
-		ful_sring_awake(&ring);
+		ful_sring_sleep(&ring);
+		struct ful_sysinfo si;
+		if (ful_sysinfo(&si) == 0)
+			ring_cpu = si.cpu; /* B may have been moved */
 	}
 }
 
@@ -399,7 +398,7 @@ static long b_ring_start(unsigned spins)
 int main(void)
 {
 	ful_slot_init(FUL_CACHE_SLOT_DRING_PEER + 1); /* the fixed slots */
-	if ((ful_cap_info(FUL_CACHE_SLOT_DRING_PEER) & 0xff) == FUL_CAP_NTFN)
+	if ((ful_cap_info(FUL_CACHE_SLOT_DRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
 		dring = (struct ful_sring){
 			.ctl = (struct ful_sring_ctl *)FUL_CACHE_DRING_VA,
 			.mine = FUL_CACHE_SLOT_DRING_MINE,

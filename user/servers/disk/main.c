@@ -348,7 +348,9 @@ static void d_ring_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		if (d_ring_pass())
+		unsigned n = d_ring_pass();
+		ful_sring_release(&d.ring); /* the doorbell's caller goes on */
+		if (n)
 			continue;
 		bool got = false;
 		for (unsigned i = 0; !got && i < d.ring.spins &&
@@ -357,13 +359,10 @@ static void d_ring_main(void *arg)
 			got = d_ring_pass() != 0;
 		if (got)
 			continue;
-		if (ful_sring_may_sleep(&d.ring)) {
-			struct ful_sysinfo si;
-			ful_ntfn_wait(FUL_DISK_SLOT_RING_BELL, NULL, FUL_FOREVER);
-			if (ful_sysinfo(&si) == 0)
-				d.ring_cpu = si.cpu; /* D may have been moved */
-		}
-		ful_sring_awake(&d.ring);
+		ful_sring_sleep(&d.ring);
+		struct ful_sysinfo si;
+		if (ful_sysinfo(&si) == 0)
+			d.ring_cpu = si.cpu; /* D may have been moved */
 	}
 }
 

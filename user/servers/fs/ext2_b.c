@@ -65,7 +65,7 @@ static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 int ext2_b_read(void *ctx, uint32_t blk, void *buf)
 {
 	const struct ext2_b *b = ctx;
-	struct ext2_bcache *c = b->cache;
+	struct ext2_bcache *c = b->cache && !b->cache->off ? b->cache : NULL;
 	int i = c && blk ? bc_find(c, blk) : -1;
 	if (i >= 0) {
 		c->used[i] = ++c->clock;
@@ -89,7 +89,7 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 	const struct ext2_b *b = ctx;
 	memcpy(b->win, buf, EXT2_BLOCK);
 	int err = ext2_b_call(b, FUL_CACHE_OP_WRITE, blk);
-	if (b->cache && blk) {
+	if (b->cache && !b->cache->off && blk) {
 		int i = bc_find(b->cache, blk);
 		if (!err)
 			bc_put(b->cache, blk, buf);

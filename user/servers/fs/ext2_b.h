@@ -22,6 +22,7 @@ struct ext2_bcache {
 	/* blocks never to copy (NULL: none): a client writes them in B's
 	 * line itself (F's OMF mappings), so a copy here would go stale */
 	bool (*skip)(uint32_t blk);
+	bool off; /* keep no copies (boot argument fs_copy=0 of F) */
 	uint8_t data[EXT2_BCACHE_BLOCKS][EXT2_BLOCK];
 };
 

@@ -59,8 +59,9 @@ int main(void)
 	ful_slot_init(FUL_FSR_F_SLOT_WIN + FUL_FSR_MAX);
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
 			   FUL_R_READ | FUL_R_WRITE);
+	f_bcache.off = (ful_arg1 & FUL_FS_ARG1_NO_COPY) != 0;
 	/* the ring to B: the rootserver mapped its page if it gave one */
-	if ((ful_cap_info(FUL_FS_SLOT_BRING_PEER) & 0xff) == FUL_CAP_NTFN)
+	if ((ful_cap_info(FUL_FS_SLOT_BRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
 		f_bring = (struct ful_sring){
 			.ctl = (struct ful_sring_ctl *)FUL_FS_BRING_VA,
 			.mine = FUL_FS_SLOT_BRING_MINE,

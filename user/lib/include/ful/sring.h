@@ -12,10 +12,13 @@
 
 struct ful_sring {
 	struct ful_sring_ctl *ctl; /* the shared page */
-	unsigned mine;             /* my notification (READ): I wait on it */
-	unsigned peer;             /* the other side's (WRITE) */
+	unsigned mine;             /* client: its notification (READ);
+				    * server: its doorbell endpoint (READ) */
+	unsigned peer;             /* client: the doorbell (WRITE); server:
+				    * the client's notification (WRITE) */
 	unsigned spins;            /* passes polled before sleeping */
 	unsigned taken;            /* server: requests taken, not answered */
+	bool caller;               /* server: a doorbell CALL to answer */
 };
 
 /** Client: request @op with @a, wait for its reply into @r (polling up
@@ -37,9 +40,12 @@ bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q);
  *  sleeps. The caller serializes its replies (one lock). */
 void ful_sring_reply(struct ful_sring *s, unsigned id, const long r[4]);
 
-/** Server, nothing to do: say "sleeping" and look once more. True if
- *  it may wait on its notification now; ful_sring_awake() after. */
-bool ful_sring_may_sleep(struct ful_sring *s);
-void ful_sring_awake(struct ful_sring *s);
+/** Server, nothing to do: say "sleeping", look once more, and unless a
+ *  request came meanwhile wait for the doorbell. */
+void ful_sring_sleep(struct ful_sring *s);
+/** Server, the requests taken: let a client that rang the doorbell go
+ *  on (nothing if none did; a server that does not poll answers it as
+ *  it goes to sleep, in ful_sring_sleep). */
+void ful_sring_release(struct ful_sring *s);
 
 #endif
