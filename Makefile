@@ -215,7 +215,9 @@ EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
 	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2 \
 	fsbadsuper2:2:utest=fsbad_,disk,cache=64,fs,fsbad=super \
 	fsbadinode2:2:utest=fsbad_,disk,cache=64,fs,fsbad=inode \
-	fskill2:2:utest=fskill_,disk,cache=64,fs,crash=1
+	fskill2:2:utest=fskill_,disk,cache=64,fs,crash=1 \
+	fskillb2:2:utest=fskillb_,disk,cache=64,fs,crash=1 \
+	fskilld2:2:utest=fskilld_,disk,cache=64,fs,crash=1
 TEST_TIMEOUT ?= 300
 # make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
 # 35 s and more, beyond the timer's 32-bit range), not part of make test.

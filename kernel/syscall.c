@@ -365,6 +365,7 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[51] = sys_nosys,
 	[FUL_SYS_PWIN_CREATE] = sys_pwin_create,
 	[FUL_SYS_PWIN_SET] = sys_pwin_set,
+	[FUL_SYS_TASK_KILL] = sys_task_kill,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -454,3 +454,26 @@ int64_t sys_pwin_set(struct thread *t, struct arch_uregs *u)
 	cap_release(&w);
 	return err;
 }
+
+/** TASK_KILL(vs): kill each live thread of the task (ADMIN on it), not
+ *  the caller's own task. A slot reused meanwhile fails its kill (the
+ *  tid carries a generation), so only the task's threads die. */
+int64_t sys_task_kill(struct thread *t, struct arch_uregs *u)
+{
+	struct cap vs;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_VSPACE, FUL_R_ADMIN, &vs);
+	if (err)
+		return err;
+	int64_t n = 0;
+	if (vs.obj == t->vs)
+		n = -FUL_EINVAL;
+	for (unsigned i = 0; n >= 0 && i < MAX_THREADS; i++) {
+		tid_t tid = atomic_load_explicit(&threads[i].tid,
+						 memory_order_acquire);
+		struct thread *k = thread_lookup(tid);
+		if (k && k->vs == vs.obj && thread_kill(tid) == 0)
+			n++;
+	}
+	cap_release(&vs);
+	return n;
+}

@@ -37,8 +37,10 @@
 /* mr0 N: F, B and D to the cores of paper 002's form N (Table I). Both
  * PLACE and FORM are also open to system programs (the benchmarks). */
 #define FUL_ROOT_REQ_FORM 6
-/* Kill F's server thread, as a crash would (the tests of a server dying
- * while clients wait: they get EIO). MR0 0 or -FUL_E*. */
+/* Kill a server as a crash would (the tests of a server dying while
+ * clients wait: they get EIO): mr0 0 or 'F' F's server thread; 'B' or
+ * 'D' every thread of B or D (TASK_KILL), and its client's ring to it
+ * marked dead. Needs boot argument crash=1. MR0 0 or -FUL_E*. */
 #define FUL_ROOT_REQ_FS_KILL 7
 
 #endif

@@ -40,7 +40,10 @@ struct ful_sring_ctl {
 	_Atomic unsigned int req_head, req_tail; /* client, server */
 	_Atomic unsigned int rep_head, rep_tail; /* server, client */
 	_Atomic unsigned int server_sleeping, client_sleeping;
-	unsigned int pad[10];
+	/* the server is gone (the rootserver killed its task, as a crash
+	 * would, and then set this and woke the client): requests fail */
+	_Atomic unsigned int server_dead;
+	unsigned int pad[9];
 	struct ful_sring_req req[FUL_SRING_SLOTS];
 	struct ful_sring_rep rep[FUL_SRING_SLOTS];
 	unsigned long client_signals, server_signals; /* each by its side */

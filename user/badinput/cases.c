@@ -336,6 +336,11 @@ const struct bi_case bi_cases[] = {
 	/* MAP of a page window */
 	C(MAP, ESTATE, "a page window another task maps", V_VS, B_PWIN_MAPPED, V_VA_FREE, V_PWIN_RIGHTS, A, A, A),
 	C(MAP, EINVAL, "a page window executable", V_SPARE, V_PWIN, V_VA_FREE, B_PWIN_EXEC, A, A, A),
+	/* 54 TASK_KILL(vs): only failing rows (F_SPARE has no threads, but
+	 * a valid call on it is a no-op that returns 0) */
+	CAP4_0(TASK_KILL, "vs", B_NOT_VS, B_VS_NO_ADMIN, A, A, A, A, A, A),
+	C(TASK_KILL, EINVAL, "the caller's own task", V_VS, A, A, A, A, A, A),
+	C(TASK_KILL, ZERO, "a task without threads", V_SPARE, A, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

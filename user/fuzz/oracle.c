@@ -33,7 +33,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
-    "pwin_create",   "pwin_set",      "(invalid)",
+    "pwin_create",   "pwin_set",      "task_kill",   "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)
@@ -60,6 +60,8 @@ static bool fz_documented(unsigned long nr, const unsigned long a[7], long got,
 		return got > 0;
 	case FUL_SYS_MIGRATE:
 		return (unsigned long)got <= a[2];
+	case FUL_SYS_TASK_KILL: /* the number of threads it killed */
+		return got >= 0;
 	default:
 		return got == 0;
 	}

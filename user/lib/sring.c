@@ -18,26 +18,37 @@ static bool sring_replied(struct ful_sring_ctl *c)
 	       atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
 }
 
-/** Wait for a reply: poll, then sleep on my notification. */
-static void sring_wait(struct ful_sring *s)
+static bool sring_dead(struct ful_sring_ctl *c)
+{
+	return atomic_load_explicit(&c->server_dead, memory_order_acquire);
+}
+
+/** Wait for a reply: poll, then sleep on my notification; false if the
+ *  server is gone. */
+static bool sring_wait(struct ful_sring *s)
 {
 	struct ful_sring_ctl *c = s->ctl;
 	for (unsigned i = 1; i <= s->spins && !sring_replied(c); i++)
 		if (i % SRING_POLL_YIELD == 0)
 			ful_yield();
 	while (!sring_replied(c)) {
+		if (sring_dead(c))
+			return false;
 		atomic_store(&c->client_sleeping, 1);
 		atomic_thread_fence(memory_order_seq_cst);
-		if (!sring_replied(c))
+		if (!sring_replied(c) && !sring_dead(c))
 			ful_ntfn_wait(s->mine, NULL, FUL_FOREVER);
 		atomic_store(&c->client_sleeping, 0);
 	}
+	return true;
 }
 
 int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		   long r[4])
 {
 	struct ful_sring_ctl *c = s->ctl;
+	if (sring_dead(c))
+		return FUL_SRING_DEAD;
 	unsigned head = atomic_load_explicit(&c->req_head, memory_order_relaxed);
 	struct ful_sring_req *q = &c->req[head % FUL_SRING_SLOTS];
 	q->op = op;
@@ -51,9 +62,10 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		 * (and, for a server that answers at once, with its reply) */
 		struct ful_msg m = {.info = FUL_MSG(0, 0)};
 		c->client_signals++;
-		ful_call(s->peer, &m, FUL_FOREVER);
+		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see below */
 	}
-	sring_wait(s);
+	if (!sring_wait(s))
+		return FUL_SRING_DEAD;
 	unsigned tail = atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
 	const struct ful_sring_rep *p = &c->rep[tail % FUL_SRING_SLOTS];
 	for (unsigned i = 0; i < 4; i++)

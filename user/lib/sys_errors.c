@@ -65,6 +65,7 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[51] = E(NOSYS),
 	[FUL_SYS_PWIN_CREATE] = CAPS | MSG | E(NOMEM),
 	[FUL_SYS_PWIN_SET] = CAPS | E(RANGE) | E(INVAL) | E(NOMEM),
+	[FUL_SYS_TASK_KILL] = CAPS | E(INVAL),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

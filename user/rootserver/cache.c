@@ -6,11 +6,13 @@
  * a client window, which the rootserver hands to a system program
  * (sysprog.c) with a badge-1 capability to B.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/cache.h>
+#include <fulcrum/sring.h>
 #include <fulcrum/load.h>
 #include <ful/spawn.h>
 
@@ -151,4 +153,32 @@ bool root_cache_client(unsigned *ep, unsigned *win)
 	*ep = ch.ep;
 	*win = ch.win;
 	return ch.ep != 0;
+}
+
+/* Where the rootserver maps a server ring's page to mark it dead. */
+#define ROOT_RING_VA 0x6e000000UL
+
+long root_ring_dead(unsigned page, unsigned ntfn)
+{
+	long err = ful_map(FUL_SLOT_SELF_VS, page, ROOT_RING_VA,
+			   FUL_R_READ | FUL_R_WRITE);
+	if (err < 0)
+		return err;
+	struct ful_sring_ctl *c = (struct ful_sring_ctl *)ROOT_RING_VA;
+	atomic_store_explicit(&c->server_dead, 1, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	ful_ntfn_signal(ntfn, 1); /* its bits persist: no wake-up is lost */
+	ful_unmap(FUL_SLOT_SELF_VS, ROOT_RING_VA);
+	return 0;
+}
+
+long root_cache_kill(void)
+{
+	if (!ch.ep)
+		return -FUL_ESTATE;
+	long n = ful_task_kill(ch.task.vs);
+	if (n < 0)
+		return n;
+	printf("rootserver: B killed (%ld threads)\n", n);
+	return ch.ring ? root_ring_dead(ch.ring, ch.fntfn) : 0;
 }

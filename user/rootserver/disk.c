@@ -211,3 +211,14 @@ bool root_disk_cache_window(unsigned *ep, unsigned *win)
 	*win = dk.win2;
 	return dk.ep != 0 && dk.win2 != 0;
 }
+
+long root_disk_kill(void)
+{
+	if (!dk.ep)
+		return -FUL_ESTATE;
+	long n = ful_task_kill(dk.task.vs);
+	if (n < 0)
+		return n;
+	printf("rootserver: D killed (%ld threads)\n", n);
+	return dk.ring ? root_ring_dead(dk.ring, dk.bntfn) : 0;
+}

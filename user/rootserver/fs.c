@@ -172,3 +172,11 @@ long root_fs_kill(void)
 	       "EIO from now on\n");
 	return err;
 }
+
+long root_server_kill(char which)
+{
+	return which == 'B'		     ? root_cache_kill()
+	       : which == 'D'		     ? root_disk_kill()
+	       : which == 'F' || which == 0 ? root_fs_kill()
+					    : -FUL_EINVAL;
+}

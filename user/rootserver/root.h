@@ -99,6 +99,16 @@ long root_fs_ring_free(const struct ful_msg *m);
  *  its ring thread closes the rings, a tombstone thread answers EIO on
  *  F's endpoint. 0 or -FUL_E*. */
 long root_fs_kill(void);
+/** FUL_ROOT_REQ_FS_KILL: F's server thread (@which 0 or 'F'), or every
+ *  thread of B or D ('B', 'D') with the ring of its client marked dead
+ *  and the client woken. 0 or -FUL_E*. */
+long root_server_kill(char which);
+/** Kill B's, D's threads (cache.c, disk.c); 0 or -FUL_E*. */
+long root_cache_kill(void);
+long root_disk_kill(void);
+/** Mark the server ring in frame @page dead and wake its client's
+ *  notification @ntfn (cache.c). 0 or -FUL_E*. */
+long root_ring_dead(unsigned page, unsigned ntfn);
 /** Flush F's and B's state to the disk, if they run (fs.c). */
 void root_storage_sync(void);
 /** Power the machine off, the disk synced first: every shut-down path. */

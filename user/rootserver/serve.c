@@ -58,7 +58,7 @@ static void root_request(const struct ful_msg *m, struct ful_msg *r)
 		r->mr[0] = (unsigned long)root_place((char)m->mr[0],
 						     (unsigned)m->mr[1]);
 	else if (label == FUL_ROOT_REQ_FS_KILL && prog)
-		r->mr[0] = (unsigned long)root_fs_kill();
+		r->mr[0] = (unsigned long)root_server_kill((char)m->mr[0]);
 	else if (label == FUL_ROOT_REQ_FORM && prog)
 		r->mr[0] = (unsigned long)root_place_form(m->mr[0]);
 	else if (m->badge == FUL_ROOT_BADGE_SHELL)

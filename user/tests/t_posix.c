@@ -338,3 +338,61 @@ UTEST(fskill_clients_then_server, 1)
 	UT_CHECK_EQ(stat("/", &st), -1);
 	UT_CHECK_EQ(errno, EIO);
 }
+
+/** Ask the rootserver to kill server @which ('B', 'D') as a crash would. */
+static long fskill_server(char which)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_ROOT_REQ_FS_KILL, 0),
+			    .mr = {(unsigned long)which}};
+	long err = ful_call(FUL_SYSPROG_SLOT_DONE, &m, UT_TIMEOUT_US);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+/* B killed (suite fskillb2, crash=1): F's requests to B fail on its ring
+ * (the rootserver marks it dead and wakes F), so a read of blocks F does
+ * not hold itself and any write get EIO, not a hang. */
+UTEST(fskillb_cache_server, 1)
+{
+	char flag[8];
+	if (!ut_bootarg("crash", flag, sizeof flag) || !posix_have_fs())
+		UT_SKIP("boot arguments crash=1 and disk,cache=N,fs");
+	static char buf[4096];
+	int fd = open("/kb", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	UT_CHECK(fd >= 0);
+	for (unsigned i = 0; i < 50; i++) /* more than F's own 32-block copy */
+		UT_CHECK_EQ(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+	UT_CHECK_EQ(fsync(fd), 0);
+	UT_CHECK_EQ(fskill_server('B'), 0);
+	ssize_t r = 0;
+	for (unsigned i = 0; i < 50 && r >= 0; i++)
+		r = pread(fd, buf, sizeof buf, (off_t)i * sizeof buf);
+	UT_CHECK_EQ(r, -1);
+	UT_CHECK_EQ(errno, EIO);
+	UT_CHECK_EQ(pwrite(fd, buf, sizeof buf, 0), -1);
+	UT_CHECK_EQ(errno, EIO);
+	close(fd);
+}
+
+/* D killed (suite fskilld2, crash=1): B's requests to D fail on its ring,
+ * so an fsync gets EIO, while what B holds is still served. */
+UTEST(fskilld_disk_server, 1)
+{
+	char flag[8];
+	if (!ut_bootarg("crash", flag, sizeof flag) || !posix_have_fs())
+		UT_SKIP("boot arguments crash=1 and disk,cache=N,fs");
+	static char buf[4096], back[4096];
+	for (unsigned i = 0; i < sizeof buf; i++)
+		buf[i] = (char)(i * 7 + 1);
+	int fd = open("/kd", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	UT_CHECK(fd >= 0);
+	UT_CHECK_EQ(write(fd, back, sizeof back), (ssize_t)sizeof back);
+	UT_CHECK_EQ(fsync(fd), 0);
+	UT_CHECK_EQ(fskill_server('D'), 0);
+	/* the block is in B's cache: the write needs no disk */
+	UT_CHECK_EQ(pwrite(fd, buf, sizeof buf, 0), (ssize_t)sizeof buf);
+	UT_CHECK_EQ(fsync(fd), -1); /* B's write-back to D */
+	UT_CHECK_EQ(errno, EIO);
+	UT_CHECK_EQ(pread(fd, back, sizeof back, 0), (ssize_t)sizeof back);
+	UT_CHECK(!memcmp(buf, back, sizeof buf));
+	close(fd);
+}

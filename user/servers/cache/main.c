@@ -77,7 +77,8 @@ static long b_disk(unsigned op, unsigned long blk, int i)
 	if (dring.ctl) {
 		const unsigned long a[4] = {blk, 1, (unsigned long)i, 0};
 		long r[4];
-		return ful_sring_call(&dring, op, a, r) < 0 ? -FUL_ESTATE : r[0];
+		int e = ful_sring_call(&dring, op, a, r);
+		return e == FUL_SRING_DEAD ? -FUL_EDEAD : e < 0 ? -FUL_ESTATE : r[0];
 	}
 	struct ful_msg m = {.info = FUL_MSG(op, 0),
 			    .mr = {blk, 1, (unsigned long)i}};

@@ -14,8 +14,9 @@ long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 	if (b->ring && b->ring->ctl) {
 		const unsigned long a[4] = {blk, 1, 0, 0};
 		long rr[4];
-		if (ful_sring_call(b->ring, op, a, rr) < 0)
-			return -FUL_ESTATE; /* a broken ring */
+		int e = ful_sring_call(b->ring, op, a, rr);
+		if (e < 0) /* B is gone, or broke the ring */
+			return e == FUL_SRING_DEAD ? -FUL_EDEAD : -FUL_ESTATE;
 		for (unsigned i = 0; i < 4; i++)
 			r[i] = (unsigned long)rr[i];
 		return rr[0];

@@ -346,6 +346,12 @@ static inline long ful_pwin_set(unsigned pwin, unsigned long i,
 		.x0;
 }
 
+/** Kill every thread of task @vs (ADMIN): how many, or -FUL_E*. */
+static inline long ful_task_kill(unsigned vs)
+{
+	return FUL__SC(FUL_SYS_TASK_KILL, vs, 0, 0, 0, 0, 0, 0).x0;
+}
+
 /* ---- balancer events (<fulcrum/syscall.h>: LBE_BIND, LBE_ARM) ---- */
 
 /** Bind @ntfn to the balancer events @events (FUL_LBE_*, all armed;
