@@ -212,7 +212,7 @@ static void work_mark(struct sim *s, struct sthread *t)
 	}
 }
 
-static void cpu_arm(struct sim *s, unsigned c);
+static void cpu_arm_as(struct sim *s, unsigned c, bool pending);
 
 /** The number of busy cores moves by @dir: every running thread's end is
  *  due at another time (icount only). */
@@ -226,7 +226,7 @@ static void work_busy(struct sim *s, int dir)
 	s->nbusy += (unsigned)dir;
 	for (unsigned c = 0; c < s->ncpus; c++)
 		if (s->cpu[c].cur >= 0)
-			cpu_arm(s, c);
+			cpu_arm_as(s, c, true);
 }
 
 /* ---- the balancer -------------------------------------------------------- */
@@ -273,8 +273,10 @@ static void balance(struct sim *s, enum lb_trigger trigger)
 
 /** (Re)arm core @c's event: the end of its running thread's burst, or
  *  its slice running out if another thread is ready (refilled slices:
- *  a tick with nobody else ready only refills). */
-static void cpu_arm(struct sim *s, unsigned c)
+ *  a tick with nobody else ready only refills). With @pending, the
+ *  event is re-armed from elsewhere (work_busy): a slice that runs out
+ *  right now is still to be handled, not refilled. */
+static void cpu_arm_as(struct sim *s, unsigned c, bool pending)
 {
 	struct score *k = &s->cpu[c];
 	k->gen++;
@@ -289,11 +291,16 @@ static void cpu_arm(struct sim *s, unsigned c)
 	}
 	if (k->nready) {
 		unsigned long len = t->d->slice_ms * SIM_MS;
-		if (k->slice_end <= s->now)
+		if (k->slice_end < s->now + !pending)
 			k->slice_end += ((s->now - k->slice_end) / len + 1) * len;
 		end = k->slice_end < end ? k->slice_end : end;
 	}
 	ev_push(s, end, EV_CORE, c, k->gen);
+}
+
+static void cpu_arm(struct sim *s, unsigned c)
+{
+	cpu_arm_as(s, c, false);
 }
 
 /** Switch core @c's running thread out (to @state), books first. */
