@@ -77,7 +77,10 @@ struct lb_loads {
 	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL;
 					    * meaningful only if has_nrun */
 	unsigned long weight[FUL_LOAD_CPUS]; /* sum of the runnable's weights
-					      * (if has_weight) */
+					      * (if has_weight); with
+					      * LB_NEED_COUNT the runnable
+					      * counts (the figure count
+					      * balances), has_weight false */
 };
 
 /* The rest of a core record (only with LB_NEED_ALL). */

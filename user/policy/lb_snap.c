@@ -371,7 +371,8 @@ read_fast(const struct ful_load_cpu *r, unsigned c, ful_cpus_t mask,
 	v->load[c] = load;
 	v->nrun[c] = nrun;
 	if (!by_nrun)
-		v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
+		m = FUL_LOAD_RLX(&r[c].weight);
+	v->weight[c] = m; /* by_nrun: the count, as the balanced figure */
 	if (!ful_cpus_has(mask, c))
 		return;
 	f->sum += load;
