@@ -51,6 +51,60 @@ static void fill(unsigned cpu, unsigned n, unsigned slice, unsigned *tid)
 		lb_fake_add(&area, (*tid)++, cpu, slice, FUL_TS_READY);
 }
 
+/* ---- the load scan above 8 cores ---------------------------------- */
+
+/*
+ * Above 8 cores the snapshot reads the loads with the unrolled scan of
+ * two runs around the rootserver's core (lb_snap.c). Against a plain
+ * ascending reference over the eligible mask, on every core count from
+ * 9 to 64, the rootserver's core first, inside, last or included, loads
+ * with many ties (ties go to the lowest id): the same least and most
+ * loaded cores, the same total (a placement's through lb_dsum), every
+ * load recorded.
+ */
+HTEST(scan_many_cores_matches_reference)
+{
+	static struct lb_decision d;
+	unsigned long seed = 12345;
+	for (unsigned n = 9; n <= FUL_LOAD_CPUS && n <= 64; n++)
+		for (unsigned r = 0; r < 4; r++)
+			for (unsigned rep = 0; rep < 6; rep++) {
+				unsigned root = r == 0 ? 0 : r == 1 ? n / 2 : n - 1;
+				bool incl = r == 3;
+				lb_fake_init(&area, n);
+				for (unsigned c = 0; c < n; c++) {
+					seed = seed * 6364136223846793005UL + 1;
+					area.cpu[c].load = rep == 5 ? 7 : (seed >> 33) % (rep + 2) * 10;
+				}
+				lb_snap_init(&snap, &area, root);
+				unsigned mn = LB_NO_CPU, mx = LB_NO_CPU;
+				unsigned long sum = 0;
+				for (unsigned c = 0; c < n; c++) {
+					if (c == root && !incl)
+						continue;
+					unsigned long l = area.cpu[c].load;
+					sum += l;
+					if (mn == LB_NO_CPU || l < area.cpu[mn].load)
+						mn = c;
+					if (mx == LB_NO_CPU || l > area.cpu[mx].load)
+						mx = c;
+				}
+				for (unsigned want_max = 0; want_max < 2; want_max++) {
+					memset(&d, 0, sizeof(d));
+					lb_snap_refresh(&snap, 0, want_max ? LB_NEED_MAX : 0,
+							LB_SNAP_TUNABLES(incl, 20), &d.v);
+					d.conf = snap.conf;
+					d.sum = snap.sum;
+					CHECK_EQ(snap.min, mn);
+					CHECK_EQ(snap.max, want_max ? mx : LB_NO_CPU);
+					CHECK_EQ(lb_dsum(&d), sum);
+					CHECK_EQ(want_max ? snap.sum : LB_SUM_LAZY, snap.sum);
+					for (unsigned c = 0; c < n; c++)
+						CHECK_EQ(d.v.load[c], area.cpu[c].load);
+				}
+			}
+}
+
 /* ---- paper 000, Table I -------------------------------------------- */
 
 HTEST(table1_step_by_step)

@@ -114,6 +114,46 @@ def test_bad_fields():
     return None
 
 
+def test_bad_replay_fields():
+    """The keys that replay an emulator scenario: root_cpu and a
+    thread's cpu within the cores, demand_us ascending times."""
+    for text, needle in (
+            ('{"cores": 4, "root_cpu": 4, "threads": [' + GOOD_THREAD + ']}',
+             "{path}:1: root_cpu: 4 is out of range 0..3"),
+            ('{"cores": 4, "threads": [\n {"cpu": -1, "phases": '
+             '[{"run": 5}]}]}',
+             "{path}:2: threads[0].cpu: -1 is out of range 0..3"),
+            ('{"cores": 4, "demand_us": [10,\n 10], "threads": [' +
+             GOOD_THREAD + ']}',
+             "{path}:2: demand_us[1]: times must ascend"),
+            ('{"cores": 4, "demand_us": 10, "threads": [' +
+             GOOD_THREAD + ']}',
+             "{path}:1: demand_us: expected an array")):
+        why = expect_bad(text, needle)
+        if why:
+            return why
+    return None
+
+
+def test_icount_shares_the_clock():
+    """--icount: busy cores share one clock, so CPU-bound work that keeps
+    at least one core busy ends at its total (3 x 100 ms on 2 or 3
+    cores: 300 ms), while without it the cores run side by side."""
+    for placement, plain in (([0, 1, 2], 100.0), ([0, 0, 1], 200.0)):
+        th = ",".join('{"cpu": %d, "phases": [{"run": 100000}]}' % c
+                      for c in placement)
+        text = '{"cores": 3, "threads": [%s]}' % th
+        for extra, want in ((["--icount"], 300.0), ([], plain)):
+            _, rc, out, err = run_text(text, "--policy", "mginkgo",
+                                       "--triggers", "none", *extra)
+            if rc:
+                return f"exit {rc}: {err.strip()}"
+            got = json.loads(out)["makespan_ms"]
+            if abs(got - want) > 0.01 * want:
+                return f"{placement} {extra}: makespan {got} ms, expected {want}"
+    return None
+
+
 def test_bad_command_line():
     """--cores and --tasks beyond the limits, an unknown policy: exit 2
     naming the option."""
@@ -226,6 +266,8 @@ TESTS = [
     ("too_many_cores", test_too_many_cores),
     ("too_many_threads", test_too_many_threads),
     ("bad_fields", test_bad_fields),
+    ("bad_replay_fields", test_bad_replay_fields),
+    ("icount_shares_the_clock", test_icount_shares_the_clock),
     ("bad_command_line", test_bad_command_line),
     ("mixed_every_policy", test_mixed_every_policy),
     ("generated_256_deterministic", test_generated_256_deterministic),

@@ -42,14 +42,23 @@ struct sim_tdesc {
 	unsigned long start;   /* release time, ns */
 	unsigned loops;        /* times the phases run, >= 1 */
 	bool server;           /* serves calls: blocked until one comes */
+	int cpu;               /* released straight onto this core, without
+				* a placement decision (as paper 000's
+				* matmul tasks are); -1: placed by the policy */
 	unsigned nph;
 	struct sim_phase ph[SIM_MAX_PHASES];
 };
+
+#define SIM_MAX_DEMAND 64                 /* demand rounds per workload */
 
 struct sim_workload {
 	unsigned ncpus;
 	unsigned nthreads;
 	struct sim_tdesc *t;   /* nthreads of them */
+	int root_cpu;          /* the rootserver's core, left out of the
+				* eligible cores as on Fulcrum; -1: none */
+	unsigned ndemand;      /* rebalances asked for (trigger "demand")... */
+	unsigned long demand[SIM_MAX_DEMAND]; /* ...at these times, ns */
 };
 
 /* What a run is configured with besides the workload. */
@@ -62,6 +71,8 @@ struct sim_conf {
 	bool trig_timer, trig_idle, trig_wake;
 	unsigned long sample;      /* ns per utilization sample, 0: none */
 	bool keep_log;             /* keep every decision as JSON */
+	bool icount;               /* QEMU's -icount clock: k busy cores
+				    * each run at 1 / k of it (sim_core.c) */
 	unsigned long max_time;    /* give up after this much simulated time */
 };
 

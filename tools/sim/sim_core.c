@@ -173,6 +173,62 @@ static unsigned long insn_ns(const struct sim *s, unsigned long insn)
 	return ns < 1 ? 1 : (unsigned long)(ns + 0.5);
 }
 
+/* ---- QEMU's -icount clock ----------------------------------------------- */
+
+/*
+ * With c->icount the simulated clock is the one QEMU keeps under
+ * `-icount shift=0`: one virtual clock that every busy vCPU advances by
+ * its instructions, the vCPUs taking turns on one host thread. With k
+ * cores running, each then runs one instruction per k ns of that clock,
+ * while ticks, slices and the balancer's period stay in clock time. A
+ * thread's progress is measured on the work clock s->wclk (ns of CPU at
+ * full speed): it advances by dt / k over a stretch dt with k cores
+ * running. Without c->icount every core runs at full speed (wclk = time).
+ */
+
+/** Bring the work clock up to s->now (at the current number of busy cores). */
+static void work_sync(struct sim *s)
+{
+	if (s->nbusy)
+		s->wclk += (double)(s->now - s->wlast) / s->nbusy;
+	s->wlast = s->now;
+}
+
+/** CPU time @t has run since its last mark (ns at full speed). */
+static unsigned long work_ran(struct sim *s, const struct sthread *t)
+{
+	if (!s->c->icount)
+		return s->now - t->run_from;
+	work_sync(s);
+	return (unsigned long)(s->wclk - t->wfrom + 0.5);
+}
+
+/** Progress of @t counts from now on. */
+static void work_mark(struct sim *s, struct sthread *t)
+{
+	if (s->c->icount) {
+		work_sync(s);
+		t->wfrom = s->wclk;
+	}
+}
+
+static void cpu_arm_as(struct sim *s, unsigned c, bool pending);
+
+/** The number of busy cores moves by @dir: every running thread's end is
+ *  due at another time (icount only). */
+static void work_busy(struct sim *s, int dir)
+{
+	if (!s->c->icount) {
+		s->nbusy += (unsigned)dir;
+		return;
+	}
+	work_sync(s);
+	s->nbusy += (unsigned)dir;
+	for (unsigned c = 0; c < s->ncpus; c++)
+		if (s->cpu[c].cur >= 0)
+			cpu_arm_as(s, c, true);
+}
+
 /* ---- the balancer -------------------------------------------------------- */
 
 static void log_decision(struct sim *s, const struct lb_decision *d)
@@ -217,8 +273,10 @@ static void balance(struct sim *s, enum lb_trigger trigger)
 
 /** (Re)arm core @c's event: the end of its running thread's burst, or
  *  its slice running out if another thread is ready (refilled slices:
- *  a tick with nobody else ready only refills). */
-static void cpu_arm(struct sim *s, unsigned c)
+ *  a tick with nobody else ready only refills). With @pending, the
+ *  event is re-armed from elsewhere (work_busy): a slice that runs out
+ *  right now is still to be handled, not refilled. */
+static void cpu_arm_as(struct sim *s, unsigned c, bool pending)
 {
 	struct score *k = &s->cpu[c];
 	k->gen++;
@@ -226,13 +284,23 @@ static void cpu_arm(struct sim *s, unsigned c)
 		return;
 	struct sthread *t = &s->t[k->cur];
 	unsigned long end = t->run_from + t->left;
+	if (s->c->icount) { /* what is left, at 1 / nbusy of the clock */
+		unsigned long ran = work_ran(s, t);
+		double rest = ran < t->left ? (double)(t->left - ran) : 0;
+		end = s->now + (unsigned long)(rest * s->nbusy + 0.999);
+	}
 	if (k->nready) {
 		unsigned long len = t->d->slice_ms * SIM_MS;
-		if (k->slice_end <= s->now)
+		if (k->slice_end < s->now + !pending)
 			k->slice_end += ((s->now - k->slice_end) / len + 1) * len;
 		end = k->slice_end < end ? k->slice_end : end;
 	}
 	ev_push(s, end, EV_CORE, c, k->gen);
+}
+
+static void cpu_arm(struct sim *s, unsigned c)
+{
+	cpu_arm_as(s, c, false);
 }
 
 /** Switch core @c's running thread out (to @state), books first. */
@@ -240,7 +308,7 @@ static void cpu_stop(struct sim *s, unsigned c, unsigned state)
 {
 	struct score *k = &s->cpu[c];
 	struct sthread *t = &s->t[k->cur];
-	unsigned long ran = s->now - t->run_from;
+	unsigned long ran = work_ran(s, t);
 	cpu_roll(s, c);
 	area_roll_thread(s, t);
 	t->left -= ran < t->left ? ran : t->left;
@@ -248,6 +316,7 @@ static void cpu_stop(struct sim *s, unsigned c, unsigned state)
 	k->cur = -1;
 	k->switches++;
 	s->r->switches++;
+	work_busy(s, -1);
 }
 
 /** Core @c is idle: run its first ready thread, if any. */
@@ -273,6 +342,7 @@ static void cpu_start(struct sim *s, unsigned c)
 	s->r->switches++;
 	t->state = FUL_TS_RUNNING;
 	t->run_from = s->now;
+	work_mark(s, t);
 	ful_win_skip(&t->win, ful_win_index(&s->par, s->now));
 	t->win_base = t->runtime - t->win.cur;
 	unsigned long tick = s->c->tick;
@@ -280,7 +350,9 @@ static void cpu_start(struct sim *s, unsigned c)
 		       (t->d->slice_ms * SIM_MS / tick - 1) * tick;
 	area_thread(s, t);
 	area_cpu(s, c);
-	cpu_arm(s, c);
+	work_busy(s, +1); /* arms c too */
+	if (!s->c->icount)
+		cpu_arm(s, c);
 }
 
 /** Thread @ti becomes READY on its owner core. */
@@ -463,9 +535,10 @@ static void on_core(struct sim *s, unsigned c)
 	struct score *k = &s->cpu[c];
 	int ti = k->cur;
 	struct sthread *t = &s->t[ti];
-	unsigned long ran = s->now - t->run_from;
+	unsigned long ran = work_ran(s, t);
 	t->left -= ran < t->left ? ran : t->left;
 	area_roll_thread(s, t);
+	work_mark(s, t);
 	if (!t->left) {
 		if (t->d->server)
 			server_done(s, ti);
@@ -490,11 +563,14 @@ static void on_release(struct sim *s, int ti)
 	struct lb_new_thread nt = {.slice_ms = t->d->slice_ms,
 				   .affinity = ful_cpus_none(),
 				   .nice = t->d->nice};
-	struct lb_decision *d = lb_log_next(&s->log);
-	unsigned c = lb_place(&s->pol, &s->snap, s->now, &nt, d);
-	s->r->places++;
-	d->move[0].tid = t->tid; /* as the balancer names the new thread */
-	log_decision(s, d);
+	unsigned c = (unsigned)t->d->cpu;
+	if (t->d->cpu < 0) { /* placed by the policy */
+		struct lb_decision *d = lb_log_next(&s->log);
+		c = lb_place(&s->pol, &s->snap, s->now, &nt, d);
+		s->r->places++;
+		d->move[0].tid = t->tid; /* as the balancer names the thread */
+		log_decision(s, d);
+	}
 	t->cpu = c < s->ncpus ? c : 0;
 	area_tgen(s);
 	if (t->d->server) {
@@ -587,6 +663,9 @@ static bool on_event(struct sim *s, const struct event *e)
 			return false;
 		thread_ready(s, (int)e->who);
 		return true;
+	case EV_DEMAND:
+		balance(s, LB_TRIG_DEMAND);
+		return true;
 	case EV_TIMER:
 		balance(s, LB_TRIG_TIMER);
 		if (s->alive)
@@ -620,7 +699,9 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 		return -1;
 	}
 	area_init(s);
-	lb_snap_init(&s->snap, s->area, LB_NO_CPU); /* no rootserver core */
+	/* no rootserver's core unless the workload names one */
+	lb_snap_init(&s->snap, s->area,
+		     w->root_cpu >= 0 ? (unsigned)w->root_cpu : LB_NO_CPU);
 	for (unsigned i = 0; i < s->ncpus; i++)
 		s->cpu[i] = (struct score){.head = -1, .tail = -1, .cur = -1};
 	for (unsigned i = 0; i < w->nthreads; i++) {
@@ -632,6 +713,8 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 		s->alive += !w->t[i].server;
 		ev_push(s, w->t[i].start, EV_RELEASE, i, 0);
 	}
+	for (unsigned i = 0; i < w->ndemand; i++)
+		ev_push(s, w->demand[i], EV_DEMAND, 0, 0);
 	if (c->trig_timer)
 		ev_push(s, s->period, EV_TIMER, 0, 0);
 	return 0;

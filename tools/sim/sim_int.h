@@ -18,6 +18,7 @@ struct sthread {
 	unsigned long left;      /* ns of CPU still to run in this burst */
 	unsigned long runtime;   /* ns run in all */
 	unsigned long run_from;  /* while RUNNING: since when */
+	double wfrom;            /* the work clock then (icount) */
 	unsigned long gen;       /* bumped to cancel its pending event */
 	int next, prev;          /* run queue links (-1: none) */
 	struct ful_win win;      /* run time by window (opzone reads it) */
@@ -41,7 +42,7 @@ struct score {
 	struct ful_win win;      /* busy time by window, up to last_switch */
 };
 
-enum ev_kind { EV_RELEASE, EV_CORE, EV_WAKE, EV_LAND, EV_TIMER };
+enum ev_kind { EV_RELEASE, EV_CORE, EV_WAKE, EV_LAND, EV_TIMER, EV_DEMAND };
 
 struct event {
 	unsigned long t;
@@ -69,6 +70,9 @@ struct sim {
 	unsigned long mig_ready_ns, mig_running_ns;
 	unsigned long period;    /* ns between timer rounds */
 	bool in_balance;         /* no trigger from inside a round */
+	unsigned nbusy;          /* cores running a thread */
+	double wclk;             /* work clock (icount, sim_core.c), ns */
+	unsigned long wlast;     /* s->now when w was last brought up */
 };
 
 /* sim_area.c: the load area, written as the kernel writes it. */

@@ -9,9 +9,13 @@
  *   fulsim --speed [--repeat N]        simulated events per second
  *
  *   --policy NAME      mginkgo | fulcrum | alb | count | opzone (fulcrum)
- *   --triggers LIST    of timer, idle, wake (timer,idle; opzone adds wake)
+ *   --triggers LIST    of timer, idle, wake, or none (timer,idle; opzone
+ *                      adds wake); demand rounds come from the workload
  *   --ns-per-insn X    instruction-to-time conversion (1.0: 1 GHz, IPC 1)
  *   --sample-ms X      utilization sample length (10; 0: none)
+ *   --icount           QEMU's -icount clock: with k cores busy, each runs
+ *                      at 1 / k of simulated time (the emulator's
+ *                      validation, docs/design.md "Simulator validation")
  *   --no-log           leave the decision log out
  *   --out FILE         write the JSON there instead of stdout
  *
@@ -41,7 +45,7 @@ static void usage_exit(const char *fmt, const char *arg)
 	fprintf(stderr, "fulsim: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: fulsim [--policy P] [--triggers L] "
-		"[--ns-per-insn X] [--sample-ms X] [--no-log] [--out F] "
+		"[--ns-per-insn X] [--sample-ms X] [--icount] [--no-log] [--out F] "
 		"(FILE.json | --gen uniform|bimodal|heavy --cores N --tasks T "
 		"[--seed S] | --quality [--sets N] [--core-list L] "
 		"[--policies L] | --speed [--repeat N])\n");
@@ -81,6 +85,8 @@ static void set_triggers(struct sim_conf *c, const char *list)
 			c->trig_idle = true;
 		else if (!strcmp(t, "wake"))
 			c->trig_wake = true;
+		else if (!strcmp(t, "none"))
+			; /* only the workload's demand rounds */
 		else
 			usage_exit("--triggers: unknown trigger \"%s\"", t);
 	}
@@ -129,6 +135,8 @@ static void parse(struct opts *o, int argc, char **argv)
 			if (!v)
 				usage_exit("%s needs a value", a);
 			i++;
+		} else if (!strcmp(a, "--icount")) {
+			o->c.icount = true;
 		} else if (!strcmp(a, "--no-log")) {
 			o->c.keep_log = false;
 		} else if (!strcmp(a, "--quality")) {

@@ -10,6 +10,13 @@
  *       "phases": [{"run": 5000}, {"sleep": 2000}, {"call": 800, "to": "srv"}]},
  *      {"name": "srv", "server": true}]}
  *
+ * Optional, for replaying a scenario of the emulator (docs/design.md,
+ * "Simulator validation"): "root_cpu" at the top (the rootserver's core,
+ * left out of the eligible cores as on Fulcrum), "demand_us" at the top
+ * (times of rebalances asked for, trigger "demand", ascending), and
+ * "cpu" in a thread (released straight onto that core, no placement
+ * decision: how paper 000's matmul tasks are started).
+ *
  * Durations in microseconds, > 0. A "call" blocks the caller until the
  * server named by "to" (a thread with "server": true and count 1) has
  * run the call's CPU time for it; without "to" it is a wait of that
@@ -29,6 +36,7 @@ const char *const sim_dist_names[DIST_COUNT] = {"uniform", "bimodal",
 
 struct wctx {
 	const char *path;
+	long ncpus;              /* the document's cores (a thread's cpu) */
 	char field[128];
 	int failed;
 };
@@ -138,8 +146,8 @@ static int load_group(struct wctx *x, const struct jval *g, const char *w,
 {
 	static const char *const keys[] = {"name", "count", "nice", "slice_ms",
 					   "start_us", "loop", "phases",
-					   "server", NULL};
-	long nice, slice, start, loop;
+					   "server", "cpu", NULL};
+	long nice, slice, start, loop, cpu;
 	snprintf(x->field, sizeof(x->field), "%.80s", w);
 	if (g->type != J_OBJ)
 		return bad(x, g, "a thread must be an object, got %s",
@@ -149,11 +157,12 @@ static int load_group(struct wctx *x, const struct jval *g, const char *w,
 	    get_int(x, g, "nice", w, -20, 19, 0, &nice) ||
 	    get_int(x, g, "slice_ms", w, 1, 10000, 10, &slice) ||
 	    get_int(x, g, "start_us", w, 0, 1000000000000L, 0, &start) ||
-	    get_int(x, g, "loop", w, 1, 1000000, 1, &loop))
+	    get_int(x, g, "loop", w, 1, 1000000, 1, &loop) ||
+	    get_int(x, g, "cpu", w, 0, x->ncpus - 1, -1, &cpu))
 		return -1;
 	*d = (struct sim_tdesc){.nice = (int)nice, .slice_ms = (unsigned)slice,
 				.start = (unsigned long)start * SIM_US,
-				.loops = (unsigned)loop};
+				.loops = (unsigned)loop, .cpu = (int)cpu};
 	const struct jval *v = json_get(g, "name");
 	snprintf(x->field, sizeof(x->field), "%sname", w);
 	if (v && v->type != J_STR)
@@ -216,12 +225,36 @@ static int load_phases(struct wctx *x, const struct jval *g, const char *w,
 	return 0;
 }
 
+/** "demand_us": ascending times of demand rebalances into @w. */
+static int load_demand(struct wctx *x, const struct jval *doc,
+		       struct sim_workload *w)
+{
+	const struct jval *a = json_get(doc, "demand_us");
+	snprintf(x->field, sizeof(x->field), "demand_us");
+	if (!a)
+		return 0;
+	if (a->type != J_ARR)
+		return bad(x, a, "expected an array of times in microseconds");
+	if (a->n > SIM_MAX_DEMAND)
+		return bad(x, a, "%u rounds, at most %u", a->n, SIM_MAX_DEMAND);
+	for (unsigned i = 0; i < a->n; i++) {
+		snprintf(x->field, sizeof(x->field), "demand_us[%u]", i);
+		if (get_dur(x, &a->items[i], &w->demand[i]))
+			return -1;
+		if (i && w->demand[i] <= w->demand[i - 1])
+			return bad(x, &a->items[i], "times must ascend");
+	}
+	w->ndemand = a->n;
+	return 0;
+}
+
 /** Check the document @doc and build @w from it. */
 static int load_doc(struct wctx *x, const struct jval *doc,
 		    struct sim_workload *w)
 {
-	static const char *const keys[] = {"cores", "threads", NULL};
-	long ncpus;
+	static const char *const keys[] = {"cores", "threads", "root_cpu",
+					   "demand_us", NULL};
+	long ncpus, root;
 	snprintf(x->field, sizeof(x->field), "(document)");
 	if (doc->type != J_OBJ)
 		return bad(x, doc, "expected an object, got %s",
@@ -231,6 +264,11 @@ static int load_doc(struct wctx *x, const struct jval *doc,
 		return -1;
 	if (!json_get(doc, "cores"))
 		return bad(x, doc, "missing (1..%u)", SIM_MAX_CPUS);
+	x->ncpus = ncpus;
+	if (get_int(x, doc, "root_cpu", "", 0, ncpus - 1, -1, &root) ||
+	    load_demand(x, doc, w))
+		return -1;
+	w->root_cpu = (int)root;
 	const struct jval *th = json_get(doc, "threads");
 	snprintf(x->field, sizeof(x->field), "threads");
 	if (!th || th->type != J_ARR || !th->n)
@@ -364,6 +402,8 @@ void sim_work_gen(struct sim_workload *w, unsigned ncpus, unsigned ntasks,
 		w->t = calloc(SIM_MAX_THREADS, sizeof(*w->t));
 	w->ncpus = ncpus;
 	w->nthreads = ntasks;
+	w->root_cpu = -1;
+	w->ndemand = 0;
 	for (unsigned i = 0; i < ntasks; i++) {
 		struct sim_tdesc *d = &w->t[i];
 		d->nice = 0;
@@ -371,6 +411,7 @@ void sim_work_gen(struct sim_workload *w, unsigned ncpus, unsigned ntasks,
 		d->start = 0;
 		d->loops = 1;
 		d->server = false;
+		d->cpu = -1;
 		d->nph = 1;
 		d->ph[0] = (struct sim_phase){.kind = PH_RUN,
 					      .ns = task_size(dist, seed),

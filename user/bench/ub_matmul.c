@@ -36,6 +36,11 @@
  *   balancer  the balancer thread's runtime over the same window
  * Boot arguments: mm_repeat=<1..9> repetitions (default 5); mm_even
  * places 8 tasks per worker instead (a check of the ideal).
+ * mm_n=<32|64|128|256> and mm_mode=<off|mginkgo|fulcrum> run only that
+ * size and mode, print every decision of the balancer (LBLOG lines) and
+ * one task's work measured alone on core 0 first, and report no BENCH
+ * line: the scenario the simulator is validated against, under -icount
+ * (tools/sim_validate.py; docs/design.md, "Simulator validation").
  * Every task checks its block against a reference (checksums of the
  * blocks computed by the textbook i-j-k loop before the runs) and every
  * repetition of it against its first; a mismatch fails the benchmark.
@@ -97,6 +102,7 @@ static struct {
 	_Atomic unsigned left; /* tasks still computing */
 	unsigned ntasks, ncpus, workers, repeat;
 	bool even;	 /* boot arg mm_even: place 8 per worker */
+	int only_n, only_mode; /* mm_n=, mm_mode=: -1 for all */
 	uint64_t ref[4]; /* reference checksums of the four blocks */
 	struct mm_task task[MM_MAX_TASKS];
 	struct mm_run run[MM_NSIZES][MM_NMODES][MM_MAX_REPEAT];
@@ -324,6 +330,9 @@ static int mm_measure(struct mm_run *out)
 	for (unsigned i = 0; i < mm.ntasks; i++)
 		end = mm.task[i].end > end ? mm.task[i].end : end;
 	out->makespan_us = mm_us(end - t0);
+	for (unsigned i = 0; mm.only_n >= 0 && i < mm.ntasks; i++)
+		printf("matmul: task %u ended at %lu us\n", i,
+		       mm_us(mm.task[i].end - t0));
 	for (unsigned c = 0; c < mm.ncpus; c++)
 		out->util_ppm[c] = (b1[c] - b0[c]) * 1000000 / (t1 - t0);
 	out->bal_ppm = (r1 - r0) * 1000000 / (mm_us(t1 - t0) | 1);
@@ -387,6 +396,21 @@ static void mm_prepare(unsigned s)
 		mm.ref[b] = mm_ref_block(mm_sizes[s].n, b);
 }
 
+/** One task's work of size @s (its block, reps times) run here, with
+ *  the other cores idle: under -icount shift=0, ns are instructions. */
+static void mm_calibrate(unsigned s)
+{
+	unsigned long t0 = ful_counter();
+	for (unsigned r = 0; r < mm_sizes[s].reps; r++) {
+		__asm__ volatile("" ::: "memory");
+		if (mm_block(mm_sizes[s].n, 0) != mm.ref[0])
+			printf("matmul: calibration computed a wrong product\n");
+	}
+	unsigned long ticks = ful_counter() - t0;
+	printf("matmul: task n %u alone: %lu us\n", mm_sizes[s].n,
+	       mm_us(ticks));
+}
+
 /** Every repetition of every size and mode; 0 or -FUL_E*. */
 static int mm_run_all(void)
 {
@@ -397,9 +421,15 @@ static int mm_run_all(void)
 	}
 	for (unsigned rep = 0; rep < mm.repeat; rep++)
 		for (unsigned s = 0; s < MM_NSIZES; s++) {
+			if (mm.only_n >= 0 && mm_sizes[s].n != (unsigned)mm.only_n)
+				continue;
 			mm_fill(mm_sizes[s].n);
 			memcpy(mm.ref, refs[s], sizeof(mm.ref));
+			if (mm.only_n >= 0 && rep == 0)
+				mm_calibrate(s);
 			for (unsigned m = 0; m < MM_NMODES; m++) {
+				if (mm.only_mode >= 0 && m != (unsigned)mm.only_mode)
+					continue;
 				struct mm_run *r = &mm.run[s][m][rep];
 				unsigned long lf = bal_log_next();
 				int err = mm_run_one(s, m, r);
@@ -410,8 +440,8 @@ static int mm_run_all(void)
 					return err;
 				}
 				mm_show(s, m, rep, r);
-				if (m != MM_OFF && rep == 0 &&
-				    s == MM_NSIZES - 1)
+				if (m != MM_OFF && ((rep == 0 &&
+				    s == MM_NSIZES - 1) || mm.only_n >= 0))
 					bal_log_dump(lf);
 			}
 		}
@@ -530,6 +560,26 @@ static bool mm_setup(void)
 		return false;
 	}
 	mm.even = ut_bootarg("mm_even", v, sizeof(v));
+	mm.only_n = mm.only_mode = -1;
+	if (ut_bootarg("mm_n", v, sizeof(v))) {
+		mm.only_n = (int)strtoul(v, NULL, 10);
+		unsigned s = 0;
+		while (s < MM_NSIZES && mm_sizes[s].n != (unsigned)mm.only_n)
+			s++;
+		if (s == MM_NSIZES) {
+			printf("matmul: mm_n must be 32, 64, 128 or 256\n");
+			return false;
+		}
+	}
+	if (ut_bootarg("mm_mode", v, sizeof(v))) {
+		for (unsigned m = 0; m < MM_NMODES; m++)
+			if (!strcmp(v, mm_mode_name[m]))
+				mm.only_mode = (int)m;
+		if (mm.only_mode < 0) {
+			printf("matmul: mm_mode must be off, mginkgo or fulcrum\n");
+			return false;
+		}
+	}
 	mm.gate = ut_ntfn_new();
 	mm.done = ut_ntfn_new();
 	mm.park = ut_ntfn_new();
@@ -546,6 +596,8 @@ unsigned ub_matmul_run(void)
 		return 0;
 	printf("matmul: %u repetitions took %lu ms\n", mm.repeat,
 	       mm_us(ful_counter() - t0) / 1000);
+	if (mm.only_n >= 0 || mm.only_mode >= 0)
+		return 0; /* a scenario, not the benchmark */
 	unsigned lines = 0;
 	for (unsigned s = 0; s < MM_NSIZES; s++)
 		lines += mm_report_size(s);

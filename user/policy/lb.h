@@ -77,7 +77,10 @@ struct lb_loads {
 	bool has_weight;                   /* LB_NEED_WEIGHT or LB_NEED_ALL;
 					    * meaningful only if has_nrun */
 	unsigned long weight[FUL_LOAD_CPUS]; /* sum of the runnable's weights
-					      * (if has_weight) */
+					      * (if has_weight); with
+					      * LB_NEED_COUNT the runnable
+					      * counts (the figure count
+					      * balances), has_weight false */
 };
 
 /* The rest of a core record (only with LB_NEED_ALL). */
@@ -135,6 +138,17 @@ struct lb_cand {
 /* What the thread index is ordered by (after the core, before the tid). */
 enum lb_index_key { LB_KEY_SLICE, LB_KEY_WEIGHT };
 
+/* A run of consecutive eligible cores, as the load scan of lb_snap.c
+ * reads it: a switch into LB_SCAN_STEPS unrolled steps, entered at
+ * step skip; step k reads core first + k - skip. Derived with conf. */
+#define LB_SCAN_STEPS 64
+struct lb_run {
+	unsigned long rb;    /* address of step 0's core record */
+	long ob;             /* byte offset of step 0 in a load[] array */
+	unsigned skip;       /* LB_SCAN_STEPS - cnt (0 above 64 cores) */
+	unsigned first, cnt; /* its first core and how many */
+};
+
 struct lb_snap {
 	const struct ful_load_page *area;
 	unsigned root_cpu;     /* the rootserver's core, LB_NO_CPU if none */
@@ -146,7 +160,8 @@ struct lb_snap {
 				     * the decision record being made */
 	/* Load monitoring over the eligible cores (paper 000's sum, max,
 	 * min), computed while reading: */
-	unsigned long sum;     /* their total load */
+	unsigned long sum;     /* their total load; LB_SUM_LAZY after a
+				* placement's refresh (not computed) */
 	unsigned min, max;     /* least / most loaded of them, ties to the
 				* lowest id; LB_NO_CPU if there is none */
 	/* Monitoring of the figure a policy balances over the eligible
@@ -182,6 +197,10 @@ struct lb_snap {
 	 * thread not above w" is found in O(1) of the thread count; the key
 	 * is index_key, above. */
 	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
+	/* Above 8 cores, how the loads are read (lb_snap.c, snap_runs): */
+	unsigned run_key;      /* conf_key the runs were derived for */
+	unsigned run_root;     /* core read apart (not eligible), or LB_NO_CPU */
+	struct lb_run run[2];  /* the eligible cores: [0, root), (root, n) */
 };
 
 void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
@@ -310,7 +329,9 @@ struct lb_decision {
 	unsigned char metric; /* enum lb_metric: what from_after / to_after
 			       * and msum are in */
 	bool has_util;       /* opzone: ut is filled */
-	unsigned long sum;   /* load of the eligible cores: A = sum / neligible */
+	unsigned long sum;   /* load of the eligible cores: A = sum / neligible;
+			      * LB_SUM_LAZY in a placement: read it with
+			      * lb_dsum() */
 	struct lb_loads v;   /* before the decision */
 	struct lb_dmove move[LB_MAX_MOVES];  /* the moves (or the placement) */
 	struct lb_dmove reject;              /* if has_reject */
@@ -320,37 +341,62 @@ struct lb_decision {
 };
 
 /* Derived figures (computed when needed, not stored: they cost the
- * decision nothing). States follow equation 1 of paper 000, exactly,
- * in integers: heavy iff L n 100 > sum (100 + T), light iff < sum (100 - T). */
-static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
+ * decision nothing). A placement decides on the least loaded core alone;
+ * above 8 cores it leaves its record's sum LB_SUM_LAZY, and lb_dsum()
+ * adds the recorded loads of the eligible cores up when the total is
+ * read (the JSON line, the states). */
+#define LB_SUM_LAZY (~0UL)
+
+/** The total load of @d's eligible cores (as recorded). */
+static inline unsigned long lb_dsum(const struct lb_decision *d)
+{
+	if (d->sum != LB_SUM_LAZY)
+		return d->sum;
+	unsigned long sum = 0;
+	for (unsigned c = 0; c < d->conf.ncpus && c < FUL_LOAD_CPUS; c++)
+		if (ful_cpus_has(d->conf.mask, c))
+			sum += d->v.load[c];
+	return sum;
+}
+
+/* States follow equation 1 of paper 000, exactly, in integers: heavy
+ * iff L n 100 > sum (100 + T), light iff < sum (100 - T); @sum is
+ * lb_dsum(@d) (a rebalance passes d->sum, always computed there). */
+static inline unsigned lb_state_sum(const struct lb_decision *d, unsigned c,
+				    unsigned long sum)
 {
 	if (c >= FUL_LOAD_CPUS || !ful_cpus_has(d->conf.mask, c))
 		return LB_ST_EXCLUDED;
 	unsigned long l = d->v.load[c] * d->conf.neligible * 100;
-	if (l > d->sum * (100 + d->conf.threshold_pct))
+	if (l > sum * (100 + d->conf.threshold_pct))
 		return LB_ST_HEAVY;
-	if (l < d->sum * (100 - d->conf.threshold_pct))
+	if (l < sum * (100 - d->conf.threshold_pct))
 		return LB_ST_LIGHT;
 	return LB_ST_NORMAL;
+}
+
+static inline unsigned lb_state(const struct lb_decision *d, unsigned c)
+{
+	return lb_state_sum(d, c, lb_dsum(d));
 }
 
 /** A, A(1+T), A(1-T) of @d, times 100 (two decimals). */
 static inline unsigned long lb_avg100(const struct lb_decision *d)
 {
 	unsigned n = d->conf.neligible;
-	return n ? d->sum * 100 / n : 0;
+	return n ? lb_dsum(d) * 100 / n : 0;
 }
 
 static inline unsigned long lb_hi100(const struct lb_decision *d)
 {
 	unsigned n = d->conf.neligible;
-	return n ? d->sum * (100 + d->conf.threshold_pct) / n : 0;
+	return n ? lb_dsum(d) * (100 + d->conf.threshold_pct) / n : 0;
 }
 
 static inline unsigned long lb_lo100(const struct lb_decision *d)
 {
 	unsigned n = d->conf.neligible;
-	return n ? d->sum * (100 - d->conf.threshold_pct) / n : 0;
+	return n ? lb_dsum(d) * (100 - d->conf.threshold_pct) / n : 0;
 }
 
 /* ---- policies ------------------------------------------------------- */

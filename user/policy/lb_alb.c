@@ -83,20 +83,10 @@ static void lb_mround_init(struct lb_mround *r, struct lb_snap *s,
 	r->sum = d->msum = s->msum;
 	r->least = s->mmin;
 	r->most = s->mmax;
-	if (metric == LB_METRIC_WEIGHT) {
-		r->m = d->v.weight;
-		return;
-	}
-	r->m = r->mbuf; /* runnable counts as unsigned long */
-	/* The first 8 cores whether online or not (unrolled, no test; the
-	 * record's figures of an offline core are never read), then the
-	 * other online ones. */
-	unsigned n = s->conf.ncpus;
-#pragma GCC unroll 8
-	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++)
-		r->mbuf[c] = d->v.nrun[c];
-	for (unsigned c = 8; c < n; c++)
-		r->mbuf[c] = d->v.nrun[c];
+	/* LB_METRIC_NRUN: the snapshot (LB_NEED_COUNT) left the runnable
+	 * counts as unsigned long in v.weight, as it does the weights. */
+	(void)metric;
+	r->m = d->v.weight;
 }
 
 /** One pass over the eligible cores: r->sum, r->least, r->most. */

@@ -61,8 +61,8 @@ static unsigned fulcrum_gate(const struct lb_policy *p,
 	for (unsigned c = 0; c < d->conf.ncpus; c++) {
 		if (!ful_cpus_has(mask, c))
 			continue;
-		heavy |= lb_state(d, c) == LB_ST_HEAVY;
-		light |= lb_state(d, c) == LB_ST_LIGHT;
+		heavy |= lb_state_sum(d, c, d->sum) == LB_ST_HEAVY;
+		light |= lb_state_sum(d, c, d->sum) == LB_ST_LIGHT;
 		idle |= d->v.nrun[c] == 0;
 		busy |= d->v.nrun[c] >= 2;
 	}

@@ -37,9 +37,9 @@ static unsigned mginkgo_place(struct lb_policy *p, const struct lb_snap *s,
 static unsigned mginkgo_gate(const struct lb_decision *d, unsigned max,
 			     unsigned min)
 {
-	if (lb_state(d, max) != LB_ST_HEAVY)
+	if (lb_state_sum(d, max, d->sum) != LB_ST_HEAVY)
 		return LB_R_BALANCED;
-	if (lb_state(d, min) != LB_ST_LIGHT)
+	if (lb_state_sum(d, min, d->sum) != LB_ST_LIGHT)
 		return LB_R_NO_LIGHT;
 	return LB_R_MOVED;
 }

@@ -23,6 +23,8 @@
  * starts, so the heaviest thread not above a given weight is found
  * with a six-step search of that table, whatever the thread count.
  */
+#include <stdint.h>
+
 #include "lb_index.h"
 
 
@@ -78,6 +80,25 @@ bool lb_snap_thread_util(const struct lb_snap *s, unsigned tid,
 	return true;
 }
 
+/** Run @p: step 0's load record and decision-record offset, so that
+ *  step k is core first + k - skip (addresses: they may point before
+ *  the arrays; only the steps from skip on are taken). */
+static void run_set(struct lb_run *p, const struct ful_load_page *area,
+		    unsigned first, unsigned cnt)
+{
+#if FUL_LOAD_CPUS <= LB_SCAN_STEPS
+	unsigned skip = LB_SCAN_STEPS - cnt;
+#else /* rolled (scan_run): step k is core first + k */
+	unsigned skip = 0;
+#endif
+	long step0 = (long)first - (long)skip;
+	p->rb = (uintptr_t)&area->cpu[0] + step0 * (long)sizeof(area->cpu[0]);
+	p->ob = step0 * (long)sizeof(unsigned long);
+	p->skip = skip;
+	p->first = first;
+	p->cnt = cnt;
+}
+
 /**
  * Derive s->conf for @n online cores and the tunables in @key (conf_key
  * layout): the rootserver's core if it is online, and the eligible cores,
@@ -120,11 +141,15 @@ static inline void acc_add(struct acc *a, unsigned c, unsigned long load)
 }
 
 /*
- * The reading loops below go over the online cores in two parts: the
- * first LB_UNROLL with a constant bound, which GCC unrolls completely
- * (one early-exit test per core, the code of the 8-core ABI: rolled,
- * the loop cost about 20 instructions more at 4 cores), then the rest,
- * if any, rolled (one test when n <= 8). n <= FUL_LOAD_CPUS already.
+ * Up to 8 online cores, the loads are read by the loops below: a
+ * constant bound, which GCC unrolls completely (one early-exit test per
+ * core, the code of the 8-core ABI: rolled, the loop cost about 20
+ * instructions more at 4 cores).
+ * Above 8 cores the loads are read by snap_read_loads_min / _max (a
+ * core costs 4 instructions in a placement, 7 in a rebalance, against
+ * 10 to 12: no mask test, no loop, branches for the extremes; their
+ * fixed cost is higher, so the few-core loops stay). Telling the two
+ * apart costs 4 cores about 4 instructions.
  */
 #define LB_UNROLL (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8)
 
@@ -137,9 +162,10 @@ read_load(const struct ful_load_cpu *r, unsigned c, struct acc *a,
 	acc_add(a, c, load);
 }
 
-/** Each core's load: one atomic 8-byte read, no seqcount needed. */
-static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
-			    struct lb_loads *v)
+/** Up to 8 cores (LB_UNROLL), each core's load: one atomic 8-byte
+ *  read, no seqcount needed; the eligible ones into @a. */
+static void snap_read_few(struct lb_snap *s, unsigned n, struct acc *a,
+			  struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 #pragma GCC unroll 8
@@ -148,8 +174,6 @@ static void snap_read_loads(struct lb_snap *s, unsigned n, struct acc *a,
 			return;
 		read_load(r, c, a, v);
 	}
-	for (unsigned c = LB_UNROLL; c < n; c++)
-		read_load(r, c, a, v);
 }
 
 static inline __attribute__((always_inline)) void
@@ -165,10 +189,10 @@ read_load_min(const struct ful_load_cpu *r, unsigned c, struct acc *a,
 	a->lmin = load < a->lmin ? load : a->lmin;
 }
 
-/** snap_read_loads() for a placement: the total and the least loaded
+/** snap_read_few() for a placement: the total and the least loaded
  *  eligible core only (the most loaded one is left LB_NO_CPU). */
-static void snap_read_loads_min(struct lb_snap *s, unsigned n,
-				struct acc *a, struct lb_loads *v)
+static void snap_read_few_min(struct lb_snap *s, unsigned n,
+			      struct acc *a, struct lb_loads *v)
 {
 	const struct ful_load_cpu *r = s->area->cpu;
 #pragma GCC unroll 8
@@ -177,8 +201,143 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
 			return;
 		read_load_min(r, c, a, v);
 	}
-	for (unsigned c = LB_UNROLL; c < n; c++)
-		read_load_min(r, c, a, v);
+}
+
+/*
+ * Reading the loads (placement and the rebalances that need no more):
+ * the eligible cores are every online core but, unless include_root,
+ * the rootserver's, so they are at most two runs of consecutive cores,
+ * [0, root) and (root, n), described by s->run[] with the configuration
+ * (snap_configure). Each run is read by scan_run(): a switch into a
+ * completely unrolled sequence of LB_SCAN_STEPS steps, entered at the
+ * step that leaves exactly the run's length (Duff's device), from bases
+ * such that every step reads and writes at a constant offset. A core
+ * costs its load, the store into the decision record, the sum if wanted
+ * and one compare and branch per extreme looked for: no loop counter,
+ * no mask test. A branch is taken only when a core beats the best so far
+ * (strictly: ties stay with the lower id), at most once per core, for a
+ * few instructions more (loads falling with the id, for the least). The
+ * first core of a run starts as the best so far.
+ */
+struct scan {
+	unsigned long sum, lmin;
+	long lmax;     /* loads are far below 2^63 */
+	unsigned min, max;
+};
+
+/* Step k: the core k - skip of the run, at rb[k] and ob[k]. */
+#define SCAN_CORE(k)                                                      \
+	do {                                                              \
+		unsigned long l_ = FUL_LOAD_RLX(&rb[k].load);             \
+		ob[k] = l_;                                               \
+		if (want_sum)                                             \
+			a.sum += l_;                                      \
+		if (__builtin_expect(l_ < a.lmin, 0)) {                   \
+			a.lmin = l_;                                      \
+			a.min = (k) - skip;                               \
+		}                                                         \
+		if (want_max && __builtin_expect((long)l_ > a.lmax, 0)) { \
+			a.lmax = (long)l_;                                \
+			a.max = (k) - skip;                               \
+		}                                                         \
+	} while (0)
+#define SCAN_CASE(k)                                                      \
+	case (k):                                                         \
+		SCAN_CORE(k);                                             \
+		__attribute__((fallthrough));
+#define SCAN_4(b) SCAN_CASE(b) SCAN_CASE((b) + 1) SCAN_CASE((b) + 2)      \
+	SCAN_CASE((b) + 3)
+#define SCAN_16(b) SCAN_4(b) SCAN_4((b) + 4) SCAN_4((b) + 8) SCAN_4((b) + 12)
+#define SCAN_64(b) SCAN_16(b) SCAN_16((b) + 16) SCAN_16((b) + 32)          \
+	SCAN_16((b) + 48)
+
+/** The eligible cores of s->conf as runs: [0, root) and (root, n), or
+ *  [0, n) with run_root LB_NO_CPU if every online core is eligible.
+ *  Derived when conf changed (out of the decision's path). */
+static __attribute__((noinline)) void snap_runs(struct lb_snap *s)
+{
+	unsigned n = s->conf.ncpus, root = s->conf.root_cpu;
+	bool split = !s->conf.include_root && root < n;
+	s->run_root = split ? root : LB_NO_CPU;
+	run_set(&s->run[0], s->area, 0, split ? root : 0);
+	run_set(&s->run[1], s->area, split ? root + 1 : 0,
+		split ? n - root - 1 : n);
+	s->run_key = s->conf_key;
+}
+
+/**
+ * The cores of run @p (not empty): their loads into @out[] (a decision
+ * record's), their sum (@want_sum), the least (and with @want_max the
+ * most) loaded, as offsets in the run, ties to the lowest.
+ */
+static inline __attribute__((always_inline)) struct scan
+scan_run(const struct lb_run *p, unsigned long *out, bool want_max,
+	 bool want_sum)
+{
+	const struct ful_load_cpu *rb = (const struct ful_load_cpu *)p->rb;
+	unsigned long *ob = (unsigned long *)((uintptr_t)out + p->ob);
+	unsigned skip = p->skip;
+	unsigned long l0 = FUL_LOAD_RLX(&rb[skip].load);
+	struct scan a = {.lmin = l0, .lmax = (long)l0, .min = 0, .max = 0};
+#if FUL_LOAD_CPUS <= LB_SCAN_STEPS
+	switch (skip) {
+		SCAN_64(0)
+	default:
+		break;
+	}
+#else /* host builds with more cores: the same order, rolled */
+	for (unsigned k = 0; k < p->cnt; k++)
+		SCAN_CORE(k);
+#endif
+	return a;
+}
+
+/**
+ * Each core's load (one atomic 8-byte read, no seqcount needed) into
+ * @v; over the eligible cores the least (with @want_max also the most)
+ * loaded core into s->min, s->max (LB_NO_CPU: none, or not looked for),
+ * ties to the lowest id, and with @want_sum their total load into
+ * s->sum (else LB_SUM_LAZY: the decision record derives it, lb_dsum).
+ */
+static inline __attribute__((always_inline)) void
+snap_read_loads(struct lb_snap *s, struct lb_loads *v, bool want_max,
+		bool want_sum)
+{
+	if (__builtin_expect(s->run_key != s->conf_key, 0))
+		snap_runs(s);
+	unsigned root = s->run_root;
+	struct scan lo = {.lmin = ~0UL, .lmax = -1, .min = LB_NO_CPU,
+			  .max = LB_NO_CPU}, hi = lo;
+	if (root != LB_NO_CPU)
+		v->load[root] = FUL_LOAD_RLX(&s->area->cpu[root].load);
+	if (__builtin_expect(s->run[0].cnt != 0, 0)) /* [0, root) */
+		lo = scan_run(&s->run[0], v->load, want_max, want_sum);
+	if (__builtin_expect(s->run[1].cnt != 0, 1))
+		hi = scan_run(&s->run[1], v->load, want_max, want_sum);
+	unsigned first = s->run[1].first;
+	s->sum = want_sum ? lo.sum + hi.sum : LB_SUM_LAZY;
+	/* the lower run wins ties; an empty run has min / max LB_NO_CPU */
+	s->min = hi.min == LB_NO_CPU || lo.lmin <= hi.lmin ? lo.min
+							    : first + hi.min;
+	s->max = !want_max ? LB_NO_CPU
+	       : hi.max == LB_NO_CPU || lo.lmax >= hi.lmax ? lo.max
+							  : first + hi.max;
+}
+
+/* snap_read_loads() as two functions, each with constant options: out
+ * of line, so that only they save the registers the scan uses. A
+ * placement leaves the total to the record (it decides on the least
+ * loaded core alone); a rebalance needs it (the states). */
+static __attribute__((noinline)) void
+snap_read_loads_min(struct lb_snap *s, struct lb_loads *v)
+{
+	snap_read_loads(s, v, false, false);
+}
+
+static __attribute__((noinline)) void
+snap_read_loads_max(struct lb_snap *s, struct lb_loads *v)
+{
+	snap_read_loads(s, v, true, true);
 }
 
 /**
@@ -193,6 +352,9 @@ static void snap_read_loads_min(struct lb_snap *s, unsigned n,
  * largest core (ties: lowest id) into s->msum, s->mmin, s->mmax.
  * Unrolled, as the load reading is.
  */
+/* snap_read_fast's loop goes over the online cores in two parts: the
+ * first LB_UNROLL as snap_read_few's, then the rest, if any, rolled. */
+
 /* snap_read_fast's running figures over the eligible cores. */
 struct fast_acc {
 	unsigned mmin, mmax;
@@ -209,7 +371,8 @@ read_fast(const struct ful_load_cpu *r, unsigned c, ful_cpus_t mask,
 	v->load[c] = load;
 	v->nrun[c] = nrun;
 	if (!by_nrun)
-		v->weight[c] = m = FUL_LOAD_RLX(&r[c].weight);
+		m = FUL_LOAD_RLX(&r[c].weight);
+	v->weight[c] = m; /* by_nrun: the count, as the balanced figure */
 	if (!ful_cpus_has(mask, c))
 		return;
 	f->sum += load;
@@ -311,15 +474,22 @@ void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 			snap_read_counts(s, n, into);
 		return;
 	}
+	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
+	if (__builtin_expect(!into->has_nrun && n > LB_UNROLL, 0)) {
+		if (needs & LB_NEED_MAX)
+			snap_read_loads_max(s, into);
+		else
+			snap_read_loads_min(s, into);
+		return;
+	}
 	struct acc a = {.mask = s->conf.mask, .min = LB_NO_CPU,
 			.max = LB_NO_CPU, .lmin = ~0UL, .lmax = -1};
-	into->has_nrun = (needs & (LB_NEED_NRUN | LB_NEED_ALL)) != 0;
 	if (into->has_nrun)
 		snap_read_pairs(s, n, &a, into);
 	else if (needs & LB_NEED_MAX)
-		snap_read_loads(s, n, &a, into);
+		snap_read_few(s, n, &a, into);
 	else
-		snap_read_loads_min(s, n, &a, into);
+		snap_read_few_min(s, n, &a, into);
 	s->sum = a.sum;
 	s->min = a.min;
 	s->max = a.max;
