@@ -211,9 +211,47 @@ static int64_t __attribute__((noinline)) fp_resumed(struct thread *t,
 	return err;
 }
 
+/** The first round of ipc_wait() for @t, the current thread, waiting
+ *  forever for a partner on another core: block, and if the core idles
+ *  in place until @t's own wake-up (sched_block_wait), see its wait
+ *  done. true: done, nothing else pending (fp_done finishes it); false:
+ *  anything else, which ipc_wait() (fp_resumed) then sorts out from
+ *  the start, as if it had run from the beginning. Owner, IRQs masked. */
+static inline __attribute__((always_inline)) bool
+fp_wait_remote(struct cpu *c, struct thread *t)
+{
+	uint64_t st = atomic_load_explicit(&t->ipc_state,
+					   memory_order_acquire);
+	if (IPC_WAIT(st) == IPC_DONE)
+		return true;
+	/* ipc_wait()'s "look again" cases are its own */
+	if (IPC_WAIT(st) == IPC_CLAIMED || atomic_exchange(&t->wake_token, 0))
+		return false;
+	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
+	if (!sched_block_wait((struct owner){c}, t))
+		return false;
+	return IPC_WAIT(atomic_load_explicit(&t->ipc_state,
+					     memory_order_acquire)) == IPC_DONE;
+}
+
+/** @t's wait is DONE (fp_wait_remote): end it as ipc_wait() does and
+ *  return its result, its message in @u, as fp_resumed() would. */
+static inline __attribute__((always_inline)) int64_t
+fp_done(struct thread *t, struct arch_uregs *u)
+{
+	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_NONE),
+			      memory_order_relaxed);
+	t->fp_uregs = NULL;
+	int err = t->ipc_result;
+	if (!err)
+		sys_msg_out(u, &t->ipc_msg);
+	return err;
+}
+
 /** The current thread @t, now waiting (reply or receive, forever),
  *  blocks: with @p set, handing the core to it at EL0. Returns when @t
- *  is resumed by the generic path (fp_resumed). */
+ *  is resumed in place (a partner on another core answered while this
+ *  core idled in place: fp_done) or by the generic path (fp_resumed). */
 static inline __attribute__((always_inline)) int64_t
 fp_block(struct cpu *c, struct thread *t, struct thread *p,
 	 struct arch_uregs *u)
@@ -224,6 +262,8 @@ fp_block(struct cpu *c, struct thread *t, struct thread *p,
 		atomic_store_explicit(&t->state, T_BLOCKED,
 				      memory_order_relaxed);
 		sched_finish_switch(sched_fastpath_switch(o, p));
+	} else if (fp_wait_remote(c, t)) {
+		return fp_done(t, u);
 	}
 	return fp_resumed(t, u);
 }

@@ -258,9 +258,11 @@ static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
  * before anything is handled, so every handler runs with prev switched
  * out, as without this path. Invariant: a core idling in place runs
  * nothing but this wait, so nothing that could move or free prev runs
- * on prev's stack. Owner, IRQs masked; returns in prev's context.
+ * on prev's stack. Owner, IRQs masked; returns in prev's context: true
+ * if prev came back in place with nothing left to do (no switch pending,
+ * no IPI owed), false if it went through a real switch or schedule().
  */
-static void sched_idle_in_place(struct owner o, struct thread *prev)
+static bool sched_idle_in_place(struct owner o, struct thread *prev)
 {
 	struct cpu *c = o.cpu;
 	sched_switch_books(c, prev, c->idle, SW_TO_IDLE);
@@ -268,7 +270,7 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	sched_wfi(c);
 	if (!thread_wake_take_own(o, prev)) {
 		sched_switch_regs(c, prev, c->idle);
-		return;
+		return false;
 	}
 	/* Woken, and nothing else can have been queued (no handler ran):
 	 * prev runs again, with no run queue or hand-off in between. */
@@ -278,8 +280,23 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	 * whatever was posted since), as an IRQ would. */
 	arch_irq_poll_one();
 	icc_flush();
-	if (c->need_resched)
+	if (!c->need_resched)
+		return true;
+	schedule(o);
+	return false;
+}
+
+bool sched_block_wait(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	/* schedule()'s choice when @t blocks, without its pick: nothing is
+	 * pending, queued or handed off, so it would idle in place. */
+	if (c->need_resched || c->handoff || c->rq.nr ||
+	    !sched_may_idle_in_place(c, t)) {
 		schedule(o);
+		return false;
+	}
+	return sched_idle_in_place(o, t);
 }
 
 void schedule(struct owner o)
