@@ -102,7 +102,7 @@ static struct thread *sched_pick(struct cpu *c)
  *  first switch or tick in a new utilization window, roll the windows
  *  over (load_win_roll: one compare here otherwise; @tick: load_tick
  *  publishes right after, so the roll does not). */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) uint64_t
 sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 {
 	uint64_t now = arch_counter();
@@ -116,6 +116,7 @@ sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 		c->stats.busy += delta;
 	if (__builtin_expect(now >= c->win_end, 0))
 		load_win_roll((struct owner){c}, prev, t0, !tick);
+	return now;
 }
 
 static inline struct thread *sleep_thread(struct rq_link *l)
@@ -149,15 +150,23 @@ static void sched_timer_arm(struct cpu *c)
 /**
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
+ * @now: the counter at this switch (sched_account's).
  */
 static inline __attribute__((always_inline)) void
-sched_update_tick(struct cpu *c, struct thread *next, bool user)
+sched_update_tick(struct cpu *c, struct thread *next, bool user, uint64_t now)
 {
 	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
-			c->tick_due = arch_counter() + c->tick_interval;
+			c->tick_due = now + c->tick_interval;
 			c->tick_on = true;
-			sched_timer_arm(c);
+			/* With no sleeper the tick is the first deadline: one
+			 * interval from about now (the timer counts from the
+			 * write, a little after @now: it never fires before
+			 * tick_due). Else sched_timer_arm picks. */
+			if (c->sleepers.next == &c->sleepers)
+				arch_timer_arm(c->tick_interval);
+			else
+				sched_timer_arm(c);
 		}
 		return;
 	}
@@ -331,11 +340,11 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
 	bool fast = hint == SW_FAST; /* a constant: folds */
-	sched_account(c, prev, false, fast);
+	uint64_t now = sched_account(c, prev, false, fast);
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
-	sched_update_tick(c, next, fast);
+	sched_update_tick(c, next, fast, now);
 	if (fast || next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
 				      memory_order_relaxed);
@@ -346,7 +355,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	trace_switch(c, prev, next);
 	c->current = next;
 	c->stats.switches++;
-	load_switch((struct owner){c}, prev, next, hint);
+	load_switch_edge((struct owner){c}, prev, next, hint);
 }
 
 /** Switch @c from @prev (already requeued, blocked, dead or migrating)
@@ -484,12 +493,12 @@ void sched_tick(void)
 	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	sched_account(c, cur, true, false);
+	uint64_t now = sched_account(c, cur, true, false);
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();
 	sched_wake_sleepers(c);
-	sched_update_tick(c, cur, false);
+	sched_update_tick(c, cur, false, now);
 	if (cur == c->idle)
 		return;
 	lbe_tick(c);
