@@ -75,20 +75,26 @@ void icc_forward(unsigned cpu, struct icc_req *r)
 	icc_push_from(this_cpu(), cpu, r);
 }
 
-void icc_post(unsigned cpu, struct icc_req *r)
+/** icc_post() from @self, inline for icc_send(). */
+static inline void icc_post_from(struct cpu *self, unsigned cpu,
+				 struct icc_req *r)
 {
-	struct cpu *self = this_cpu();
 	self->stats.icc_posted[r->kind]++;
 	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
 	trace_post(self, cpu, r);
 	icc_push_from(self, cpu, r);
 }
 
+void icc_post(unsigned cpu, struct icc_req *r)
+{
+	icc_post_from(this_cpu(), cpu, r);
+}
+
 void icc_send(unsigned cpu, struct icc_req *r)
 {
 	struct cpu *self = this_cpu();
 	if (cpu != self->id) {
-		icc_post(cpu, r);
+		icc_post_from(self, cpu, r);
 		return;
 	}
 	self->stats.icc_posted[r->kind]++;
