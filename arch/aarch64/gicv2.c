@@ -11,11 +11,12 @@
 #define GICD_ISENABLER 0x100
 #define GICD_IPRIORITYR 0x400
 #define GICD_ITARGETSR 0x800
+#define GICD_SGIR 0xF00
 #define GICC_CTLR 0x00
 #define GICC_PMR 0x04
 
-/* [I] kernel addresses, set by gicv2_init; gic.h's inline hot calls
- * (acknowledge, end, SGI send) use them too */
+/* [I] kernel addresses, set by gicv2_init; gic.h's inline acknowledge
+ * and end use gicv2_cpu too */
 uintptr_t gicv2_dist, gicv2_cpu;
 
 /** Once, boot core: remember the frames, enable the distributor. */
@@ -42,6 +43,16 @@ void gicv2_enable_spi(unsigned intid)
 	*(volatile uint8_t *)(gicv2_dist + GICD_IPRIORITYR + intid) = 0x80;
 	mmio_write32(gicv2_dist + GICD_ISENABLER + 4 * (intid / 32),
 		     1u << (intid % 32));
+}
+
+/** Send SGI @sgi to the cores in @mask (0..7): one write reaches them
+ *  all. The barrier makes prior normal-memory stores (a mailbox post)
+ *  visible before any target can take the interrupt. */
+void gicv2_send_sgi(uint64_t mask, unsigned sgi)
+{
+	__asm__ volatile("dmb ishst" ::: "memory");
+	mmio_write32(gicv2_dist + GICD_SGIR,
+		     (uint32_t)((mask & 0xff) << 16) | sgi);
 }
 
 /** Interrupt lines the distributor implements (32 * (ITLinesNumber + 1),
