@@ -211,9 +211,58 @@ static int64_t __attribute__((noinline)) fp_resumed(struct thread *t,
 	return err;
 }
 
+enum fp_wait {
+	FPW_AGAIN,    /* ipc_wait() (fp_resumed) sorts it out */
+	FPW_DONE,     /* done before @t blocked: return as usual */
+	FPW_IN_PLACE, /* done while the core idled in place: nothing pending */
+};
+
+/** The first round of ipc_wait() for @t, the current thread, waiting
+ *  forever for a partner on another core: block, and if the core idles
+ *  in place until @t's own wake-up (sched_block_wait), see its wait
+ *  done. FPW_AGAIN for anything else, which ipc_wait() then sorts out
+ *  from the start, as if it had run from the beginning. Owner, IRQs
+ *  masked. */
+static inline __attribute__((always_inline)) enum fp_wait
+fp_wait_remote(struct cpu *c, struct thread *t)
+{
+	uint64_t st = atomic_load_explicit(&t->ipc_state,
+					   memory_order_acquire);
+	if (IPC_WAIT(st) == IPC_DONE)
+		return FPW_DONE;
+	/* ipc_wait()'s "look again" cases are its own */
+	if (IPC_WAIT(st) == IPC_CLAIMED || atomic_exchange(&t->wake_token, 0))
+		return FPW_AGAIN;
+	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
+	if (!sched_block_wait((struct owner){c}, t) ||
+	    IPC_WAIT(atomic_load_explicit(&t->ipc_state,
+					  memory_order_acquire)) != IPC_DONE)
+		return FPW_AGAIN;
+	return FPW_IN_PLACE;
+}
+
+/** @t's wait is DONE (fp_wait_remote): end it as ipc_wait() does and
+ *  return its result, its message in @u, as fp_resumed() would. */
+static inline __attribute__((always_inline)) int64_t
+fp_done(struct thread *t, struct arch_uregs *u)
+{
+	atomic_store_explicit(&t->ipc_state, IPC_STATE(t->ipc_seq, IPC_NONE),
+			      memory_order_relaxed);
+	t->fp_uregs = NULL;
+	int err = t->ipc_result;
+	if (!err)
+		sys_msg_out(u, &t->ipc_msg);
+	return err;
+}
+
 /** The current thread @t, now waiting (reply or receive, forever),
  *  blocks: with @p set, handing the core to it at EL0. Returns when @t
- *  is resumed by the generic path (fp_resumed). */
+ *  is resumed by the generic path (fp_resumed), or with its wait done
+ *  before it blocked (fp_done). If a partner on another core answered
+ *  while this core idled in place, @t leaves for EL0 from its frame @u
+ *  at once: its syscall exit (irq_exit) has nothing to do then (no
+ *  switch pending, no IPI owed: sched_block_wait), and nothing on this
+ *  kernel stack is needed any more. */
 static inline __attribute__((always_inline)) int64_t
 fp_block(struct cpu *c, struct thread *t, struct thread *p,
 	 struct arch_uregs *u)
@@ -224,8 +273,17 @@ fp_block(struct cpu *c, struct thread *t, struct thread *p,
 		atomic_store_explicit(&t->state, T_BLOCKED,
 				      memory_order_relaxed);
 		sched_finish_switch(sched_fastpath_switch(o, p));
+		return fp_resumed(t, u);
 	}
-	return fp_resumed(t, u);
+	enum fp_wait w = fp_wait_remote(c, t);
+	if (w == FPW_AGAIN)
+		return fp_resumed(t, u);
+	int64_t r = fp_done(t, u);
+	if (w == FPW_IN_PLACE) {
+		arch_uregs_set(u, 0, (uint64_t)r);
+		arch_user_enter(u);
+	}
+	return r;
 }
 
 /** Is this core free of reasons to leave the switch to the scheduler? */

@@ -75,20 +75,26 @@ void icc_forward(unsigned cpu, struct icc_req *r)
 	icc_push_from(this_cpu(), cpu, r);
 }
 
-void icc_post(unsigned cpu, struct icc_req *r)
+/** icc_post() from @self, inline for icc_send(). */
+static inline void icc_post_from(struct cpu *self, unsigned cpu,
+				 struct icc_req *r)
 {
-	struct cpu *self = this_cpu();
 	self->stats.icc_posted[r->kind]++;
 	atomic_store_explicit(&r->state, REQ_POSTED, memory_order_relaxed);
 	trace_post(self, cpu, r);
 	icc_push_from(self, cpu, r);
 }
 
+void icc_post(unsigned cpu, struct icc_req *r)
+{
+	icc_post_from(this_cpu(), cpu, r);
+}
+
 void icc_send(unsigned cpu, struct icc_req *r)
 {
 	struct cpu *self = this_cpu();
 	if (cpu != self->id) {
-		icc_post(cpu, r);
+		icc_post_from(self, cpu, r);
 		return;
 	}
 	self->stats.icc_posted[r->kind]++;
@@ -96,18 +102,34 @@ void icc_send(unsigned cpu, struct icc_req *r)
 	icc_handle(r);
 }
 
-void icc_flush_owed(struct cpu *c)
+/** The IPIs @c owes, sent: the books first, then the SGI as a tail call
+ *  (IRQs masked: nothing can owe more meanwhile). */
+static inline void icc_send_owed(struct cpu *c)
 {
-	if (c->lbe_owed) { /* may owe IPIs in turn */
-		c->lbe_owed = false;
-		lbe_fire(c, FUL_LBE_WAKE);
-		if (!c->ipi_owed)
-			return;
-	}
-	arch_send_ipi(c->ipi_owed, IPI_ICC);
-	trace_sgi_send(c, c->ipi_owed);
+	uint64_t owed = c->ipi_owed;
+	trace_sgi_send(c, owed);
 	c->ipi_owed = 0;
 	c->stats.ipi_out++;
+	arch_send_ipi(owed, IPI_ICC);
+}
+
+/** icc_flush_owed() with a balancer event owed: out of line, so that
+ *  the usual flush needs no stack frame. */
+static __attribute__((noinline, cold)) void icc_flush_lbe(struct cpu *c)
+{
+	c->lbe_owed = false;
+	lbe_fire(c, FUL_LBE_WAKE); /* may owe IPIs in turn */
+	if (c->ipi_owed)
+		icc_send_owed(c);
+}
+
+void icc_flush_owed(struct cpu *c)
+{
+	if (unlikely(c->lbe_owed)) {
+		icc_flush_lbe(c);
+		return;
+	}
+	icc_send_owed(c);
 }
 
 void icc_complete(struct icc_req *r, int result)

@@ -185,7 +185,8 @@ static inline bool load_switch_swap(struct cpu *c, struct thread *prev,
 
 /** The cross-core IPC's two edges, straight-line: @prev, counted
  *  runnable, blocks and the core goes idle. False if it is not that. */
-static inline bool load_switch_to_idle(struct cpu *c, struct thread *prev)
+static inline __attribute__((always_inline)) bool
+load_switch_to_idle(struct cpu *c, struct thread *prev)
 {
 	if (atomic_load_explicit(&prev->state, memory_order_relaxed) !=
 		    T_BLOCKED ||
@@ -244,6 +245,27 @@ enum load_hint {
  *  next's state, and the sums that change. Owner, IRQs masked. The time
  *  figures are published at idle transitions and ticks, not at every
  *  switch. A wrong @hint costs a test, never correctness. */
+static inline void load_switch(struct owner o, struct thread *prev,
+			       struct thread *next, enum load_hint hint);
+
+/** load_switch() inline at the two idle edges of idling in place
+ *  (@hint SW_TO_IDLE or SW_FROM_IDLE, a constant): no call, no
+ *  dispatch on the hint. Any other hint: load_switch(). */
+static inline __attribute__((always_inline)) void
+load_switch_edge(struct owner o, struct thread *prev, struct thread *next,
+		 enum load_hint hint)
+{
+	bool done;
+	if (hint == SW_TO_IDLE)
+		done = load_switch_to_idle(o.cpu, prev);
+	else if (hint == SW_FROM_IDLE)
+		done = load_switch_from_idle(o.cpu, next);
+	else
+		done = false;
+	if (!done)
+		load_switch(o, prev, next, hint);
+}
+
 static inline void load_switch(struct owner o, struct thread *prev,
 			       struct thread *next, enum load_hint hint)
 {

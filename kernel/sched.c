@@ -102,7 +102,7 @@ static struct thread *sched_pick(struct cpu *c)
  *  first switch or tick in a new utilization window, roll the windows
  *  over (load_win_roll: one compare here otherwise; @tick: load_tick
  *  publishes right after, so the roll does not). */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) uint64_t
 sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 {
 	uint64_t now = arch_counter();
@@ -116,6 +116,7 @@ sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 		c->stats.busy += delta;
 	if (__builtin_expect(now >= c->win_end, 0))
 		load_win_roll((struct owner){c}, prev, t0, !tick);
+	return now;
 }
 
 static inline struct thread *sleep_thread(struct rq_link *l)
@@ -149,15 +150,23 @@ static void sched_timer_arm(struct cpu *c)
 /**
  * Tickless idle: the periodic tick runs only while a real thread runs;
  * an idle core arms the timer for its first sleeper, or not at all.
+ * @now: the counter at this switch (sched_account's).
  */
 static inline __attribute__((always_inline)) void
-sched_update_tick(struct cpu *c, struct thread *next, bool user)
+sched_update_tick(struct cpu *c, struct thread *next, bool user, uint64_t now)
 {
 	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
-			c->tick_due = arch_counter() + c->tick_interval;
+			c->tick_due = now + c->tick_interval;
 			c->tick_on = true;
-			sched_timer_arm(c);
+			/* With no sleeper the tick is the first deadline: one
+			 * interval from about now (the timer counts from the
+			 * write, a little after @now: it never fires before
+			 * tick_due). Else sched_timer_arm picks. */
+			if (c->sleepers.next == &c->sleepers)
+				arch_timer_arm(c->tick_interval);
+			else
+				sched_timer_arm(c);
 		}
 		return;
 	}
@@ -258,9 +267,11 @@ static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
  * before anything is handled, so every handler runs with prev switched
  * out, as without this path. Invariant: a core idling in place runs
  * nothing but this wait, so nothing that could move or free prev runs
- * on prev's stack. Owner, IRQs masked; returns in prev's context.
+ * on prev's stack. Owner, IRQs masked; returns in prev's context: true
+ * if prev came back in place with nothing left to do (no switch pending,
+ * no IPI owed), false if it went through a real switch or schedule().
  */
-static void sched_idle_in_place(struct owner o, struct thread *prev)
+static bool sched_idle_in_place(struct owner o, struct thread *prev)
 {
 	struct cpu *c = o.cpu;
 	sched_switch_books(c, prev, c->idle, SW_TO_IDLE);
@@ -268,7 +279,7 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	sched_wfi(c);
 	if (!thread_wake_take_own(o, prev)) {
 		sched_switch_regs(c, prev, c->idle);
-		return;
+		return false;
 	}
 	/* Woken, and nothing else can have been queued (no handler ran):
 	 * prev runs again, with no run queue or hand-off in between. */
@@ -278,8 +289,23 @@ static void sched_idle_in_place(struct owner o, struct thread *prev)
 	 * whatever was posted since), as an IRQ would. */
 	arch_irq_poll_one();
 	icc_flush();
-	if (c->need_resched)
+	if (!c->need_resched)
+		return true;
+	schedule(o);
+	return false;
+}
+
+bool sched_block_wait(struct owner o, struct thread *t)
+{
+	struct cpu *c = o.cpu;
+	/* schedule()'s choice when @t blocks, without its pick: nothing is
+	 * pending, queued or handed off, so it would idle in place. */
+	if (c->need_resched || c->handoff || c->rq.nr ||
+	    !sched_may_idle_in_place(c, t)) {
 		schedule(o);
+		return false;
+	}
+	return sched_idle_in_place(o, t);
 }
 
 void schedule(struct owner o)
@@ -314,11 +340,11 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 				     struct thread *next, enum load_hint hint)
 {
 	bool fast = hint == SW_FAST; /* a constant: folds */
-	sched_account(c, prev, false, fast);
+	uint64_t now = sched_account(c, prev, false, fast);
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
-	sched_update_tick(c, next, fast);
+	sched_update_tick(c, next, fast, now);
 	if (fast || next != c->idle) {
 		atomic_store_explicit(&next->state, T_RUNNING,
 				      memory_order_relaxed);
@@ -329,7 +355,7 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 	trace_switch(c, prev, next);
 	c->current = next;
 	c->stats.switches++;
-	load_switch((struct owner){c}, prev, next, hint);
+	load_switch_edge((struct owner){c}, prev, next, hint);
 }
 
 /** Switch @c from @prev (already requeued, blocked, dead or migrating)
@@ -467,12 +493,12 @@ void sched_tick(void)
 	}
 	c->stats.ticks++;
 	c->tick_on = false; /* the timer fired: re-arm below */
-	sched_account(c, cur, true, false);
+	uint64_t now = sched_account(c, cur, true, false);
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();
 	sched_wake_sleepers(c);
-	sched_update_tick(c, cur, false);
+	sched_update_tick(c, cur, false, now);
 	if (cur == c->idle)
 		return;
 	lbe_tick(c);

@@ -45,6 +45,17 @@ struct thread *sched_fastpath_switch(struct owner o, struct thread *next);
  *  is queued as a preempted thread (a signal woke a higher-priority
  *  thread). Same pre- and postconditions otherwise. */
 struct thread *sched_fastpath_preempt(struct owner o, struct thread *next);
+/**
+ * The IPC fastpath's wait for a partner on another core: the current
+ * thread @t of o.cpu, just made BLOCKED (its wake token checked), gives
+ * up the core as schedule() would. If nothing else can run here, the
+ * core idles in place (sched.c) and this returns true when @t is back by
+ * its own wake-up alone, with no switch pending: the caller may then
+ * finish @t's system call at once. false: @t is running again after
+ * schedule() (or a real switch), and its caller re-checks its wait.
+ * Consumes @o.
+ */
+bool sched_block_wait(struct owner o, struct thread *t);
 /** sched_finish_switch() for the fastpath's switch (called by
  *  arch_fastpath_switch on the next thread's stack): @prev is BLOCKED,
  *  or READY on this core's run queue. */

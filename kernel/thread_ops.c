@@ -194,10 +194,14 @@ bool thread_wake_take_own(struct owner o, struct thread *t)
 	if (!mbox_take_only(&o.cpu->mbox, &t->wake_req.node))
 		return false;
 	/* thread_wake_apply(), except that @t is neither queued nor handed
-	 * off: the caller switches to it at once. */
-	if (!thread_wake_consume(t, thread_state(t)))
+	 * off: the caller switches to it at once. The record is embedded
+	 * (pool_cpu 0xff): icc_complete() would only count it. */
+	o.cpu->stats.icc_handled[ICC_TASK_IPC]++;
+	atomic_exchange(&t->wake_inflight, 0);
+	if (thread_state(t) != T_BLOCKED || !atomic_exchange(&t->wake_token, 0))
 		return false;
-	sched_unsleep(o, t);
+	if (t->sleeping)
+		sched_unsleep(o, t);
 	return true;
 }
 

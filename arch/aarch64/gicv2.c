@@ -14,34 +14,34 @@
 #define GICD_SGIR 0xF00
 #define GICC_CTLR 0x00
 #define GICC_PMR 0x04
-#define GICC_IAR 0x0C
-#define GICC_EOIR 0x10
 
-static uintptr_t gicd, gicc; /* [I] kernel addresses, set by gicv2_init */
+/* [I] kernel addresses, set by gicv2_init; gic.h's inline acknowledge
+ * and end use gicv2_cpu too */
+uintptr_t gicv2_dist, gicv2_cpu;
 
 /** Once, boot core: remember the frames, enable the distributor. */
 void gicv2_init(uint64_t gicd_pa, uint64_t gicc_pa)
 {
-	gicd = MMIO(gicd_pa);
-	gicc = MMIO(gicc_pa);
-	mmio_write32(gicd + GICD_CTLR, 1);
+	gicv2_dist = MMIO(gicd_pa);
+	gicv2_cpu = MMIO(gicc_pa);
+	mmio_write32(gicv2_dist + GICD_CTLR, 1);
 }
 
 /** Per core: SGIs 8..11 and the timer PPI enabled, interface on. */
 void gicv2_init_cpu(void)
 {
 	uint32_t sgis = (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11);
-	mmio_write32(gicd + GICD_ISENABLER, sgis | (1u << TIMER_PPI));
-	mmio_write32(gicc + GICC_PMR, 0xF0);
-	mmio_write32(gicc + GICC_CTLR, 1);
+	mmio_write32(gicv2_dist + GICD_ISENABLER, sgis | (1u << TIMER_PPI));
+	mmio_write32(gicv2_cpu + GICC_PMR, 0xF0);
+	mmio_write32(gicv2_cpu + GICC_CTLR, 1);
 }
 
 /** Enable shared interrupt @intid, routed to core 0. */
 void gicv2_enable_spi(unsigned intid)
 {
-	*(volatile uint8_t *)(gicd + GICD_ITARGETSR + intid) = 1;
-	*(volatile uint8_t *)(gicd + GICD_IPRIORITYR + intid) = 0x80;
-	mmio_write32(gicd + GICD_ISENABLER + 4 * (intid / 32),
+	*(volatile uint8_t *)(gicv2_dist + GICD_ITARGETSR + intid) = 1;
+	*(volatile uint8_t *)(gicv2_dist + GICD_IPRIORITYR + intid) = 0x80;
+	mmio_write32(gicv2_dist + GICD_ISENABLER + 4 * (intid / 32),
 		     1u << (intid % 32));
 }
 
@@ -51,37 +51,28 @@ void gicv2_enable_spi(unsigned intid)
 void gicv2_send_sgi(uint64_t mask, unsigned sgi)
 {
 	__asm__ volatile("dmb ishst" ::: "memory");
-	mmio_write32(gicd + GICD_SGIR, (uint32_t)((mask & 0xff) << 16) | sgi);
-}
-
-uint32_t gicv2_ack(void)
-{
-	return mmio_read32(gicc + GICC_IAR);
-}
-
-void gicv2_eoi(uint32_t iar)
-{
-	mmio_write32(gicc + GICC_EOIR, iar);
+	mmio_write32(gicv2_dist + GICD_SGIR,
+		     (uint32_t)((mask & 0xff) << 16) | sgi);
 }
 
 /** Interrupt lines the distributor implements (32 * (ITLinesNumber + 1),
  *  at most 1020). */
 unsigned gicv2_lines(void)
 {
-	unsigned n = 32 * ((mmio_read32(gicd + GICD_TYPER) & 0x1f) + 1);
+	unsigned n = 32 * ((mmio_read32(gicv2_dist + GICD_TYPER) & 0x1f) + 1);
 	return n > 1020 ? 1020 : n;
 }
 
 /** Stop forwarding @intid (its pending state is kept). */
 void gicv2_mask(unsigned intid)
 {
-	mmio_write32(gicd + GICD_ICENABLER + 4 * (intid / 32),
+	mmio_write32(gicv2_dist + GICD_ICENABLER + 4 * (intid / 32),
 		     1u << (intid % 32));
 }
 
 void gicv2_unmask(unsigned intid)
 {
-	mmio_write32(gicd + GICD_ISENABLER + 4 * (intid / 32),
+	mmio_write32(gicv2_dist + GICD_ISENABLER + 4 * (intid / 32),
 		     1u << (intid % 32));
 }
 
@@ -90,19 +81,19 @@ void gicv2_unmask(unsigned intid)
  *  gives SPIs. */
 void gicv2_route(unsigned intid, unsigned cpu)
 {
-	*(volatile uint8_t *)(gicd + GICD_IPRIORITYR + intid) = 0x80;
-	*(volatile uint8_t *)(gicd + GICD_ITARGETSR + intid) =
+	*(volatile uint8_t *)(gicv2_dist + GICD_IPRIORITYR + intid) = 0x80;
+	*(volatile uint8_t *)(gicv2_dist + GICD_ITARGETSR + intid) =
 		(uint8_t)(1u << cpu);
 }
 
 uint64_t gicv2_targets(unsigned intid)
 {
-	return *(volatile uint8_t *)(gicd + GICD_ITARGETSR + intid);
+	return *(volatile uint8_t *)(gicv2_dist + GICD_ITARGETSR + intid);
 }
 
 /** Make SPI @intid pending, as its device would (tests). */
 void gicv2_raise(unsigned intid)
 {
-	mmio_write32(gicd + GICD_ISPENDR + 4 * (intid / 32),
+	mmio_write32(gicv2_dist + GICD_ISPENDR + 4 * (intid / 32),
 		     1u << (intid % 32));
 }

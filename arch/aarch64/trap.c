@@ -94,13 +94,22 @@ bool arch_irq_poll(void)
 	return any;
 }
 
-void arch_irq_poll_one(void)
+/** arch_irq_poll_one() for one GIC version (@v3 a constant). */
+static inline __attribute__((always_inline)) void irq_poll_one_gic(bool v3)
 {
-	uint32_t iar = gic_ack();
+	uint32_t iar = v3 ? gicv3_ack() : gicv2_ack();
 	if ((iar & 0x3ff) < 1020) {
-		irq_dispatch(iar);
+		irq_dispatch_gic(iar, v3);
 		irq_done();
 	}
+}
+
+void arch_irq_poll_one(void)
+{
+	if (gic_v3)
+		irq_poll_one_gic(true);
+	else
+		irq_poll_one_gic(false);
 }
 
 static const char *const vector_names[16] = {
