@@ -193,8 +193,10 @@ static void ring_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		if (rings_orphaned())
-			return;
+		/* no look at the sibling here: THREAD_INFO is a system call
+		 * (about 590 instructions) and this loop runs twice per
+		 * request; its death is looked for after each wake-up (the
+		 * rootserver rings the doorbell when it kills it) */
 		if (rings_pass())
 			continue;
 		bool got = false;
@@ -207,6 +209,8 @@ static void ring_main(void *arg)
 			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, NULL, FUL_FOREVER);
 			if (ful_sysinfo(&si) == 0)
 				my_cpu = si.cpu; /* F may have been moved */
+			if (rings_orphaned())
+				return;
 		}
 		rings_sleep(false);
 	}
