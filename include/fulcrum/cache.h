@@ -34,7 +34,8 @@
  * in FUL_CACHE_SLOT_RING_BELL, F's notification (WRITE) in
  * FUL_CACHE_SLOT_RING_PEER, a pool for the thread; arg1 the passes the
  * ring thread polls before it sleeps (only while its core has nothing
- * else to run: the load area at FUL_LOAD_VADDR says so).
+ * else to run: the load area at FUL_LOAD_VADDR says so; boot argument
+ * srv_spin=N, 0 by default).
  *
  * Start-up: B gets D's endpoint (WRITE, badge 2) in slot 4, its cache
  * (D's window 2, a DMA frame of arg0 pages) in slot 5, its own endpoint

@@ -62,7 +62,8 @@ enum ful_disk_op {
  * D's doorbell (READ) in FUL_DISK_SLOT_RING_BELL, B's notification
  * (WRITE) in FUL_DISK_SLOT_RING_PEER, the load area at FUL_LOAD_VADDR
  * (the ring thread polls only while its core has nothing else to run,
- * up to arg0 bits 16..31 passes; bits 0..15: the regions). A request is
+ * up to arg0 bits 16..31 passes, srv_spin=N, 0 by default; bits 0..15:
+ * the regions). A request is
  * answered when its chains finish, by the interrupt thread.
  */
 /** The slot of window @b (1..FUL_DISK_MAX_WINDOWS) in D. */

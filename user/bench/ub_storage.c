@@ -270,10 +270,14 @@ static unsigned st_bonnies(void)
 	}
 	if (st_form(1) || !st_bonnie_once(ST_BN_MAX)) /* untimed: warm up */
 		return 0;
+	/* bn_only=N: form N and 5 processes only (a quick look) */
+	char only[8];
+	unsigned one = ut_bootarg("bn_only", only, sizeof only)
+			       ? (unsigned)strtoul(only, NULL, 0) : 0;
 	for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++) {
-		if (st_form(forms[f]))
+		if ((one && forms[f] != one && forms[f] != 1) || st_form(forms[f]))
 			continue;
-		for (unsigned k = 1; k <= ST_BN_MAX; k++) {
+		for (unsigned k = one ? 5 : 1; k <= (one ? 5 : ST_BN_MAX); k++) {
 			unsigned r;
 			for (r = 0; r < ST_BN_RUNS; r++)
 				if (!(s[r] = st_bonnie_once(k)))

@@ -88,7 +88,7 @@ static long cache_spawn(unsigned long blocks, unsigned dep, unsigned dwin,
 		 .va = FUL_CACHE_DRING_VA},
 	};
 	char spin[16] = "0";
-	root_bootarg("fs_spin", spin, sizeof spin);
+	root_bootarg("srv_spin", spin, sizeof spin); /* server rings' polls */
 	int mod = ful_module_find("cache");
 	if (mod < 0)
 		return mod;

@@ -140,7 +140,7 @@ static long disk_spawn(unsigned pool, unsigned rep)
 		 .va = FUL_LOAD_VADDR},
 	};
 	char spin[16] = "0";
-	root_bootarg("fs_spin", spin, sizeof spin);
+	root_bootarg("srv_spin", spin, sizeof spin); /* server rings' polls */
 	struct ful_spawn_args a = {
 		.module = (unsigned)mod, .cpu = root_server_cpu(ROOT_D),
 		.prio = DISK_PRIO,

@@ -62,14 +62,16 @@ long root_fs_start(void)
 			{.frame = rpage, .rights = FUL_R_READ | FUL_R_WRITE,
 			 .va = FUL_FS_BRING_VA},
 		};
-		char spin[16] = "0", copy[8] = "1";
+		char spin[16] = "0", copy[8] = "1", sspin[16] = "0";
 		root_bootarg("fs_spin", spin, sizeof spin);
 		root_bootarg("fs_copy", copy, sizeof copy);
+		root_bootarg("srv_spin", sspin, sizeof sspin);
 		struct ful_spawn_args a = {
 			.module = (unsigned)mod,
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.arg0 = strtoul(spin, NULL, 0), /* its ring thread's polls */
-			.arg1 = strcmp(copy, "0") ? 0 : FUL_FS_ARG1_NO_COPY,
+			.arg1 = (strcmp(copy, "0") ? 0 : FUL_FS_ARG1_NO_COPY) |
+				(strtoul(sspin, NULL, 0) & 0xffff) << 16,
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
 			.report_badge = 1, .caps = g,
 			.ncaps = sizeof g / sizeof g[0] - (ring ? 0 : 2),

@@ -66,7 +66,7 @@ int main(void)
 			.ctl = (struct ful_sring_ctl *)FUL_FS_BRING_VA,
 			.mine = FUL_FS_SLOT_BRING_MINE,
 			.peer = FUL_FS_SLOT_BRING_PEER,
-			.spins = (unsigned)ful_arg0};
+			.spins = (unsigned)(ful_arg1 >> 16)};
 	if (!err && (err = ext2_mount(&f_fs, &dev)))
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
 	if (!err && f_omf_init() < 0)
