@@ -88,6 +88,10 @@ struct ful_fsr_ctl {
 #define FUL_FSR_F_VADDR 0x50000000UL
 #define FUL_FSR_F_STRIDE 0x100000UL
 #define FUL_FSR_F_SLOT_BELL 8
+/* Bits of F's doorbell: a client's request; the rootserver's word that
+ * F's server thread was killed (the ring thread then closes the rings). */
+#define FUL_FSR_BELL_REQUEST 1UL
+#define FUL_FSR_BELL_KILLED 2UL
 #define FUL_FSR_F_SLOT_POOL 9
 #define FUL_FSR_F_SLOT_LINES 10
 #define FUL_FSR_F_SLOT_ZERO 11

@@ -165,7 +165,8 @@ long root_fs_kill(void)
 	if (err < 0)
 		return err;
 	fs.dead = true;
-	ful_ntfn_signal(fs.bell, 1); /* the ring thread sees it and closes */
+	/* the ring thread sees it and closes */
+	ful_ntfn_signal(fs.bell, FUL_FSR_BELL_KILLED);
 	struct ful_thread_args a = {.fn = fs_tombstone, .pool = FUL_SLOT_POOL,
 				    .vs = FUL_SLOT_SELF_VS, .prio = FS_PRIO,
 				    .cpu = 0, .name = "fs-tombstone"};

@@ -193,10 +193,10 @@ static void ring_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		/* no look at the sibling here: THREAD_INFO is a system call
-		 * (about 590 instructions) and this loop runs twice per
-		 * request; its death is looked for after each wake-up (the
-		 * rootserver rings the doorbell when it kills it) */
+		/* no look at the sibling on every pass: THREAD_INFO is a
+		 * system call (about 590 instructions) and this loop runs
+		 * twice per request; the rootserver rings the doorbell with
+		 * FUL_FSR_BELL_KILLED when it kills it */
 		if (rings_pass())
 			continue;
 		bool got = false;
@@ -206,10 +206,11 @@ static void ring_main(void *arg)
 			continue;
 		if (!rings_sleep(true)) {
 			struct ful_sysinfo si;
-			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, NULL, FUL_FOREVER);
+			unsigned long bits = 0;
+			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, &bits, FUL_FOREVER);
 			if (ful_sysinfo(&si) == 0)
 				my_cpu = si.cpu; /* F may have been moved */
-			if (rings_orphaned())
+			if ((bits & FUL_FSR_BELL_KILLED) && rings_orphaned())
 				return;
 		}
 		rings_sleep(false);
