@@ -109,5 +109,6 @@ KTEST(migrate_every_core, 2)
 		KT_WAIT(atomic_load(&mv_where) == c, KT_TIMEOUT_MS);
 	}
 	atomic_store(&mv_stop, 1);
-	KT_CHECK_EQ(thread_kill((tid_t)tid), 0);
+	int err = thread_kill((tid_t)tid); /* it may have ended by itself */
+	KT_CHECK(err == 0 || err == -FUL_ENOTHREAD);
 }
