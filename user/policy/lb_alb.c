@@ -159,10 +159,11 @@ static unsigned lb_mround_most(const struct lb_mround *r, ful_cpus_t mask)
 /** Commit the move the policy wrote in d->move[r->nmoved] (its thread
  *  counts @delta in the metric) to the moves for FUL_SYS_MIGRATE and,
  *  unless it is the @last of the round, to the predicted figures (copied
- *  from the decision's on the first change). */
-static void lb_mround_apply(struct lb_mround *r, unsigned long delta,
-			    struct ful_move *moves, struct lb_decision *d,
-			    bool last)
+ *  from the decision's on the first change). Inlined: a one-move round
+ *  (the common case) then pays no call for its bookkeeping. */
+static inline __attribute__((always_inline)) void
+lb_mround_apply(struct lb_mround *r, unsigned long delta,
+		struct ful_move *moves, struct lb_decision *d, bool last)
 {
 	const struct lb_dmove *m = &d->move[r->nmoved];
 	moves[r->nmoved] = (struct ful_move){.tid = m->tid, .cpu = m->to};
@@ -364,21 +365,25 @@ static unsigned alb_rebalance(struct lb_policy *p, struct lb_snap *s,
 				      ALB_T_MAX_MOVES, max);
 	if (!limit)
 		return 0;
-	unsigned why = LB_R_MAX_MOVES;
-	while (r.nmoved < limit) {
-		if (r.nmoved)
-			lb_mround_scan(&r);
-		unsigned dst = r.least;
-		if (r.m[dst] * r.n >= r.sum) {
-			why = LB_R_BALANCED; /* no core below the average */
-			break;
-		}
+	/* The first destination is below the average without a look: the
+	 * gate passed, so the cores are not all equal (T = 0) or one lies
+	 * outside the band, and either way the least is below the average. */
+	unsigned why, dst = r.least;
+	for (;;) {
 		why = alb_step(&r, dst, d);
 		if (why != LB_R_MOVED)
 			break;
 		lb_mround_apply(&r, d->move[r.nmoved].weight, moves, d,
 				r.nmoved + 1 >= limit);
 		why = LB_R_MAX_MOVES;
+		if (r.nmoved >= limit)
+			break;
+		lb_mround_scan(&r);
+		dst = r.least;
+		if (r.m[dst] * r.n >= r.sum) {
+			why = LB_R_BALANCED; /* no core below the average */
+			break;
+		}
 	}
 	d->reason = (unsigned char)why;
 	return r.nmoved;
