@@ -212,22 +212,13 @@ def expect_problems(suite, result, timeout):
     iff the boot printed a line containing each expected text, no PANIC
     and no DEMO-FAIL line, and QEMU exited 0 by itself (the kernel
     powered the machine off)."""
+    problems = boot_problems(result, timeout)
     if result.error:
-        return [result.error]
-    problems = []
-    if result.timed_out:
-        problems.append(f"timeout after {timeout}s: the machine did not "
-                        "power off")
-    if result.panic:
-        problems.append(result.panic)
-    problems += [f"{line!r}" for line in result.lines
-                 if line.startswith(DEMO_FAIL_PREFIX)][:1]
+        return problems
     missing = [w for w in suite.expect_lines.split(",")
                if not any(w in line for line in result.lines)]
     if missing:
         problems.append(f"no line contains {missing}")
-    if result.returncode not in (None, 0):
-        problems.append(f"QEMU exit code {result.returncode}")
     return problems
 
 

@@ -48,7 +48,7 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 {
 	struct ful_sring_ctl *c = s->ctl;
 	if (sring_dead(c))
-		return FUL_SRING_DEAD;
+		return -FUL_EDEAD;
 	unsigned head = atomic_load_explicit(&c->req_head, memory_order_relaxed);
 	struct ful_sring_req *q = &c->req[head % FUL_SRING_SLOTS];
 	q->op = op;
@@ -65,12 +65,12 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see below */
 	}
 	if (!sring_wait(s))
-		return FUL_SRING_DEAD;
+		return -FUL_EDEAD;
 	unsigned tail = atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
 	const struct ful_sring_rep *p = &c->rep[tail % FUL_SRING_SLOTS];
 	for (unsigned i = 0; i < 4; i++)
 		r[i] = p->r[i];
-	int ok = p->id == head ? 0 : -1;
+	int ok = p->id == head ? 0 : -FUL_ESTATE;
 	atomic_store_explicit(&c->rep_tail, tail + 1, memory_order_release);
 	return ok;
 }

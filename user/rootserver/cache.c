@@ -42,20 +42,26 @@ long root_obj_new(bool frame, unsigned long pages)
 	return s;
 }
 
-/** F's ring page and the two notifications, in ch (0 or -FUL_E*). */
-static long cache_ring_make(void)
+long root_sring_make(const char *pair, unsigned *page, unsigned *bell,
+		     unsigned *ntfn)
 {
 	long r = root_obj_new(true, 1), b = root_obj_new(false, 0);
 	long f = ful_slot_alloc();
 	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
-	if (!err) /* b: B's doorbell, an endpoint; f: F's notification */
+	if (!err)
 		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
-	if (err < 0) {
-		printf("rootserver: no ring between F and B (%ld)\n", err);
-		return err;
+	if (err >= 0) {
+		*page = (unsigned)r, *bell = (unsigned)b, *ntfn = (unsigned)f;
+		return 0;
 	}
-	ch.ring = (unsigned)r, ch.bell = (unsigned)b, ch.fntfn = (unsigned)f;
-	return 0;
+	printf("rootserver: no ring between %s (%ld)\n", pair, err);
+	if (r >= 0)
+		ful_slot_drop((unsigned)r);
+	if (b >= 0)
+		ful_slot_drop((unsigned)b);
+	if (f >= 0)
+		ful_slot_drop((unsigned)f);
+	return err;
 }
 
 /** Spawn B over D's endpoint @dep and window @dwin, reporting on @rep. */
@@ -114,7 +120,8 @@ long root_cache_start(unsigned long blocks)
 		ch.ep = (unsigned)ep;
 		ch.win = (unsigned)win;
 		if (root_server_rings())
-			cache_ring_make(); /* without it F talks to B over IPC */
+			/* without it F talks to B over IPC */
+			root_sring_make("F and B", &ch.ring, &ch.bell, &ch.fntfn);
 		err = cache_spawn(blocks, dep, dwin, (unsigned)rep);
 	}
 	if (!err && (err = ful_recv((unsigned)rep, &m, ROOT_TIMEOUT_US)) == 0)

@@ -32,25 +32,6 @@ static struct {
 	struct ful_task task;
 } dk;
 
-/** B's ring page and the two notifications, in dk (0 or -FUL_E*). */
-static long disk_ring_make(void)
-{
-	long r = ful_slot_alloc(), b = ful_slot_alloc(), f = ful_slot_alloc();
-	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
-	if (!err)
-		err = ful_frame_create(FUL_SLOT_POOL, (unsigned)r, 1);
-	if (err >= 0) /* b: D's doorbell, an endpoint; f: B's notification */
-		err = ful_ep_create(FUL_SLOT_POOL, (unsigned)b);
-	if (err >= 0)
-		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
-	if (err < 0) {
-		printf("rootserver: no ring between B and D (%ld)\n", err);
-		return err;
-	}
-	dk.ring = (unsigned)r, dk.bell = (unsigned)b, dk.bntfn = (unsigned)f;
-	return 0;
-}
-
 /** A new object in a fresh slot: @make(pool, slot) or a DMA frame. */
 static long disk_new_ep(void)
 {
@@ -169,7 +150,8 @@ long root_disk_start(unsigned long cache_pages)
 		dk.win2 = (unsigned)win2;
 		dk.win2_pages = cache_pages;
 		if (!err && root_server_rings())
-			disk_ring_make(); /* without it B talks to D over IPC */
+			/* without it B talks to D over IPC */
+			root_sring_make("B and D", &dk.ring, &dk.bell, &dk.bntfn);
 	}
 	if (!err)
 		err = ful_pool_create(FUL_SLOT_POOL, (unsigned)pool, DISK_POOL);

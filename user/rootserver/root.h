@@ -106,6 +106,12 @@ long root_server_kill(char which);
 /** Kill B's, D's threads (cache.c, disk.c); 0 or -FUL_E*. */
 long root_cache_kill(void);
 long root_disk_kill(void);
+/** A server ring (<fulcrum/sring.h>, "between @pair" in the message if
+ *  it fails): its page, the server's doorbell endpoint and the client's
+ *  notification, each in a new slot (ALL). 0, or -FUL_E* with nothing
+ *  kept (cache.c). */
+long root_sring_make(const char *pair, unsigned *page, unsigned *bell,
+		     unsigned *ntfn);
 /** Mark the server ring in frame @page dead and wake its client's
  *  notification @ntfn (cache.c). 0 or -FUL_E*. */
 long root_ring_dead(unsigned page, unsigned ntfn);

@@ -78,7 +78,7 @@ static long b_disk(unsigned op, unsigned long blk, int i)
 		const unsigned long a[4] = {blk, 1, (unsigned long)i, 0};
 		long r[4];
 		int e = ful_sring_call(&dring, op, a, r);
-		return e == FUL_SRING_DEAD ? -FUL_EDEAD : e < 0 ? -FUL_ESTATE : r[0];
+		return e < 0 ? e : r[0];
 	}
 	struct ful_msg m = {.info = FUL_MSG(op, 0),
 			    .mr = {blk, 1, (unsigned long)i}};

@@ -16,7 +16,7 @@ long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 		long rr[4];
 		int e = ful_sring_call(b->ring, op, a, rr);
 		if (e < 0) /* B is gone, or broke the ring */
-			return e == FUL_SRING_DEAD ? -FUL_EDEAD : -FUL_ESTATE;
+			return e;
 		for (unsigned i = 0; i < 4; i++)
 			r[i] = (unsigned long)rr[i];
 		return rr[0];

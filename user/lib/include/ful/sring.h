@@ -22,10 +22,9 @@ struct ful_sring {
 };
 
 /** Client: request @op with @a, wait for its reply into @r (polling up
- *  to s->spins passes first). 0, -1 if the reply was not the request's
- *  (a broken ring), or FUL_SRING_DEAD if the server is gone (the request
- *  may or may not have run). */
-#define FUL_SRING_DEAD (-2)
+ *  to s->spins passes first). 0, -FUL_ESTATE if the reply was not the
+ *  request's (a broken ring), or -FUL_EDEAD if the server is gone (the
+ *  request may or may not have run). */
 int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		   long r[4]);
 
