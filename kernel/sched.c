@@ -98,14 +98,14 @@ static struct thread *sched_pick(struct cpu *c)
 	return l ? rq_thread(l) : c->idle;
 }
 
-/** Charge the time since the last switch to @prev and its core; at the
+/** Charge the time from the last switch to @now to @prev and its core; at the
  *  first switch or tick in a new utilization window, roll the windows
  *  over (load_win_roll: one compare here otherwise; @tick: load_tick
  *  publishes right after, so the roll does not). */
-static inline __attribute__((always_inline)) uint64_t
-sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
+static inline __attribute__((always_inline)) void
+sched_account_at(struct cpu *c, struct thread *prev, uint64_t now, bool tick,
+		 bool busy)
 {
-	uint64_t now = arch_counter();
 	uint64_t t0 = c->last_switch;
 	uint64_t delta = now - t0;
 	c->last_switch = now;
@@ -116,6 +116,14 @@ sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
 		c->stats.busy += delta;
 	if (__builtin_expect(now >= c->win_end, 0))
 		load_win_roll((struct owner){c}, prev, t0, !tick);
+}
+
+/** sched_account_at() now. */
+static inline __attribute__((always_inline)) uint64_t
+sched_account(struct cpu *c, struct thread *prev, bool tick, bool busy)
+{
+	uint64_t now = arch_counter();
+	sched_account_at(c, prev, now, tick, busy);
 	return now;
 }
 
@@ -231,8 +239,15 @@ static void sched_wake_sleepers(struct cpu *c)
 
 /* The two halves of sched_switch(), inlined into it (below). */
 #define SCHED_SWITCH_HALF static inline __attribute__((always_inline)) void
+SCHED_SWITCH_HALF sched_switch_books_at(struct cpu *c, struct thread *prev,
+					struct thread *next,
+					enum load_hint hint, uint64_t now,
+					bool traced);
 SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
-				     struct thread *next, enum load_hint hint);
+				     struct thread *next, enum load_hint hint)
+{
+	sched_switch_books_at(c, prev, next, hint, arch_counter(), false);
+}
 SCHED_SWITCH_HALF sched_switch_regs(struct cpu *c, struct thread *prev,
 				    struct thread *next);
 static void sched_switch(struct cpu *c, struct thread *prev,
@@ -247,6 +262,33 @@ static inline void sched_wfi(struct cpu *c)
 	c->stats.awake_since = arch_cycles();
 }
 
+/**
+ * @prev, blocked at @since while its core idled in place, runs again
+ * now, its own wake-up taken: charge [@since, now] to the core as idle
+ * time and not to @prev, as the two switches it replaced would have
+ * done. Within one utilization window the shift of last_switch is all
+ * it takes (busy + idle still adds up to the time since start, and
+ * prev's busy interval keeps its length on the window's side of the
+ * roll); if a window ended meanwhile, the two switches' books run, the
+ * first dated @since, so the roll sees the idle stretch where it was.
+ * Owner, IRQs masked.
+ */
+static inline __attribute__((always_inline)) void
+sched_idle_charge(struct cpu *c, struct thread *prev, uint64_t since)
+{
+	uint64_t now = arch_counter();
+	if (__builtin_expect(now >= c->win_end, 0)) {
+		sched_switch_books_at(c, prev, c->idle, SW_TO_IDLE, since,
+				      true);
+		sched_switch_books_at(c, c->idle, prev, SW_FROM_IDLE, now,
+				      true);
+		return;
+	}
+	c->stats.idle += now - since;
+	c->last_switch += now - since;
+	atomic_store_explicit(&prev->state, T_RUNNING, memory_order_relaxed);
+}
+
 /** May @c, about to switch from blocked @prev to idle, idle in place? */
 static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
 {
@@ -258,33 +300,43 @@ static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
 
 /**
  * Idle in place, a lazy switch to idle: @prev has just blocked and
- * nothing else can run. Switch to idle in the scheduler's books only
- * (c->current is idle), keep prev's registers, stack and address space
- * loaded, and wait right here with IRQs masked. If what arrives is
- * prev's own wake-up, alone, it is applied as its handler would, and
- * prev is picked and switched back to, again in the books only: no
- * context switch either way. Otherwise the switch to idle is completed
- * before anything is handled, so every handler runs with prev switched
- * out, as without this path. Invariant: a core idling in place runs
- * nothing but this wait, so nothing that could move or free prev runs
- * on prev's stack. Owner, IRQs masked; returns in prev's context: true
- * if prev came back in place with nothing left to do (no switch pending,
- * no IPI owed), false if it went through a real switch or schedule().
+ * nothing else can run. Keep prev's registers, stack and address space
+ * loaded, keep even the scheduler's books as they are (c->current is
+ * prev, its load record says RUNNING, the tick stays armed), note the
+ * moment (@since), and wait right here with IRQs masked. If what
+ * arrives is prev's own wake-up, alone, it is applied as its handler
+ * would, and prev runs on: the wait is charged to the core as idle
+ * (sched_idle_charge), and nothing else was ever switched. Otherwise the
+ * switch to idle is completed first, its books dated @since, so every
+ * handler runs with prev switched out, and the utilization figures are
+ * as exact as with an eager switch. So the published load record lags
+ * a blocked thread by at most the time to the core's next interrupt
+ * (its tick at the latest): docs/design.md, "Load area", for the
+ * contract. Invariant: a core idling in place runs nothing but this
+ * wait, so nothing that could move or free prev, or read this core's
+ * books, runs meanwhile. Owner, IRQs masked; returns in prev's
+ * context: true if prev came back in place with nothing left to do (no
+ * switch pending, no IPI owed), false if it went through a real switch
+ * or schedule().
  */
 static bool sched_idle_in_place(struct owner o, struct thread *prev)
 {
 	struct cpu *c = o.cpu;
-	sched_switch_books(c, prev, c->idle, SW_TO_IDLE);
+	uint64_t since = arch_counter();
+	trace_switch(c, prev, c->idle);
 	icc_flush(); /* owed IPIs (the wake-up just posted) leave now */
 	sched_wfi(c);
 	if (!thread_wake_take_own(o, prev)) {
+		sched_switch_books_at(c, prev, c->idle, SW_TO_IDLE, since,
+				      true);
 		sched_switch_regs(c, prev, c->idle);
 		return false;
 	}
 	/* Woken, and nothing else can have been queued (no handler ran):
 	 * prev runs again, with no run queue or hand-off in between. */
 	c->need_resched = false;
-	sched_switch_books(c, c->idle, prev, SW_FROM_IDLE);
+	sched_idle_charge(c, prev, since);
+	trace_switch(c, c->idle, prev);
 	/* Take the IPI_ICC that announced the wake-up (its drain handles
 	 * whatever was posted since), as an IRQ would. */
 	arch_irq_poll_one();
@@ -336,11 +388,13 @@ void schedule(struct owner o)
 /** The scheduler's half of a switch of @c from @prev to @next:
  *  accounting, tick, states, c->current. @hint (a constant) names the
  *  likely kind of switch (load_switch). Owner, IRQs masked. */
-SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
-				     struct thread *next, enum load_hint hint)
+SCHED_SWITCH_HALF sched_switch_books_at(struct cpu *c, struct thread *prev,
+					struct thread *next,
+					enum load_hint hint, uint64_t now,
+					bool traced)
 {
 	bool fast = hint == SW_FAST; /* a constant: folds */
-	uint64_t now = sched_account(c, prev, false, fast);
+	sched_account_at(c, prev, now, false, fast);
 	if (__builtin_expect(next->win_idx < c->win.idx, 0))
 		load_win_enter(c, next); /* its first run in this window (the
 					  * idle thread's index is ~0: never) */
@@ -352,7 +406,8 @@ SCHED_SWITCH_HALF sched_switch_books(struct cpu *c, struct thread *prev,
 		    atomic_load_explicit(&c->parked, memory_order_relaxed))
 			c->stats.nonidle_while_parked++;
 	}
-	trace_switch(c, prev, next);
+	if (!traced) /* a constant: the lazy idle edges trace their own */
+		trace_switch(c, prev, next);
 	c->current = next;
 	c->stats.switches++;
 	load_switch_edge((struct owner){c}, prev, next, hint);
