@@ -86,10 +86,15 @@ static struct thread *sched_pick(struct cpu *c)
 	unsigned prio;
 	struct thread *h = c->handoff;
 	if (h) {
+		/* The hand-off skipped the queue only because nothing was
+		 * queued then; a thread of a higher priority made ready
+		 * after it (in the same burst of mailbox requests) still
+		 * runs first: it goes to the queue, in its turn. */
 		c->handoff = NULL;
-		if (!atomic_load_explicit(&c->parked, memory_order_relaxed))
+		if (!atomic_load_explicit(&c->parked, memory_order_relaxed) &&
+		    rq_top_prio(&c->rq) <= (int)h->prio)
 			return h;
-		rq_push_tail(&c->rq, &h->rq_link, h->prio); /* parked since */
+		rq_push_tail(&c->rq, &h->rq_link, h->prio); /* parked, outranked */
 		load_enter((struct owner){c}, h);
 	}
 	if (atomic_load_explicit(&c->parked, memory_order_relaxed))

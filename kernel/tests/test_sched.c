@@ -34,6 +34,74 @@ KTEST(sched_priority_preempts, 2)
 	probe_finish(&low);
 }
 
+static _Atomic uint64_t ho_low_count;
+static _Atomic uint64_t ho_low_before_high = ~0ull;
+static _Atomic uint32_t ho_stop, ho_low_done, ho_was_idle;
+
+static void ho_low_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&ho_stop))
+		atomic_fetch_add(&ho_low_count, 1);
+	atomic_store(&ho_low_done, 1);
+}
+
+static void ho_high_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&ho_low_before_high, atomic_load(&ho_low_count));
+}
+
+static struct ho_pair {
+	struct thread *lo, *hi;
+	tid_t lo_tid, hi_tid;
+} ho_pair;
+
+/* On core 1, IRQs masked: start the low thread, then the high one. */
+static void ho_start_both(void *arg)
+{
+	struct ho_pair *p = arg;
+	atomic_store(&ho_was_idle, this_cpu()->current == this_cpu()->idle);
+	thread_activate(p->lo, p->lo_tid);
+	thread_activate(p->hi, p->hi_tid);
+}
+
+static struct thread *ho_make(const char *name, unsigned prio,
+			      void (*fn)(void *), tid_t *tid)
+{
+	struct thread_attr a = {.name = name, .prio = prio, .slice_ms = 50,
+				.cpu = 1};
+	int err;
+	struct thread *t = thread_create_inactive(&a, fn, NULL, 0, &err);
+	if (t) {
+		*tid = atomic_load(&t->tid);
+		thread_publish(t);
+	}
+	return t;
+}
+
+/* Two threads made ready on an idle core in one burst, the lower
+ * priority first: the first one takes the idle core's hand-off slot,
+ * which must not outrank the run queue; the higher one runs first and
+ * sees that the lower one never ran (it did, for a whole slice, before
+ * sched_pick compared them: the wake-up benchmark's first sample). */
+KTEST(sched_handoff_yields_to_higher, 2)
+{
+	atomic_store(&ho_low_count, 0);
+	atomic_store(&ho_low_before_high, ~0ull);
+	atomic_store(&ho_stop, 0);
+	atomic_store(&ho_low_done, 0);
+	ho_pair.lo = ho_make("ho-low", 10, ho_low_main, &ho_pair.lo_tid);
+	ho_pair.hi = ho_make("ho-high", 200, ho_high_main, &ho_pair.hi_tid);
+	KT_CHECK(ho_pair.lo && ho_pair.hi);
+	KT_CHECK_EQ(icc_call_sync(1, ho_start_both, &ho_pair), 0);
+	KT_WAIT(atomic_load(&ho_low_before_high) != ~0ull, KT_TIMEOUT_MS);
+	KT_CHECK(atomic_load(&ho_was_idle));
+	KT_CHECK_EQ(atomic_load(&ho_low_before_high), 0);
+	atomic_store(&ho_stop, 1);
+	KT_WAIT(atomic_load(&ho_low_done), KT_TIMEOUT_MS);
+}
+
 /* Equal priorities share a core by time slice. */
 KTEST(sched_round_robin, 2)
 {

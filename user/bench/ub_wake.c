@@ -24,7 +24,8 @@
  *
  * Boot arguments: wake_policy=NAME runs one policy only; wake_nostress
  * measures an idle system (the floor); wake_stress=MASK keeps only some
- * stress (1 hogs, 2 ping-pong, 4 churn); wake_mttcg names the results
+ * stress (1 hogs, 2 ping-pong, 4 churn); wake_cpu=N measures on core N
+ * instead of core 1; wake_mttcg names the results
  * wake_latency_mttcg_<policy> in ns, for a run under multi-threaded TCG
  * (time, not instructions; `make bench` runs it on 2 cores, one vCPU per
  * host core).
@@ -62,6 +63,7 @@ static struct wk {
 	bool balanced, no_stress;
 	bool mttcg; /* wake_mttcg: names wake_latency_mttcg_<p>, unit ns */
 	unsigned mask; /* wake_stress=: 1 hogs, 2 ping-pong, 4 churn */
+	unsigned cpu;  /* wake_cpu=: the measured core */
 	struct ful_thread th[WK_MAX_THREADS];
 	unsigned nth;
 	unsigned long lat[WK_MAX_SAMPLES];
@@ -251,14 +253,14 @@ static unsigned wk_run(const char *p)
 	struct ful_thread meas;
 	struct ful_thread_args a = {.fn = wk_measured, .pool = FUL_SLOT_POOL,
 				    .vs = FUL_SLOT_SELF_VS, .prio = WK_PRIO,
-				    .cpu = 1, .slice_ms = 10,
+				    .cpu = wk.cpu, .slice_ms = 10,
 				    .name = "wk-measured"};
 	int err = wk.no_stress ? 0 : wk_stress_start();
 	if (!err)
 		err = ful_thread_spawn(&a, &meas);
 	if (!err)
 		err = (int)ful_thread_set(FUL_SLOT_SCHED, (unsigned)meas.tid,
-					  FUL_TA_AFFINITY, 1u << 1);
+					  FUL_TA_AFFINITY, 1ul << wk.cpu);
 	while (!err && !atomic_load(&wk.measured_done))
 		ful_ntfn_wait((unsigned)wk.ntfn, NULL, 100000);
 	unsigned long moved = wk_mig_in() - m0;
@@ -291,6 +293,9 @@ unsigned ub_wake_run(void)
 	wk.mask = ut_bootarg("wake_stress", v, sizeof v)
 			  ? (unsigned)strtoul(v, NULL, 0) & 7
 			  : 7;
+	wk.cpu = 1;
+	if (ut_bootarg("wake_cpu", v, sizeof v))
+		wk.cpu = (unsigned)strtoul(v, NULL, 10) % wk.ncpus;
 	char only[16] = "";
 	ut_bootarg("wake_policy", only, sizeof only);
 	unsigned n = 0;
