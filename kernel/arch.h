@@ -185,6 +185,12 @@ void arch_vspace_destroy(struct arch_vspace *v);
  *  page aligned, in [FUL_USER_MIN, FUL_USER_MAX). 0 or -FUL_ENOMEM. */
 int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 		    unsigned rights);
+/** arch_vspace_map() of @npages pages, physically contiguous from @kva,
+ *  at @va on: one table walk per leaf table, one barrier. Pre: as
+ *  arch_vspace_map for each page. Post: *@done pages from @va on are
+ *  mapped (all of them on 0; on -FUL_ENOMEM the caller unmaps them). */
+int arch_vspace_map_range(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+			  uint64_t npages, unsigned rights, uint64_t *done);
 /** Unmap user page @va (all cores' TLBs). Returns its kernel address or
  *  0 if nothing was mapped. */
 uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va);

@@ -193,12 +193,14 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 	unsigned before = arch_vspace_tables(&vs->arch);
 	if (need < 0)
 		err = need;
-	for (uint32_t i = 0; !err && i < f->npages; i++) {
-		err = arch_vspace_map(&vs->arch, va + i * PAGE_SIZE,
-				      f->kva + i * PAGE_SIZE, arights);
+	if (!err) {
+		uint64_t done;
+		err = arch_vspace_map_range(&vs->arch, va, f->kva, f->npages,
+					    arights, &done);
 		if (err) /* undo the pages mapped so far */
-			while (i--)
-				arch_vspace_unmap(&vs->arch, va + i * PAGE_SIZE);
+			while (done--)
+				arch_vspace_unmap(&vs->arch,
+						  va + done * PAGE_SIZE);
 	}
 	if (need > 0)
 		vspace_settle_tables(vs, before, (unsigned)need);

@@ -167,14 +167,11 @@ static uint64_t *pt_walk(const struct arch_vspace *v, uintptr_t va,
 	return &t[pt_index(va, 3)];
 }
 
-int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
-		    unsigned rights)
+/** A leaf entry's bits for @rights (FUL_R_* and ARCH_MAP_DEVICE), all
+ *  but the output address. */
+static inline uint64_t pte_bits(unsigned rights)
 {
-	uint64_t *e = pt_walk(v, va, &v->tables);
-	if (!e)
-		return -FUL_ENOMEM;
-	uint64_t pte = kva_to_pa(kva) | PTE_TABLE | PTE_AP_EL0 | PTE_AF |
-		       PTE_NG | PTE_PXN;
+	uint64_t pte = PTE_TABLE | PTE_AP_EL0 | PTE_AF | PTE_NG | PTE_PXN;
 	if (rights & ARCH_MAP_DEVICE) /* never executable, never cached */
 		pte |= PTE_ATTR_DEVICE | PTE_UXN;
 	else
@@ -183,13 +180,60 @@ int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 		pte |= PTE_AP_RO;
 	if (!(rights & (FUL_R_EXEC | ARCH_MAP_DEVICE)))
 		pte |= PTE_UXN;
-	else if (!(rights & ARCH_MAP_DEVICE)) /* code written through the
-						* linear map: make it fetchable */
+	return pte;
+}
+
+/** Does a mapping with @rights need the page's code made fetchable
+ *  (written through the linear map)? */
+static inline bool pte_needs_icache(unsigned rights)
+{
+	return (rights & FUL_R_EXEC) && !(rights & ARCH_MAP_DEVICE);
+}
+
+int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+		    unsigned rights)
+{
+	uint64_t *e = pt_walk(v, va, &v->tables);
+	if (!e)
+		return -FUL_ENOMEM;
+	if (pte_needs_icache(rights))
 		sync_icache(kva);
-	*e = pte;
+	*e = kva_to_pa(kva) | pte_bits(rights);
 	/* Invalid entries are never cached in a TLB: no invalidation. */
 	__asm__ volatile("dsb ishst" ::: "memory");
 	return 0;
+}
+
+int arch_vspace_map_range(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+			  uint64_t npages, unsigned rights, uint64_t *done)
+{
+	uint64_t bits = pte_bits(rights), i = 0;
+	bool icache = pte_needs_icache(rights);
+	int err = 0;
+	while (i < npages) {
+		uint64_t *e = pt_walk(v, va, &v->tables);
+		if (!e) {
+			err = -FUL_ENOMEM;
+			break;
+		}
+		/* the rest of this leaf table: one walk for up to 512 */
+		uint64_t n = 512 - pt_index(va, 3);
+		if (n > npages - i)
+			n = npages - i;
+		uint64_t pa = kva_to_pa(kva);
+		for (uint64_t k = 0; k < n; k++) {
+			if (icache)
+				sync_icache(kva + k * PAGE_SIZE);
+			e[k] = (pa + k * PAGE_SIZE) | bits;
+		}
+		i += n;
+		va += n * PAGE_SIZE;
+		kva += n * PAGE_SIZE;
+	}
+	/* Invalid entries are never cached in a TLB: no invalidation. */
+	__asm__ volatile("dsb ishst" ::: "memory");
+	*done = i;
+	return err;
 }
 
 uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)
