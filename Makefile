@@ -134,7 +134,10 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
 	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
 	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
-	$(FUZZ_SUITES) $(SLOWPATH_SUITES) $(GIC_SUITES)
+	$(FUZZ_SUITES) $(SLOWPATH_SUITES) $(GIC_SUITES) \
+	schedkill2:2:utest=sched_kill_by_tid,loadcheck,trace=sched
+# (schedkill2: SCHED_KILL refuses a kernel thread; with trace=sched the
+# trace rings' drain thread is one.)
 # GICv3 (docs/design.md "GICv3 and more cores"): the kernel suite on 4
 # cores forced onto GICv3 (CPUS 4g3), then the kernel and user suites
 # on MANY_CPUS cores, 16 unless `make test CPUS=N` names more than 8

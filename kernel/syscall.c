@@ -366,6 +366,7 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_PWIN_CREATE] = sys_pwin_create,
 	[FUL_SYS_PWIN_SET] = sys_pwin_set,
 	[FUL_SYS_TASK_KILL] = sys_task_kill,
+	[FUL_SYS_SCHED_KILL] = sys_sched_kill,
 };
 
 void syscall_entry(struct arch_uregs *u)

@@ -56,6 +56,7 @@ int64_t sys_dma_paddr(struct thread *t, struct arch_uregs *u);
 int64_t sys_pwin_create(struct thread *t, struct arch_uregs *u);
 int64_t sys_pwin_set(struct thread *t, struct arch_uregs *u);
 int64_t sys_task_kill(struct thread *t, struct arch_uregs *u);
+int64_t sys_sched_kill(struct thread *t, struct arch_uregs *u);
 int64_t sys_lbe_bind(struct thread *t, struct arch_uregs *u);
 int64_t sys_lbe_arm(struct thread *t, struct arch_uregs *u);
 /* Trace rings (syscall_trace.c). */

@@ -204,6 +204,29 @@ int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
 	return thread_set_attr((tid_t)ARG(1), (unsigned)ARG(2), value);
 }
 
+/** FUL_SYS_SCHED_KILL(sched, tid): kill live user thread @tid, in any
+ *  state, on any core (thread_kill: a request to its owner). Sched
+ *  ADMIN; checked in the order capability, thread (ENOTHREAD), kind
+ *  (a kernel thread: ESTATE), the caller itself (EINVAL). ENOTHREAD too
+ *  if it died before the request reached it. Thread context. */
+int64_t sys_sched_kill(struct thread *t, struct arch_uregs *u)
+{
+	struct cap s;
+	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
+	if (err)
+		return err;
+	if (ARG(1) > 0xffffffffu)
+		return -FUL_ENOTHREAD;
+	struct thread *k = thread_lookup((tid_t)ARG(1));
+	if (!k)
+		return -FUL_ENOTHREAD;
+	if (!k->vs)
+		return -FUL_ESTATE;
+	if (k == t)
+		return -FUL_EINVAL;
+	return thread_kill((tid_t)ARG(1));
+}
+
 /** FUL_SYS_UTIL_SET(sched, win_ms): the utilization window length, a
  *  system-wide setting, so the SCHED capability with ADMIN; the range
  *  is checked by load_win_set (-FUL_EINVAL). Thread context. */

@@ -95,7 +95,12 @@
  * caller's own task: EINVAL. -> the number killed. Threads the task
  * starts meanwhile may live: call again until it returns 0. */
 #define FUL_SYS_TASK_KILL 54   /* vs (ADMIN) */
-#define FUL_SYS_COUNT 55
+/* Kill one user thread by its id, in any state and on any core, with
+ * the scheduling control (ADMIN; what the console monitor's kill does,
+ * for the user-level shell): no live thread ENOTHREAD, a kernel thread
+ * ESTATE, the caller itself EINVAL (EXIT ends a thread). */
+#define FUL_SYS_SCHED_KILL 55  /* sched    tid */
+#define FUL_SYS_COUNT 56
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender

@@ -341,6 +341,11 @@ const struct bi_case bi_cases[] = {
 	CAP4_0(TASK_KILL, "vs", B_NOT_VS, B_VS_NO_ADMIN, A, A, A, A, A, A),
 	C(TASK_KILL, EINVAL, "the caller's own task", V_VS, A, A, A, A, A, A),
 	C(TASK_KILL, ZERO, "a task without threads", V_SPARE, A, A, A, A, A, A),
+	/* 55 SCHED_KILL(sched, tid): only failing rows (a valid call kills) */
+	CAP4_0(SCHED_KILL, "sched", B_NOT_SCHED, B_SCHED_NO_ADMIN, V_TID, A, A, A, A, A),
+	C(SCHED_KILL, ENOTHREAD, "no such thread", V_SCHED, B_TID, A, A, A, A, A),
+	C(SCHED_KILL, EINVAL, "the caller itself", V_SCHED, V_TID, A, A, A, A, A),
+	C(SCHED_KILL, ERIGHTS, "order: sched before thread", B_SCHED_NO_ADMIN, B_TID, A, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

@@ -190,6 +190,9 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 	case FUL_SYS_TRACE_DUMP: /* never a dump on the console */
 		a[0] = 0;
 		break;
+	case FUL_SYS_SCHED_KILL: /* never a kill: a bad capability */
+		a[0] |= FUL_CSLOTS;
+		break;
 	case FUL_SYS_UTIL_SET: /* never a valid length: no trace */
 		if (a[1] >= FUL_UTIL_WIN_MS_MIN && a[1] <= FUL_UTIL_WIN_MS_MAX)
 			a[1] = 0;

@@ -33,7 +33,8 @@ static const char *const fz_names[FZ_NCALLS] = {
     "devmem_map",    "devmem_info",   "irq_get",     "irq_bind",
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
-    "pwin_create",   "pwin_set",      "task_kill",   "(invalid)",
+    "pwin_create",   "pwin_set",      "task_kill",   "sched_kill",
+    "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)

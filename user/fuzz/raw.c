@@ -163,8 +163,9 @@ static void fz_raw_guard(struct fz_ctx *c, unsigned long nr, unsigned long a[7])
 	if (nr == FUL_SYS_TRACE_DUMP)
 		a[0] = 0;
 	/* a task's threads are the other workers' (their model expects
-	 * them alive): TASK_KILL only ever sees a bad capability here */
-	if (nr == FUL_SYS_TASK_KILL)
+	 * them alive): TASK_KILL and SCHED_KILL only ever see a bad
+	 * capability here */
+	if (nr == FUL_SYS_TASK_KILL || nr == FUL_SYS_SCHED_KILL)
 		a[0] |= FUL_CSLOTS;
 	if (nr == FUL_SYS_CAP_COPY && a[0] >= FZ_VS_LO &&
 	    a[0] < FZ_VS_LO + FZ_VS_N)

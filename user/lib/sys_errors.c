@@ -66,6 +66,7 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_PWIN_CREATE] = CAPS | MSG | E(NOMEM),
 	[FUL_SYS_PWIN_SET] = CAPS | E(RANGE) | E(INVAL) | E(NOMEM),
 	[FUL_SYS_TASK_KILL] = CAPS | E(INVAL),
+	[FUL_SYS_SCHED_KILL] = CAPS | E(NOTHREAD) | E(STATE) | E(INVAL),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

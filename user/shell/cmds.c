@@ -115,6 +115,27 @@ static void cmd_migrate(const char *args)
 		printf("migrate: thread %#x: error %d\n", mv.tid, mv.result);
 }
 
+/** kill TID: FUL_SYS_SCHED_KILL with the scheduling control. */
+static void cmd_kill(const char *args)
+{
+	unsigned long tid;
+	if (!sh_num(&args, &tid)) {
+		printf("usage: kill TID (TID as threads shows it: 0x...)\n");
+		return;
+	}
+	long r = ful_sched_kill(FUL_SLOT_SCHED, (unsigned)tid);
+	if (r == 0)
+		printf("kill: thread %#lx killed\n", tid);
+	else if (r == -FUL_ENOTHREAD)
+		printf("kill: no thread %#lx\n", tid);
+	else if (r == -FUL_ESTATE)
+		printf("kill: thread %#lx is a kernel thread\n", tid);
+	else if (r == -FUL_EINVAL)
+		printf("kill: that is the shell itself (use off)\n");
+	else
+		printf("kill: error %ld\n", r);
+}
+
 static void cmd_help(void)
 {
 	printf("commands: help | cpus | threads | migrate TID CPU | kill TID |\n"
@@ -148,8 +169,7 @@ void sh_command(const char *line)
 	else if (!strncmp(line, "migrate", 7) && (!line[7] || line[7] == ' '))
 		cmd_migrate(line + 7);
 	else if (!strncmp(line, "kill", 4) && (!line[4] || line[4] == ' '))
-		printf("kill: the shell holds no capability that kills a "
-		       "thread by tid; use the debug monitor (boot with kdebug)\n");
+		cmd_kill(line + 4);
 	else if (!strncmp(line, "policy", 6) && (!line[6] || line[6] == ' '))
 		sh_policy(line + 6);
 	else if (!strncmp(line, "set", 3) && (!line[3] || line[3] == ' '))

@@ -453,3 +453,54 @@ UTEST(load_nice_share, 2)
 	for (unsigned i = 0; i < 2; i++)
 		ful_thread_reap(&w[i], UT_TIMEOUT_US);
 }
+
+/** A live kernel thread's tid from the load area, or 0. */
+static unsigned sk_kernel_tid(void)
+{
+	for (unsigned i = 0; i < FUL_LOAD_THREADS; i++) {
+		struct ful_load_thread r = lthread(i);
+		if (r.tid && (r.flags & FUL_LT_KERNEL) &&
+		    FUL_TID_SLOT(r.tid) == i)
+			return r.tid;
+	}
+	return 0;
+}
+
+/*
+ * SCHED_KILL (the shell's kill): a thread of this task blocked on one
+ * core, another spinning on a second core, each killed by its tid with
+ * the scheduling control and gone from the load area; a second kill
+ * finds no thread; a kernel thread and the caller itself are refused.
+ */
+UTEST(sched_kill_by_tid, 2)
+{
+	static struct lw w[2];
+	memset(w, 0, sizeof(w));
+	unsigned x = ut_ncpus() - 1, y = ut_ncpus() > 2 ? 1 : 0;
+	UT_CHECK_EQ(lw_start(&w[0], x, 10), 0);
+	UT_CHECK_EQ(lw_start(&w[1], y, 10), 0);
+	if (ut->failed)
+		return;
+	unsigned t0 = (unsigned)w[0].th.tid, t1 = (unsigned)w[1].th.tid;
+	UT_WAIT(lthread(t0).state == FUL_TS_BLOCKED);
+	ful_ntfn_signal((unsigned)w[1].ntfn, 1); /* w[1] spins on y */
+	UT_WAIT(atomic_load(&w[1].spinning) == 1);
+	UT_CHECK_EQ(ful_sched_kill(FUL_SLOT_SCHED, t0), 0);
+	UT_CHECK_EQ(ful_sched_kill(FUL_SLOT_SCHED, t1), 0);
+	UT_WAIT(ful_thread_dead(w[0].th.slot) && ful_thread_dead(w[1].th.slot));
+	UT_CHECK(lthread(t0).tid != t0 && lthread(t1).tid != t1);
+	UT_CHECK_EQ(ful_sched_kill(FUL_SLOT_SCHED, t0), -FUL_ENOTHREAD);
+	/* A kernel thread exists when tracing drains its rings (suite
+	 * schedkill2 boots with trace=sched): there it must be found. */
+	char v[8];
+	unsigned k = sk_kernel_tid();
+	if (ut_bootarg("trace", v, sizeof v))
+		UT_CHECK(k != 0);
+	if (k)
+		UT_CHECK_EQ(ful_sched_kill(FUL_SLOT_SCHED, k), -FUL_ESTATE);
+	struct ful_sysinfo si;
+	UT_CHECK_EQ(ful_sysinfo(&si), 0);
+	UT_CHECK_EQ(ful_sched_kill(FUL_SLOT_SCHED, si.tid), -FUL_EINVAL);
+	for (unsigned i = 0; i < 2; i++)
+		lw_free(&w[i]);
+}

@@ -352,6 +352,13 @@ static inline long ful_task_kill(unsigned vs)
 	return FUL__SC(FUL_SYS_TASK_KILL, vs, 0, 0, 0, 0, 0, 0).x0;
 }
 
+/** Kill user thread @tid with the scheduling control @sched (ADMIN):
+ *  0 or -FUL_E*. */
+static inline long ful_sched_kill(unsigned sched, unsigned tid)
+{
+	return FUL__SC(FUL_SYS_SCHED_KILL, sched, tid, 0, 0, 0, 0, 0).x0;
+}
+
 /* ---- balancer events (<fulcrum/syscall.h>: LBE_BIND, LBE_ARM) ---- */
 
 /** Bind @ntfn to the balancer events @events (FUL_LBE_*, all armed;
