@@ -194,6 +194,11 @@ int arch_vspace_map_range(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 /** Unmap user page @va (all cores' TLBs). Returns its kernel address or
  *  0 if nothing was mapped. */
 uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va);
+/** arch_vspace_unmap() of @npages pages from @va on, mapped or not: the
+ *  entries cleared, then one broadcast invalidation (per page up to 32
+ *  pages, the whole ASID above), one barrier. */
+void arch_vspace_unmap_range(struct arch_vspace *v, uintptr_t va,
+			     uint64_t npages);
 /** The kernel address of the page mapping @va and its rights, or 0. */
 uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 			     unsigned *rights);

@@ -92,8 +92,7 @@ int vspace_create(struct pool *p, struct vspace **out)
 /** Unmap the pages of mapping @m. vspace lock held. */
 static void mapping_remove(struct vspace *vs, struct mapping *m)
 {
-	for (uint32_t i = 0; i < m->npages; i++)
-		arch_vspace_unmap(&vs->arch, m->va + i * PAGE_SIZE);
+	arch_vspace_unmap_range(&vs->arch, m->va, m->npages);
 	m->va = 0;
 }
 
@@ -198,9 +197,7 @@ int vspace_map(struct vspace *vs, struct frame *f, uintptr_t va,
 		err = arch_vspace_map_range(&vs->arch, va, f->kva, f->npages,
 					    arights, &done);
 		if (err) /* undo the pages mapped so far */
-			while (done--)
-				arch_vspace_unmap(&vs->arch,
-						  va + done * PAGE_SIZE);
+			arch_vspace_unmap_range(&vs->arch, va, done);
 	}
 	if (need > 0)
 		vspace_settle_tables(vs, before, (unsigned)need);

@@ -249,6 +249,40 @@ uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)
 	return kva;
 }
 
+/* Above this many pages an unmap invalidates the whole ASID once
+ * instead of page by page (each TLBI is a broadcast to every core). */
+#define UNMAP_TLBI_PAGES 32
+
+void arch_vspace_unmap_range(struct arch_vspace *v, uintptr_t va,
+			     uint64_t npages)
+{
+	uintptr_t start = va;
+	uint64_t left = npages;
+	while (left) {
+		uint64_t n = 512 - pt_index(va, 3);
+		if (n > left)
+			n = left;
+		uint64_t *e = pt_walk(v, va, NULL);
+		for (uint64_t k = 0; e && k < n; k++)
+			e[k] = 0;
+		left -= n;
+		va += n * PAGE_SIZE;
+	}
+	__asm__ volatile("dsb ishst" ::: "memory"); /* entries, then TLBIs */
+	if (npages > UNMAP_TLBI_PAGES) {
+		__asm__ volatile("tlbi aside1is, %0" ::"r"((uint64_t)v->asid
+							  << 48)
+				 : "memory");
+	} else {
+		for (uint64_t k = 0; k < npages; k++)
+			__asm__ volatile("tlbi vae1is, %0" ::"r"(
+						 (uint64_t)v->asid << 48 |
+						 ((start >> 12) + k))
+					 : "memory");
+	}
+	__asm__ volatile("dsb ish; isb" ::: "memory");
+}
+
 uintptr_t arch_vspace_lookup(const struct arch_vspace *v, uintptr_t va,
 			     unsigned *rights)
 {
