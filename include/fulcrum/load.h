@@ -53,7 +53,17 @@
  *             busy (ful_load_cpu_times adds it at read time)
  *   idle_open 1 if the core has been idle since `stamp`, 0 if it has run
  *             threads since: published with busy/idle; the stretch since
- *             `stamp` never changes kind without a new publication
+ *             `stamp` never changes kind without a new publication. One
+ *             exception, bounded: a core whose thread blocks with nothing
+ *             else to run idles in place lazily (docs/design.md, "Lag of
+ *             a wait in place"): until its next interrupt that is not
+ *             the thread's own wake-up (one tick at most) nothing is
+ *             published, and a wait that ends in place is counted as
+ *             idle at the next publication. So a busy figure
+ *             extrapolated to `now` may exceed what a later publication
+ *             says by those waits (under one tick's worth in all):
+ *             readers that subtract two reads taken less than a few
+ *             ticks apart clamp at 0
  *             (added in version 2 from the padding)
  *   awake     the core's cycle counter (PMCCNTR_EL0; one count per
  *             instruction under QEMU -icount) summed over its periods
