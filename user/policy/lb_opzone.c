@@ -180,43 +180,12 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
 	return ful_win_sliding(cur, pm, now, x->ws, win);
 }
 
-/**
- * Core record @r's utilization over the short sliding window at x->s->now,
- * permille, and its load (*@load, from the same copy): exactly what
- * ful_util_cpu gives (a host test compares the
- * two on 2,000 random core states), with the window of `now`, its
- * elapsed part e and the rest computed once per decision (oz_clock).
- * A record in the decision's window (a core that ran, or went idle,
- * since the window began) is the common case, straight-line: the
- * window's busy time so far (with the open stretch since `stamp` if
- * busy), at most e, plus the last window's rate over the rest
- * (ful_win_sliding's formula).
- */
-static inline __attribute__((always_inline)) unsigned
-oz_cpu_util(const struct oz_ctx *x, const struct ful_load_cpu *r,
-	    unsigned long now, unsigned long idx, unsigned long e,
-	    unsigned long tail, unsigned long win, unsigned long *load)
-{
-	unsigned long stamp, idle, widx, busy, base;
-	unsigned pm, seq;
-	do {
-		seq = ful_load_seq_begin(&r->seq);
-		*load = FUL_LOAD_RLX(&r->load);
-		stamp = FUL_LOAD_RLX(&r->stamp);
-		idle = FUL_LOAD_RLX(&r->idle_open);
-		widx = FUL_LOAD_RLX(&r->win_idx);
-		busy = FUL_LOAD_RLX(&r->busy);
-		base = FUL_LOAD_RLX(&r->win_base);
-		pm = FUL_LOAD_RLX(&r->util_short);
-	} while (!ful_load_seq_ok(&r->seq, seq));
-	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != idx || stamp > now, 0))
-		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
-	cur += idle ? 0 : now - stamp;
-	cur = (cur > e ? e : cur) + pm * tail / 1000;
-	/* ful_win_permille, win != 0 here (oz_clock) */
-	return cur >= win ? 1000 : (unsigned)(cur * 1000 / win);
-}
+/** The window of the decision (oz_clock), as values: passed by value
+ *  into the core pass so that they stay in registers across the stores
+ *  into the decision record (a pointer to them could alias those). */
+struct oz_clk {
+	unsigned long now, idx, e, tail, win;
+};
 
 /** The window parameters and the window of the decision (oz_win: read
  *  again only when they changed or `now` left the last window). */
@@ -243,6 +212,70 @@ static void oz_clock(struct oz_ctx *x)
 	x->tail = win - x->e;
 }
 
+/* oz_record's running figures: the sums of the eligible cores'
+ * utilizations and loads, and the rank keys (utilization << 40 | load,
+ * plus one so that 0 means "none yet") of the most utilized (kh, core h)
+ * and the least utilized allowed one (kl, core l). */
+struct oz_acc {
+	unsigned long sum, lsum, kl, kh;
+	unsigned l, h;
+};
+
+/**
+ * oz_record's work for core @c, eligible (@elig) or not, allowed as a
+ * placement's destination (@allow): its load into d->v.load; if
+ * eligible, its utilization over the short sliding window at k.now,
+ * permille, into d->ut.util, exactly what ful_util_cpu gives (a host
+ * test compares the two on 2,000 random core states), and its rank.
+ * One seqcount copy of 7 fields. A record in the decision's window (a
+ * core that ran, or went idle, since the window began) is the common
+ * case, straight-line: the window's busy time so far (with the open
+ * stretch since `stamp` if busy), at most e, plus the last window's rate
+ * over the rest (ful_win_sliding's formula); any other goes to
+ * oz_cpu_util_slow.
+ */
+static inline __attribute__((always_inline)) void
+oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
+	      unsigned c, bool elig, bool allow, const struct oz_clk k,
+	      struct lb_decision *d, struct oz_acc *a)
+{
+	if (!elig) {
+		d->v.load[c] = FUL_LOAD_RLX(&r->load);
+		d->ut.util[c] = LB_UTIL_NONE;
+		return;
+	}
+	unsigned long load, stamp, idle, widx, busy, base;
+	unsigned pm, seq;
+	do {
+		seq = ful_load_seq_begin(&r->seq);
+		load = FUL_LOAD_RLX(&r->load);
+		stamp = FUL_LOAD_RLX(&r->stamp);
+		idle = FUL_LOAD_RLX(&r->idle_open);
+		widx = FUL_LOAD_RLX(&r->win_idx);
+		busy = FUL_LOAD_RLX(&r->busy);
+		base = FUL_LOAD_RLX(&r->win_base);
+		pm = FUL_LOAD_RLX(&r->util_short);
+	} while (!ful_load_seq_ok(&r->seq, seq));
+	unsigned long cur = busy >= base ? busy - base : 0;
+	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
+		pm = oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
+	} else {
+		cur += idle ? 0 : k.now - stamp;
+		cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
+		/* ful_win_permille, win != 0 here (oz_clock) */
+		pm = cur >= k.win ? 1000 : (unsigned)(cur * 1000 / k.win);
+	}
+	d->v.load[c] = load;
+	d->ut.util[c] = (unsigned short)pm;
+	a->sum += pm;
+	a->lsum += load;
+	unsigned long key = ((unsigned long)pm << 40 | load) + 1;
+	if (key > a->kh)
+		a->h = c, a->kh = key;
+	if (allow && key < a->kl)
+		a->l = c, a->kl = key;
+}
+
 /**
  * Read the cores, in one pass: each online core's load into d->v.load
  * (with LB_NEED_SELF the snapshot leaves them to the policy), and each
@@ -252,39 +285,9 @@ static void oz_clock(struct oz_ctx *x)
  * zone is judged on (the highest eligible utilization, or with cpus_avg
  * their average). *@lo: the least utilized eligible core of @allowed,
  * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
- * lower load, for the most to the higher, then to the lower id. O(cores).
+ * lower load, for the most to the higher, then to the lower id (strict
+ * compares of one key per core). O(cores).
  */
-/* oz_record's running figures. */
-struct oz_acc {
-	unsigned long sum, lsum, kl, kh;
-	unsigned l, h;
-};
-
-/** oz_record's work for core @c. */
-static inline __attribute__((always_inline)) void
-oz_record_cpu(struct oz_ctx *x, const struct ful_load_cpu *r, unsigned c,
-	      ful_cpus_t mask, ful_cpus_t allowed, struct oz_acc *a)
-{
-	struct lb_decision *d = x->d;
-	struct lb_dutil *u = &d->ut;
-	if (!ful_cpus_has(mask, c)) {
-		d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
-		u->util[c] = LB_UTIL_NONE;
-		return;
-	}
-	unsigned long load;
-	unsigned pm = oz_cpu_util(x, &r[c], x->s->now, x->idx, x->e, x->tail,
-				  x->win, &load);
-	d->v.load[c] = load;
-	u->util[c] = (unsigned short)pm;
-	a->sum += pm, a->lsum += load;
-	unsigned long key = (unsigned long)pm << 40 | load;
-	if (a->h == LB_NO_CPU || key > a->kh)
-		a->h = c, a->kh = key;
-	if (ful_cpus_has(allowed, c) && key < a->kl)
-		a->l = c, a->kl = key;
-}
-
 static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 		      unsigned *lo, unsigned *hi)
 {
@@ -292,12 +295,11 @@ static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 	struct lb_dutil *u = &d->ut;
 	const struct lb_policy *p = x->p;
 	const struct ful_load_cpu *r = x->s->area->cpu;
-	/* A core's rank key: utilization, then load (oz_before) in one word
-	 * (a load, the sum of the slices in ms, is far below 2^40); the
-	 * strict compares keep ties on the lower id. */
 	struct oz_acc a = {.kl = ~0ul, .l = LB_NO_CPU, .h = LB_NO_CPU};
 	unsigned n = x->s->conf.ncpus;
 	oz_clock(x);
+	const struct oz_clk k = {.now = x->s->now, .idx = x->idx, .e = x->e,
+				 .tail = x->tail, .win = x->win};
 	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
@@ -310,16 +312,20 @@ static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		oz_record_cpu(x, r, c, mask, allowed, &a);
+		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, d, &a);
 	}
 	for (unsigned c = 8; c < n; c++)
-		oz_record_cpu(x, r, c, mask, allowed, &a);
-	unsigned k = ful_cpus_count(mask);
+		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, d, &a);
 	d->sum = a.lsum;
 	u->busiest = (lb_cpu_t)a.h;
-	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
-					     ? (k ? a.sum / k : 0)
-					     : a.kh >> 40);
+	if (__builtin_expect(p->tun[OZ_T_AVG].value != 0, 0)) {
+		unsigned e = ful_cpus_count(mask);
+		u->figure = (unsigned short)(e ? a.sum / e : 0);
+	} else {
+		u->figure = (unsigned short)(a.kh ? (a.kh - 1) >> 40 : 0);
+	}
 	*lo = a.l;
 	*hi = a.h;
 }
@@ -330,8 +336,8 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			     const struct lb_new_thread *t,
 			     struct lb_decision *d)
 {
-	struct oz_ctx x = {.p = p, .s = (struct lb_snap *)s, .d = d,
-			   .bound = oz_bound(p)};
+	struct oz_ctx x; /* what oz_record reads, set field by field */
+	x.p = p, x.s = (struct lb_snap *)s, x.d = d, x.bound = oz_bound(p);
 	ful_cpus_t mask = lb_record(s, d);
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
@@ -567,7 +573,8 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 				 struct ful_move *moves, unsigned max,
 				 struct lb_decision *d)
 {
-	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
+	struct oz_ctx x; /* the rest is set by oz_clock and oz_periods */
+	x.p = p, x.s = s, x.d = d, x.bound = oz_bound(p);
 	ful_cpus_t mask = lb_record(s, d);
 	unsigned src, dst;
 	if (d->trigger == LB_TRIG_TIMER || !ful_cpus_several(mask)) {
@@ -581,7 +588,6 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		return 0;
 	oz_periods(&x);
 	struct oz_best b;
-	struct lb_dmove m;
 	if (!oz_candidate(&x, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
@@ -589,13 +595,24 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	/* the pick's score, updated by what this look sees */
 	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
 	b.eff = oz_eff(b.u, b.adj);
-	oz_note(s, d, &b, src, dst, &m);
 	oz_core[src].best = b.tid; /* moved: it fails the next check there */
 	oz_core[src].eff = b.eff;
 	oz_core[src].u = b.u;
-	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
-		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
-	return lb_move_one(d, moves, max, &m, b.tid);
+	/* lb_decline / lb_move_one, with the move written in place */
+	bool below = p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound;
+	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
+	if (below) {
+		d->has_reject = true;
+		d->reason = LB_R_TASK_BELOW_SPOT;
+		return 0;
+	}
+	if (!max) {
+		d->reason = LB_R_MAX_MOVES;
+		return 0;
+	}
+	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
+	d->nmoves = 1;
+	return 1;
 }
 
 /** The score of thread @tid: its adjustment in permille, as ranking
