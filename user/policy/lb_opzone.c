@@ -244,8 +244,8 @@ oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
 		d->ut.util[c] = LB_UTIL_NONE;
 		return;
 	}
-	unsigned long load, stamp, idle, widx, busy, base;
-	unsigned pm, seq;
+	unsigned long load, stamp, idle, widx, busy, base, pm;
+	unsigned seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
 		load = FUL_LOAD_RLX(&r->load);
@@ -258,18 +258,19 @@ oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
 	} while (!ful_load_seq_ok(&r->seq, seq));
 	unsigned long cur = busy >= base ? busy - base : 0;
 	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
-		pm = oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
+		pm = oz_cpu_util_slow(x, r, stamp, idle, widx, cur,
+				      (unsigned)pm);
 	} else {
 		cur += idle ? 0 : k.now - stamp;
 		cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
 		/* ful_win_permille, win != 0 here (oz_clock) */
-		pm = cur >= k.win ? 1000 : (unsigned)(cur * 1000 / k.win);
+		pm = cur >= k.win ? 1000 : cur * 1000 / k.win;
 	}
 	d->v.load[c] = load;
 	d->ut.util[c] = (unsigned short)pm;
 	a->sum += pm;
 	a->lsum += load;
-	unsigned long key = ((unsigned long)pm << 40 | load) + 1;
+	unsigned long key = (pm << 40 | load) + 1;
 	if (key > a->kh)
 		a->h = c, a->kh = key;
 	if (allow && key < a->kl)
@@ -288,8 +289,9 @@ oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
  * lower load, for the most to the higher, then to the lower id (strict
  * compares of one key per core). O(cores).
  */
-static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
-		      unsigned *lo, unsigned *hi)
+static inline __attribute__((always_inline)) void
+oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed, unsigned *lo,
+	  unsigned *hi)
 {
 	struct lb_decision *d = x->d;
 	struct lb_dutil *u = &d->ut;
@@ -495,7 +497,8 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
 }
 
 /**
- * The task of core @src to move to @dst, into @b: the better of the
+ * The task of core @src to move to @dst, weighed into b[0] (the walk's)
+ * or b[1] (the kept one), whichever it returns: the better of the
  * next task of the core's (slice or weight, tid) index, from a cursor
  * that walks its entries round robin (past at most OZ_PROBE entries that
  * are no candidate: blocked, pinned away, gone), and the task the last
@@ -503,10 +506,10 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
  * one is weighed again only if it ranks first: so a decision weighs one
  * task, two at most, whatever the number of threads, and the walk
  * brings each task of the core to be compared with the kept one within
- * as many decisions as the core has tasks. false if none.
+ * as many decisions as the core has tasks. NULL if none.
  */
-static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
-			 struct oz_best *b)
+static struct oz_best *oz_candidate(struct oz_ctx *x, unsigned src,
+				    unsigned dst, struct oz_best b[2])
 {
 	struct lb_snap *s = x->s;
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
@@ -519,21 +522,17 @@ static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
 		s->probes++;
-		if (tid != kept && oz_weigh(x, tid, src, dst, b)) {
+		if (tid != kept && oz_weigh(x, tid, src, dst, &b[0])) {
 			found = true;
 			break;
 		}
 	}
 	oz_core[src].cursor = i;
 	if (kept && (!found || oz_above(oz_core[src].eff, oz_core[src].u,
-					b->eff, b->u))) {
-		struct oz_best k;
-		if (oz_weigh(x, kept, src, dst, &k)) { /* still a candidate */
-			*b = k;
-			found = true;
-		}
-	}
-	return found;
+					b[0].eff, b[0].u)) &&
+	    oz_weigh(x, kept, src, dst, &b[1])) /* still a candidate */
+		return &b[1];
+	return found ? &b[0] : NULL;
 }
 
 /** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
@@ -555,8 +554,8 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 
 /** The zone gate: LB_R_MOVED if the figure is in the zone that
  *  balances, with *@src / *@dst the busiest / least utilized. */
-static unsigned oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src,
-			unsigned *dst)
+static __attribute__((noinline)) unsigned
+oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src, unsigned *dst)
 {
 	struct lb_decision *d = x->d;
 	oz_record(x, mask, ful_cpus_all(), dst, src);
@@ -578,7 +577,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	ful_cpus_t mask = lb_record(s, d);
 	unsigned src, dst;
 	if (d->trigger == LB_TRIG_TIMER || !ful_cpus_several(mask)) {
-		oz_record(&x, mask, ful_cpus_all(), &src, &dst);
+		oz_gate(&x, mask, &src, &dst); /* the figures, for the log */
 		d->reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
 							: LB_R_TOO_FEW_CORES;
 		return 0;
@@ -587,20 +586,21 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	if (d->reason != LB_R_MOVED)
 		return 0;
 	oz_periods(&x);
-	struct oz_best b;
-	if (!oz_candidate(&x, src, dst, &b)) {
+	struct oz_best two[2];
+	struct oz_best *b = oz_candidate(&x, src, dst, two);
+	if (!b) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
 	/* the pick's score, updated by what this look sees */
-	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
-	b.eff = oz_eff(b.u, b.adj);
-	oz_core[src].best = b.tid; /* moved: it fails the next check there */
-	oz_core[src].eff = b.eff;
-	oz_core[src].u = b.u;
+	b->adj = oz_score(&x, b, b->last, x.idx)->adj;
+	b->eff = oz_eff(b->u, b->adj);
+	oz_core[src].best = b->tid; /* moved: it fails the next check there */
+	oz_core[src].eff = b->eff;
+	oz_core[src].u = b->u;
 	/* lb_decline / lb_move_one, with the move written in place */
-	bool below = p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound;
-	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
+	bool below = p->tun[OZ_T_ZONE].value == OZ_WARM && b->eff <= x.bound;
+	oz_note(s, d, b, src, dst, below ? &d->reject : &d->move[0]);
 	if (below) {
 		d->has_reject = true;
 		d->reason = LB_R_TASK_BELOW_SPOT;
@@ -610,7 +610,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		d->reason = LB_R_MAX_MOVES;
 		return 0;
 	}
-	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
+	moves[0] = (struct ful_move){.tid = b->tid, .cpu = dst};
 	d->nmoves = 1;
 	return 1;
 }
