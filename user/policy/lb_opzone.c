@@ -442,13 +442,14 @@ static unsigned oz_eff(unsigned u, int adj)
  * of the record (8 fields); the score is updated only for the task a
  * decision picks (oz_score), so weighing is a read.
  */
-static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
-		     unsigned dst, struct oz_best *o)
+static inline __attribute__((always_inline)) bool
+oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src, unsigned dst,
+	 struct oz_best *o)
 {
 	const struct ful_load_thread *t = &x->s->area->thread[FUL_TID_SLOT(tid)];
 	unsigned rtid, seq;
 	ful_cpus_t aff;
-	unsigned char cpu, state, flags;
+	unsigned cpu, state, flags;
 	unsigned long runtime, widx, base, wlast;
 	do {
 		seq = ful_load_seq_begin(&t->seq);
