@@ -187,24 +187,34 @@ struct oz_clk {
 	unsigned long now, idx, e, tail, win;
 };
 
+/** oz_clock's rare case: the window parameters changed (read them
+ *  again), or `now` left the last window (compute its index again). */
+static __attribute__((noinline)) void oz_clock_roll(const struct oz_ctx *x,
+						    unsigned seq)
+{
+	unsigned long now = x->s->now;
+	if (seq != oz_win.seq) {
+		ful_load_util_par(x->s->area, &oz_win.par);
+		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
+	}
+	unsigned long win = oz_win.par.win;
+	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : 0;
+	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
+}
+
 /** The window parameters and the window of the decision (oz_win: read
  *  again only when they changed or `now` left the last window). */
-static void oz_clock(struct oz_ctx *x)
+static inline __attribute__((always_inline)) void oz_clock(struct oz_ctx *x)
 {
 	unsigned long now = x->s->now;
 	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
 				       __ATOMIC_ACQUIRE);
-	if (__builtin_expect(seq != oz_win.seq, 0)) {
-		ful_load_util_par(x->s->area, &oz_win.par);
-		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
-		oz_win.ws = ~0ul;
-	}
+	if (__builtin_expect(seq != oz_win.seq || now < oz_win.ws ||
+				     now - oz_win.ws >= oz_win.par.win,
+			     0))
+		oz_clock_roll(x, seq);
 	x->par = &oz_win.par;
 	unsigned long win = x->win = oz_win.par.win;
-	if (__builtin_expect(now < oz_win.ws || now - oz_win.ws >= win, 0)) {
-		oz_win.idx = win ? ful_win_index(x->par, now) : 0;
-		oz_win.ws = win ? ful_win_start(x->par, oz_win.idx) : now;
-	}
 	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
 	x->ws = oz_win.ws;
 	x->e = now > x->ws ? now - x->ws : 0;
