@@ -224,8 +224,10 @@ static inline __attribute__((always_inline)) void oz_clock(struct oz_ctx *x)
 
 /* oz_record's running figures: the sums of the eligible cores'
  * utilizations and loads, and the rank keys (utilization << 40 | load,
- * plus one so that 0 means "none yet") of the most utilized (kh, core h)
- * and the least utilized allowed one (kl, core l). */
+ * plus one so that 0 means "none yet"; a load, the sum of the slices in
+ * ms, is far below 2^40) of the most utilized (kh, core h) and the
+ * least utilized allowed one (kl, core l); strict compares keep ties on
+ * the lower id. */
 struct oz_acc {
 	unsigned long sum, lsum, kl, kh;
 	unsigned l, h;
