@@ -433,8 +433,10 @@ static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
 
 /** Usage @u with adjustment @adj: never raised past the high spot nor
  *  lowered past the low spot by the score. */
-static unsigned oz_eff(unsigned u, int adj)
+static inline unsigned oz_eff(unsigned u, int adj)
 {
+	if (!adj) /* the common case: no score yet */
+		return u;
 	int e = (int)u + adj;
 	int hi = u > OZ_HIGH ? (int)u : (int)OZ_HIGH;
 	int lo = u < OZ_LOW ? (int)u : (int)OZ_LOW;
