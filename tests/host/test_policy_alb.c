@@ -295,6 +295,41 @@ HTEST(alb_all_idle_threshold_and_max_moves)
 }
 
 /* Random areas: every alb move keeps the rules, and rounds settle. */
+/** |w n - sum|: n times a core's distance from the average. */
+static unsigned long dist(unsigned long w, unsigned long n, unsigned long sum)
+{
+	return w * n > sum ? w * n - sum : sum - w * n;
+}
+
+/* A move must bring both cores strictly closer to the average (Linux
+ * 4.4's detach_tasks: a task whose load is more than twice the
+ * imbalance stays), unless the destination has nothing runnable. Here
+ * (weights 2048 / 1005 / 1694, avg 1582.3) the only thread core 1 could
+ * give (1024) would take core 2 from 577 below to 447 above and core 1
+ * from 466 above to 558 below, and core 3's (335) would take core 3
+ * from 112 above to 223 below: no move. The old rule (dst ends below
+ * what src had) moved a 1024. */
+HTEST(alb_moves_bring_both_closer)
+{
+	setup(4, "alb");
+	addn(1, 1, 0);
+	addn(2, 1, 0);                       /* core 1: 2048 */
+	for (unsigned t = 3; t <= 5; t++)
+		addn(t, 2, 5);               /* core 2: 1005 */
+	addn(6, 3, 0);
+	addn(7, 3, 5);
+	addn(8, 3, 5);                       /* core 3: 1694 */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NO_GAIN);
+	CHECK(dec.has_reject && dec.reject.to == 2);
+	/* core 2 emptied: an idle core takes a thread all the same */
+	for (unsigned t = 3; t <= 5; t++)
+		lb_fake_kill(&area, t);
+	CHECK(rebalance() >= 1);
+	CHECK_EQ(mv[0].cpu, 2);
+	CHECK_EQ(dec.move[0].weight, 1024);
+}
+
 HTEST(alb_random_areas_keep_the_rules)
 {
 	uint64_t rng = 12;
@@ -314,6 +349,13 @@ HTEST(alb_random_areas_keep_the_rules)
 				CHECK(before * ne < sum);          /* below avg */
 				CHECK(m->to_after * ne < sum + m->weight * ne);
 				CHECK(m->to_after < m->from_after + m->weight);
+				/* both closer to the average, unless the
+				 * destination had nothing runnable */
+				unsigned long fb = m->from_after + m->weight;
+				CHECK(!before || (dist(m->to_after, ne, sum) <
+						  dist(before, ne, sum) &&
+						  dist(m->from_after, ne, sum) <
+						  dist(fb, ne, sum)));
 			}
 			if (!n)
 				break;

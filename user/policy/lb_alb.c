@@ -20,12 +20,16 @@
  *   - the heaviest movable runnable thread with w <= min(avg - W(dst),
  *     W(src) - avg): it fills the gap without passing the average on
  *     either side ("fill");
- *   - else the lightest with W(dst) + w < W(src) ("overshoot": it
- *     passes the average on one side): dst was below the average, so if
- *     it ends above it, it is by less than w (never by more than the
- *     moved thread's weight), and it ends below what src had, so
- *     the sum of squared weights drops by at least 2w and rounds never
- *     undo each other.
+ *   - else the lightest that brings both cores strictly closer to the
+ *     average, w < 2 min(avg - W(dst), W(src) - avg) ("overshoot": it
+ *     passes the average on one side, by less than it was off on that
+ *     side): Linux 4.4's detach_tasks, which paper 001 modified, skips
+ *     a task whose load is more than twice the imbalance. A destination
+ *     with nothing runnable takes the lightest with W(dst) + w < W(src)
+ *     instead (it would idle otherwise: work conservation). Either way
+ *     dst ends above the average by less than w and below what src had,
+ *     so the sum of squared weights drops and rounds never undo each
+ *     other.
  * A core at or above the average is never a destination. Up to
  * max_moves moves per round, the figures updated after each, a thread
  * moved at most once per round. threshold_pct (default 0, the paper has
@@ -291,8 +295,12 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 			return why;
 		tried = ful_cpus_or(tried, ful_cpus_one(src));
 		unsigned long excess = r->m[src] * r->n - r->sum;
-		unsigned long fit = (need < excess ? need : excess) / r->n;
-		unsigned long gain = r->m[src] - r->m[dst]; /* w < gain */
+		/* fill: w <= min(gap, excess); overshoot: w < 2 min(...)
+		 * (w n < 2 imb), or w < W(src) onto an idle core */
+		unsigned long imb = need < excess ? need : excess; /* times n */
+		unsigned long fit = imb / r->n;
+		unsigned long gain = r->m[dst] ? (2 * imb - 1) / r->n + 1
+					       : r->m[src];
 		struct lb_cand c;
 		if (lb_index_pick_weight(r->s, src, dst, fit, gain, r->moved,
 					r->nmoved, &c)) {

@@ -180,28 +180,87 @@ oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
 	return ful_win_sliding(cur, pm, now, x->ws, win);
 }
 
-/**
- * Core record @r's utilization over the short sliding window at x->s->now,
- * permille, and its load (*@load, from the same copy): exactly what
- * ful_util_cpu gives (a host test compares the
- * two on 2,000 random core states), with the window of `now`, its
- * elapsed part e and the rest computed once per decision (oz_clock).
- * A record in the decision's window (a core that ran, or went idle,
- * since the window began) is the common case, straight-line: the
- * window's busy time so far (with the open stretch since `stamp` if
- * busy), at most e, plus the last window's rate over the rest
- * (ful_win_sliding's formula).
- */
-static inline __attribute__((always_inline)) unsigned
-oz_cpu_util(const struct oz_ctx *x, const struct ful_load_cpu *r,
-	    unsigned long now, unsigned long idx, unsigned long e,
-	    unsigned long tail, unsigned long win, unsigned long *load)
+/** The window of the decision (oz_clock), as values: passed by value
+ *  into the core pass so that they stay in registers across the stores
+ *  into the decision record (a pointer to them could alias those). */
+struct oz_clk {
+	unsigned long now, idx, e, tail, win;
+};
+
+/** oz_clock's rare case: the window parameters changed (read them
+ *  again), or `now` left the last window (compute its index again). */
+static __attribute__((noinline)) void oz_clock_roll(const struct oz_ctx *x,
+						    unsigned seq)
 {
-	unsigned long stamp, idle, widx, busy, base;
-	unsigned pm, seq;
+	unsigned long now = x->s->now;
+	if (seq != oz_win.seq) {
+		ful_load_util_par(x->s->area, &oz_win.par);
+		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
+	}
+	unsigned long win = oz_win.par.win;
+	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : 0;
+	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
+}
+
+/** The window parameters and the window of the decision (oz_win: read
+ *  again only when they changed or `now` left the last window). */
+static inline __attribute__((always_inline)) void oz_clock(struct oz_ctx *x)
+{
+	unsigned long now = x->s->now;
+	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
+				       __ATOMIC_ACQUIRE);
+	if (__builtin_expect(seq != oz_win.seq || now < oz_win.ws ||
+				     now - oz_win.ws >= oz_win.par.win,
+			     0))
+		oz_clock_roll(x, seq);
+	x->par = &oz_win.par;
+	unsigned long win = x->win = oz_win.par.win;
+	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
+	x->ws = oz_win.ws;
+	x->e = now > x->ws ? now - x->ws : 0;
+	x->e = x->e > win ? win : x->e;
+	x->tail = win - x->e;
+}
+
+/* oz_record's running figures: the sums of the eligible cores'
+ * utilizations and loads, and the rank keys (utilization << 40 | load,
+ * plus one so that 0 means "none yet"; a load, the sum of the slices in
+ * ms, is far below 2^40) of the most utilized (kh, core h) and the
+ * least utilized allowed one (kl, core l); strict compares keep ties on
+ * the lower id. */
+struct oz_acc {
+	unsigned long sum, lsum, kl, kh;
+	unsigned l, h;
+};
+
+/**
+ * oz_record's work for core @c, eligible (@elig) or not, allowed as a
+ * placement's destination (@allow): its load into d->v.load; if
+ * eligible, its utilization over the short sliding window at k.now,
+ * permille, into d->ut.util, exactly what ful_util_cpu gives (a host
+ * test compares the two on 2,000 random core states), and its rank.
+ * One seqcount copy of 7 fields. A record in the decision's window (a
+ * core that ran, or went idle, since the window began) is the common
+ * case, straight-line: the window's busy time so far (with the open
+ * stretch since `stamp` if busy), at most e, plus the last window's rate
+ * over the rest (ful_win_sliding's formula); any other goes to
+ * oz_cpu_util_slow.
+ */
+static inline __attribute__((always_inline)) void
+oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
+	      unsigned c, bool elig, bool allow, const struct oz_clk k,
+	      struct lb_decision *d, struct oz_acc *a)
+{
+	if (!elig) {
+		d->v.load[c] = FUL_LOAD_RLX(&r->load);
+		d->ut.util[c] = LB_UTIL_NONE;
+		return;
+	}
+	unsigned long load, stamp, idle, widx, busy, base, pm;
+	unsigned seq;
 	do {
 		seq = ful_load_seq_begin(&r->seq);
-		*load = FUL_LOAD_RLX(&r->load);
+		load = FUL_LOAD_RLX(&r->load);
 		stamp = FUL_LOAD_RLX(&r->stamp);
 		idle = FUL_LOAD_RLX(&r->idle_open);
 		widx = FUL_LOAD_RLX(&r->win_idx);
@@ -210,37 +269,24 @@ oz_cpu_util(const struct oz_ctx *x, const struct ful_load_cpu *r,
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != idx || stamp > now, 0))
-		return oz_cpu_util_slow(x, r, stamp, idle, widx, cur, pm);
-	cur += idle ? 0 : now - stamp;
-	cur = (cur > e ? e : cur) + pm * tail / 1000;
-	/* ful_win_permille, win != 0 here (oz_clock) */
-	return cur >= win ? 1000 : (unsigned)(cur * 1000 / win);
-}
-
-/** The window parameters and the window of the decision (oz_win: read
- *  again only when they changed or `now` left the last window). */
-static void oz_clock(struct oz_ctx *x)
-{
-	unsigned long now = x->s->now;
-	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
-				       __ATOMIC_ACQUIRE);
-	if (__builtin_expect(seq != oz_win.seq, 0)) {
-		ful_load_util_par(x->s->area, &oz_win.par);
-		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
-		oz_win.ws = ~0ul;
+	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
+		pm = oz_cpu_util_slow(x, r, stamp, idle, widx, cur,
+				      (unsigned)pm);
+	} else {
+		cur += idle ? 0 : k.now - stamp;
+		cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
+		/* ful_win_permille, win != 0 here (oz_clock) */
+		pm = cur >= k.win ? 1000 : cur * 1000 / k.win;
 	}
-	x->par = &oz_win.par;
-	unsigned long win = x->win = oz_win.par.win;
-	if (__builtin_expect(now < oz_win.ws || now - oz_win.ws >= win, 0)) {
-		oz_win.idx = win ? ful_win_index(x->par, now) : 0;
-		oz_win.ws = win ? ful_win_start(x->par, oz_win.idx) : now;
-	}
-	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
-	x->ws = oz_win.ws;
-	x->e = now > x->ws ? now - x->ws : 0;
-	x->e = x->e > win ? win : x->e;
-	x->tail = win - x->e;
+	d->v.load[c] = load;
+	d->ut.util[c] = (unsigned short)pm;
+	a->sum += pm;
+	a->lsum += load;
+	unsigned long key = (pm << 40 | load) + 1;
+	if (key > a->kh)
+		a->h = c, a->kh = key;
+	if (allow && key < a->kl)
+		a->l = c, a->kl = key;
 }
 
 /**
@@ -252,52 +298,22 @@ static void oz_clock(struct oz_ctx *x)
  * zone is judged on (the highest eligible utilization, or with cpus_avg
  * their average). *@lo: the least utilized eligible core of @allowed,
  * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
- * lower load, for the most to the higher, then to the lower id. O(cores).
+ * lower load, for the most to the higher, then to the lower id (strict
+ * compares of one key per core). O(cores).
  */
-/* oz_record's running figures. */
-struct oz_acc {
-	unsigned long sum, lsum, kl, kh;
-	unsigned l, h;
-};
-
-/** oz_record's work for core @c. */
 static inline __attribute__((always_inline)) void
-oz_record_cpu(struct oz_ctx *x, const struct ful_load_cpu *r, unsigned c,
-	      ful_cpus_t mask, ful_cpus_t allowed, struct oz_acc *a)
-{
-	struct lb_decision *d = x->d;
-	struct lb_dutil *u = &d->ut;
-	if (!ful_cpus_has(mask, c)) {
-		d->v.load[c] = FUL_LOAD_RLX(&r[c].load);
-		u->util[c] = LB_UTIL_NONE;
-		return;
-	}
-	unsigned long load;
-	unsigned pm = oz_cpu_util(x, &r[c], x->s->now, x->idx, x->e, x->tail,
-				  x->win, &load);
-	d->v.load[c] = load;
-	u->util[c] = (unsigned short)pm;
-	a->sum += pm, a->lsum += load;
-	unsigned long key = (unsigned long)pm << 40 | load;
-	if (a->h == LB_NO_CPU || key > a->kh)
-		a->h = c, a->kh = key;
-	if (ful_cpus_has(allowed, c) && key < a->kl)
-		a->l = c, a->kl = key;
-}
-
-static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
-		      unsigned *lo, unsigned *hi)
+oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed, unsigned *lo,
+	  unsigned *hi)
 {
 	struct lb_decision *d = x->d;
 	struct lb_dutil *u = &d->ut;
 	const struct lb_policy *p = x->p;
 	const struct ful_load_cpu *r = x->s->area->cpu;
-	/* A core's rank key: utilization, then load (oz_before) in one word
-	 * (a load, the sum of the slices in ms, is far below 2^40); the
-	 * strict compares keep ties on the lower id. */
 	struct oz_acc a = {.kl = ~0ul, .l = LB_NO_CPU, .h = LB_NO_CPU};
 	unsigned n = x->s->conf.ncpus;
 	oz_clock(x);
+	const struct oz_clk k = {.now = x->s->now, .idx = x->idx, .e = x->e,
+				 .tail = x->tail, .win = x->win};
 	d->has_util = true;
 	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
 	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
@@ -310,16 +326,20 @@ static void oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed,
 	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		oz_record_cpu(x, r, c, mask, allowed, &a);
+		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, d, &a);
 	}
 	for (unsigned c = 8; c < n; c++)
-		oz_record_cpu(x, r, c, mask, allowed, &a);
-	unsigned k = ful_cpus_count(mask);
+		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, d, &a);
 	d->sum = a.lsum;
 	u->busiest = (lb_cpu_t)a.h;
-	u->figure = (unsigned short)(p->tun[OZ_T_AVG].value
-					     ? (k ? a.sum / k : 0)
-					     : a.kh >> 40);
+	if (__builtin_expect(p->tun[OZ_T_AVG].value != 0, 0)) {
+		unsigned e = ful_cpus_count(mask);
+		u->figure = (unsigned short)(e ? a.sum / e : 0);
+	} else {
+		u->figure = (unsigned short)(a.kh ? (a.kh - 1) >> 40 : 0);
+	}
 	*lo = a.l;
 	*hi = a.h;
 }
@@ -330,8 +350,8 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			     const struct lb_new_thread *t,
 			     struct lb_decision *d)
 {
-	struct oz_ctx x = {.p = p, .s = (struct lb_snap *)s, .d = d,
-			   .bound = oz_bound(p)};
+	struct oz_ctx x; /* what oz_record reads, set field by field */
+	x.p = p, x.s = (struct lb_snap *)s, x.d = d, x.bound = oz_bound(p);
 	ful_cpus_t mask = lb_record(s, d);
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
@@ -413,8 +433,10 @@ static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
 
 /** Usage @u with adjustment @adj: never raised past the high spot nor
  *  lowered past the low spot by the score. */
-static unsigned oz_eff(unsigned u, int adj)
+static inline unsigned oz_eff(unsigned u, int adj)
 {
+	if (!adj) /* the common case: no score yet */
+		return u;
 	int e = (int)u + adj;
 	int hi = u > OZ_HIGH ? (int)u : (int)OZ_HIGH;
 	int lo = u < OZ_LOW ? (int)u : (int)OZ_LOW;
@@ -434,13 +456,14 @@ static unsigned oz_eff(unsigned u, int adj)
  * of the record (8 fields); the score is updated only for the task a
  * decision picks (oz_score), so weighing is a read.
  */
-static bool oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src,
-		     unsigned dst, struct oz_best *o)
+static inline __attribute__((always_inline)) bool
+oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src, unsigned dst,
+	 struct oz_best *o)
 {
 	const struct ful_load_thread *t = &x->s->area->thread[FUL_TID_SLOT(tid)];
 	unsigned rtid, seq;
 	ful_cpus_t aff;
-	unsigned char cpu, state, flags;
+	unsigned cpu, state, flags;
 	unsigned long runtime, widx, base, wlast;
 	do {
 		seq = ful_load_seq_begin(&t->seq);
@@ -489,7 +512,8 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
 }
 
 /**
- * The task of core @src to move to @dst, into @b: the better of the
+ * The task of core @src to move to @dst, weighed into b[0] (the walk's)
+ * or b[1] (the kept one), whichever it returns: the better of the
  * next task of the core's (slice or weight, tid) index, from a cursor
  * that walks its entries round robin (past at most OZ_PROBE entries that
  * are no candidate: blocked, pinned away, gone), and the task the last
@@ -497,10 +521,10 @@ static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
  * one is weighed again only if it ranks first: so a decision weighs one
  * task, two at most, whatever the number of threads, and the walk
  * brings each task of the core to be compared with the kept one within
- * as many decisions as the core has tasks. false if none.
+ * as many decisions as the core has tasks. NULL if none.
  */
-static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
-			 struct oz_best *b)
+static struct oz_best *oz_candidate(struct oz_ctx *x, unsigned src,
+				    unsigned dst, struct oz_best b[2])
 {
 	struct lb_snap *s = x->s;
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
@@ -513,21 +537,17 @@ static bool oz_candidate(struct oz_ctx *x, unsigned src, unsigned dst,
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
 		s->probes++;
-		if (tid != kept && oz_weigh(x, tid, src, dst, b)) {
+		if (tid != kept && oz_weigh(x, tid, src, dst, &b[0])) {
 			found = true;
 			break;
 		}
 	}
 	oz_core[src].cursor = i;
 	if (kept && (!found || oz_above(oz_core[src].eff, oz_core[src].u,
-					b->eff, b->u))) {
-		struct oz_best k;
-		if (oz_weigh(x, kept, src, dst, &k)) { /* still a candidate */
-			*b = k;
-			found = true;
-		}
-	}
-	return found;
+					b[0].eff, b[0].u)) &&
+	    oz_weigh(x, kept, src, dst, &b[1])) /* still a candidate */
+		return &b[1];
+	return found ? &b[0] : NULL;
 }
 
 /** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
@@ -549,8 +569,8 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 
 /** The zone gate: LB_R_MOVED if the figure is in the zone that
  *  balances, with *@src / *@dst the busiest / least utilized. */
-static unsigned oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src,
-			unsigned *dst)
+static __attribute__((noinline)) unsigned
+oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src, unsigned *dst)
 {
 	struct lb_decision *d = x->d;
 	oz_record(x, mask, ful_cpus_all(), dst, src);
@@ -567,11 +587,12 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 				 struct ful_move *moves, unsigned max,
 				 struct lb_decision *d)
 {
-	struct oz_ctx x = {.p = p, .s = s, .d = d, .bound = oz_bound(p)};
+	struct oz_ctx x; /* the rest is set by oz_clock and oz_periods */
+	x.p = p, x.s = s, x.d = d, x.bound = oz_bound(p);
 	ful_cpus_t mask = lb_record(s, d);
 	unsigned src, dst;
 	if (d->trigger == LB_TRIG_TIMER || !ful_cpus_several(mask)) {
-		oz_record(&x, mask, ful_cpus_all(), &src, &dst);
+		oz_gate(&x, mask, &src, &dst); /* the figures, for the log */
 		d->reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
 							: LB_R_TOO_FEW_CORES;
 		return 0;
@@ -580,22 +601,33 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	if (d->reason != LB_R_MOVED)
 		return 0;
 	oz_periods(&x);
-	struct oz_best b;
-	struct lb_dmove m;
-	if (!oz_candidate(&x, src, dst, &b)) {
+	struct oz_best two[2];
+	struct oz_best *b = oz_candidate(&x, src, dst, two);
+	if (!b) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
 	/* the pick's score, updated by what this look sees */
-	b.adj = oz_score(&x, &b, b.last, x.idx)->adj;
-	b.eff = oz_eff(b.u, b.adj);
-	oz_note(s, d, &b, src, dst, &m);
-	oz_core[src].best = b.tid; /* moved: it fails the next check there */
-	oz_core[src].eff = b.eff;
-	oz_core[src].u = b.u;
-	if (p->tun[OZ_T_ZONE].value == OZ_WARM && b.eff <= x.bound)
-		return lb_decline(d, LB_R_TASK_BELOW_SPOT, &m);
-	return lb_move_one(d, moves, max, &m, b.tid);
+	b->adj = oz_score(&x, b, b->last, x.idx)->adj;
+	b->eff = oz_eff(b->u, b->adj);
+	oz_core[src].best = b->tid; /* moved: it fails the next check there */
+	oz_core[src].eff = b->eff;
+	oz_core[src].u = b->u;
+	/* lb_decline / lb_move_one, with the move written in place */
+	bool below = p->tun[OZ_T_ZONE].value == OZ_WARM && b->eff <= x.bound;
+	oz_note(s, d, b, src, dst, below ? &d->reject : &d->move[0]);
+	if (below) {
+		d->has_reject = true;
+		d->reason = LB_R_TASK_BELOW_SPOT;
+		return 0;
+	}
+	if (!max) {
+		d->reason = LB_R_MAX_MOVES;
+		return 0;
+	}
+	moves[0] = (struct ful_move){.tid = b->tid, .cpu = dst};
+	d->nmoves = 1;
+	return 1;
 }
 
 /** The score of thread @tid: its adjustment in permille, as ranking
