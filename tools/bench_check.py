@@ -4,7 +4,8 @@
 Called by `make bench-check`. A bound is an object such as
 {"median_max": 20}: each key is <stat>_max or <stat>_min where <stat> is
 one of min, median, max, mean from results.json. {"median_ratio_max":
-[1.5, "other"]} bounds this benchmark's median over another's. A bounded
+[1.5, "other"]} bounds this benchmark's median over another's; with a
+list of others, over each of them. A bounded
 benchmark missing from the results fails. Ends with `N passed, M failed`.
 """
 
@@ -27,9 +28,14 @@ def load_json(path):
 
 
 def check_ratio(name, key, limit, by_name):
-    """A bound on this benchmark's stat over another benchmark's."""
+    """A bound on this benchmark's stat over another benchmark's (or over
+    each of a list of others: all must hold)."""
     stat = key[: -len("_ratio_max")]
     bound, other = limit
+    if isinstance(other, list):
+        results = [check_ratio(name, key, [bound, o], by_name) for o in other]
+        return (all(ok for ok, _ in results),
+                "\n".join(message for _, message in results))
     if stat not in STATS or other not in by_name:
         return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
     num, den = by_name[name][stat], by_name[other][stat]

@@ -42,6 +42,20 @@ def test_ratio_zero_over_zero():
     return None
 
 
+def test_ratio_over_each_of_a_list():
+    """A list of others bounds the ratio over each: one too small fails
+    the whole bound (opzone's wake-up latency against both always-balance
+    policies)."""
+    by_name = {"a": {"mean": 5}, "b": {"mean": 10}, "c": {"mean": 4}}
+    ok_b, _ = bench_check.check_ratio("a", "mean_ratio_max", [1.0, ["b"]],
+                                      by_name)
+    ok_bc, msg = bench_check.check_ratio("a", "mean_ratio_max",
+                                         [1.0, ["b", "c"]], by_name)
+    if not ok_b or ok_bc or msg.count("\n") != 1:
+        return f"list ratio judged wrongly: {ok_b} {ok_bc} {msg!r}"
+    return None
+
+
 def test_alb_bounds():
     """Every set has alb's migrations bounded by count's and its
     completion by 1.02 times count's."""
@@ -60,6 +74,7 @@ def test_alb_bounds():
 TESTS = [
     ("ratio_plain", test_ratio_plain),
     ("ratio_zero_over_zero", test_ratio_zero_over_zero),
+    ("ratio_over_each_of_a_list", test_ratio_over_each_of_a_list),
     ("alb_bounds", test_alb_bounds),
 ]
 
