@@ -69,12 +69,16 @@ struct cpu {
 	uint32_t trace_wrap;       /* [I] records per ring - 1 */
 	uint32_t trace_sw;         /* [I] FUL_TR_SWITCH | id << 8: the first
 				    * word of a switch record (trace.h) */
-	struct thread *current;    /* [O] */
+	struct thread *current;    /* [O] (a thread blocked while the core
+				    * idles in place lazily stays current
+				    * until the switch completes: sched.c) */
 	struct vspace *vs_active;  /* [O] address space in TTBR0, NULL: none */
 	struct thread *idle;       /* [I] */
 	struct thread *handoff;    /* [O] READY, off the run queue: made ready
 				    * while this core idled, runs next */
-	uint64_t last_switch;      /* [O] counter value at the last switch */
+	uint64_t last_switch;      /* [O] counter value at the last switch,
+				    * moved on past a wait that ended in
+				    * place (sched_idle_charge) */
 	uint64_t win_end;          /* [O] end of utilization window win.idx:
 				    * the first switch or tick at or after
 				    * it rolls the windows over (load.c) */
