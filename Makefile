@@ -491,6 +491,8 @@ BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 	ubench=forms,disk,cache=1024,fs --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
 	$(BENCH_EXT2_PREP) && $(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
 	ubench=forms_b,disk,cache=1024,fs,fs_copy=0 --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
+	$(BENCH_EXT2_PREP) && $(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append \
+	ubench=bonnie_split,disk,cache=1024,fs --disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) && \
 	for b in forms_mttcg postmark bonnie; do $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=$$b,disk,cache=1024,fs,fs_spin=200 --cpus 4 --timeout 3000 \
 	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done

@@ -181,7 +181,7 @@ static void ubench_run(const char *which)
 		n = ub_disk_run();
 	} else if (!strcmp(which, "forms") || !strcmp(which, "postmark") ||
 		   !strcmp(which, "bonnie") || !strcmp(which, "forms_mttcg") ||
-		   !strcmp(which, "forms_b")) {
+		   !strcmp(which, "forms_b") || !strcmp(which, "bonnie_split")) {
 		n = ub_storage_run(which);
 	} else if (!strcmp(which, "files")) {
 		n = ub_files_run(false);

@@ -32,7 +32,22 @@
  *                    rewritten) of its own 128 KiB file, from the first
  *                    start to the last exit, forms 1, 3, 4, 7, 11:
  *                    Figures 8-10
+ *   ubench=bonnie_split (icount, no polling: fs_spin and srv_spin unset)
+ *                    where the work of one bonnie process goes, per
+ *                    core, for the same forms: each core's busy time
+ *                    (the load area's `busy`: a thread running, in
+ *                    instructions under icount) over one process's
+ *                    run. With one process the cores take
+ *                    turns (A waits for F, F for B), so under icount
+ *                    each core's count is its own work. Results
+ *                    bonnie_work_form<N>_p1 (all cores) and
+ *                    bonnie_split_form<N>_p1: the busiest core's work
+ *                    over form 1's total, permille: the lowest time
+ *                    ratio form N can reach however many processes
+ *                    overlap, on cores that really run in parallel
  */
+#include <fulcrum/load.h>
+#include <ful/load.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -292,6 +307,60 @@ static unsigned st_bonnies(void)
 	return lines;
 }
 
+/** Each core's busy time so far (a thread running, the load area's
+ *  `busy` extrapolated to now), in instructions under icount (one per
+ *  ns: counter ticks x 10^9 / frequency). */
+static void st_busy(unsigned long *a, unsigned n)
+{
+	unsigned long now = ful_counter(), idle;
+	unsigned long ns_per_tick = 1000000000UL / ful_counter_freq();
+	for (unsigned c = 0; c < n; c++) {
+		struct ful_load_cpu r;
+		ful_load_read_cpu(ful_load_area(), c, &r);
+		ful_load_cpu_times(&r, now, &a[c], &idle);
+		a[c] *= ns_per_tick;
+	}
+}
+
+/** ubench=bonnie_split: one bonnie process per form, each core's work. */
+static unsigned st_bonnie_split(void)
+{
+	static const unsigned forms[] = {1, 3, 4, 7, 11};
+	unsigned long a0[FUL_LOAD_CPUS], a1[FUL_LOAD_CPUS], total1 = 0;
+	unsigned n = ut_ncpus(), lines = 0;
+	char name[40], file[16] = "/bn0";
+	char *setup[] = {"bonnie", file, "setup", "128", NULL};
+	if (n > FUL_LOAD_CPUS || st_run(setup) != 0 || st_form(1) ||
+	    !st_bonnie_once(1)) /* untimed: the file into the caches */
+		return 0;
+	for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		if (st_form(forms[f]))
+			continue;
+		st_busy(a0, n);
+		if (!st_bonnie_once(1))
+			continue;
+		st_busy(a1, n);
+		unsigned long sum = 0, max = 0;
+		printf("bonnie_split: form %u, instructions per core:", forms[f]);
+		for (unsigned c = 0; c < n; c++) {
+			unsigned long d = a1[c] - a0[c];
+			printf(" %lu", d);
+			sum += d;
+			max = d > max ? d : max;
+		}
+		printf("\n");
+		if (forms[f] == 1)
+			total1 = sum;
+		snprintf(name, sizeof name, "bonnie_work_form%u_p1", forms[f]);
+		ful_bench_print(name, "insn", &sum, 1);
+		unsigned long pm = total1 ? max * 1000 / total1 : 0;
+		snprintf(name, sizeof name, "bonnie_split_form%u_p1", forms[f]);
+		ful_bench_print(name, "permille", &pm, 1);
+		lines += 2;
+	}
+	return lines;
+}
+
 unsigned ub_storage_run(const char *which)
 {
 	struct stat st;
@@ -313,6 +382,7 @@ unsigned ub_storage_run(const char *which)
 		     : !strcmp(which, "forms_b") ? st_forms(false, "block_read_b_form")
 		     : !strcmp(which, "forms_mttcg") ? st_forms(true, "block_read_time_form")
 		     : !strcmp(which, "postmark")  ? st_postmarks()
+		     : !strcmp(which, "bonnie_split") ? st_bonnie_split()
 						   : st_bonnies();
 	struct ful_msg m = {0};
 	size_t cap;

@@ -20,6 +20,19 @@ int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
 	return fs->dev.read(fs->dev.ctx, blk, buf);
 }
 
+const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
+{
+	if (blk >= fs->blocks && fs->blocks) {
+		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
+		*err = -EIO;
+		return NULL;
+	}
+	if (fs->dev.get)
+		return fs->dev.get(fs->dev.ctx, blk, err);
+	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);
+	return *err ? NULL : fs->buf;
+}
+
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
 {
 	if (blk >= fs->blocks || blk == 0)
@@ -150,10 +163,11 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 {
 	uint32_t off;
 	long blk = inode_pos(fs, ino, &off);
-	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
-	if (err)
+	int err = (int)blk;
+	const uint8_t *b = blk < 0 ? NULL : ext2_bget(fs, (uint32_t)blk, &err);
+	if (!b)
 		return err;
-	const uint8_t *p = fs->buf + off;
+	const uint8_t *p = b + off;
 	in->mode = le16(p), in->uid = le16(p + 2), in->size = le32(p + 4);
 	in->atime = le32(p + 8), in->ctime = le32(p + 12);
 	in->mtime = le32(p + 16), in->dtime = le32(p + 20);
@@ -313,10 +327,11 @@ int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
 static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 		    uint32_t i, bool alloc, uint32_t g)
 {
-	int err = ext2_bread(fs, blk, fs->buf);
-	if (err)
+	int err;
+	const uint8_t *b = ext2_bget(fs, blk, &err);
+	if (!b)
 		return err;
-	uint32_t v = le32(fs->buf + 4 * i);
+	uint32_t v = le32(b + 4 * i);
 	if (v || !alloc)
 		return v;
 	long nb = balloc(fs, g);
@@ -464,12 +479,13 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 				     false);
 		if (blk < 0)
 			return blk;
+		const uint8_t *b = NULL;
 		if (blk == 0)
 			memset((uint8_t *)buf + done, 0, n); /* a hole */
-		else if ((err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+		else if (!(b = ext2_bget(fs, (uint32_t)blk, &err)))
 			return err;
-		else
-			memcpy((uint8_t *)buf + done, fs->buf + in_blk, n);
+		else /* one copy, from where the device holds the block */
+			memcpy((uint8_t *)buf + done, b + in_blk, n);
 		done += n;
 	}
 	return (long)done;

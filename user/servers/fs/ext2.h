@@ -35,6 +35,12 @@ struct ext2_dev {
 	int (*write)(void *ctx, uint32_t block, const void *buf);
 	uint32_t (*now)(void *ctx); /* seconds since 1970, for the times */
 	void *ctx;
+	/* Optional: block @block's bytes where the device holds them (its
+	 * copy, a window), read-only and valid until the next call of any
+	 * of these callbacks; NULL with *@err a negative errno. The reads
+	 * that only look at a block (inodes, the block map, file data) use
+	 * it instead of a copy into fs->buf. */
+	const void *(*get)(void *ctx, uint32_t block, int *err);
 };
 
 /* An inode as the file system keeps it (the on-disk fields it uses). */

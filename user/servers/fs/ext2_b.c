@@ -85,6 +85,26 @@ int ext2_b_read(void *ctx, uint32_t blk, void *buf)
 	return err;
 }
 
+const void *ext2_b_get(void *ctx, uint32_t blk, int *err)
+{
+	const struct ext2_b *b = ctx;
+	struct ext2_bcache *c = b->cache && !b->cache->off ? b->cache : NULL;
+	int i = c && blk ? bc_find(c, blk) : -1;
+	if (i >= 0) { /* our copy: valid until a later call evicts it */
+		c->used[i] = ++c->clock;
+		c->hits++;
+		*err = 0;
+		return c->data[i];
+	}
+	if ((*err = ext2_b_call(b, FUL_CACHE_OP_READ, blk)))
+		return NULL;
+	if (c && blk) {
+		c->misses++;
+		bc_put(c, blk, b->win);
+	}
+	return b->win; /* B's page: valid until the next request */
+}
+
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 {
 	const struct ext2_b *b = ctx;

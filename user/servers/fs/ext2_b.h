@@ -47,6 +47,8 @@ long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 /** struct ext2_dev callbacks, ctx a struct ext2_b. */
 int ext2_b_read(void *ctx, uint32_t blk, void *buf);
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf);
+/** The ext2_dev get callback: our copy of @blk, or B's window page. */
+const void *ext2_b_get(void *ctx, uint32_t blk, int *err);
 /** Forget the copy of @blk, if b keeps one. */
 void ext2_b_forget(const struct ext2_b *b, uint32_t blk);
 /** No real-time clock: a fixed date (2025-11-24) plus the uptime. */

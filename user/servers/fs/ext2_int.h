@@ -53,6 +53,10 @@ static inline uint32_t ext2_now(struct ext2_fs *fs)
 }
 
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
+/** Block @blk to look at, read-only, valid until the next block call:
+ *  the device's own bytes if it has a get callback, else a copy in
+ *  fs->buf (so fs->buf may be overwritten). NULL with *@err set. */
+const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err);
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf);
 int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in);
 int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in);
