@@ -266,6 +266,7 @@ enum lb_reason {
 			      * balances (cold, below the spot, not hot) */
 	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
 			      * above the spot */
+	LB_R_SHARED,         /* fulcrum: its last moves were of the share pass */
 	LB_R_COUNT
 };
 

@@ -23,7 +23,8 @@
  *   reject        the first candidate turned down (same keys) or null
  *   reason        "placed" | "moved" | "balanced" | "no_light" |
  *                 "no_candidate" | "new_overload" | "too_few_cores" |
- *                 "max_moves" | "no_eligible" | "no_gain": the outcome,
+ *                 "max_moves" | "no_eligible" | "no_gain" | "shared"
+ *                 (fulcrum's share pass made the last moves): the outcome,
  *                 or why the round stopped (fulcrum, alb, count: after
  *                 its last move)
  *
@@ -77,6 +78,7 @@ static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_TIMER_DECLINED] = "timer_declined",
 	[LB_R_BELOW_ZONE] = "below_zone",
 	[LB_R_TASK_BELOW_SPOT] = "task_below_spot",
+	[LB_R_SHARED] = "shared",
 };
 
 const char *lb_reason_name(unsigned reason)
