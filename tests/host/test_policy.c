@@ -520,6 +520,39 @@ HTEST(fulcrum_share_pass)
 	CHECK(mv[0].tid == 1 && mv[0].cpu == 2);
 }
 
+/* A round that repeats the record before it (no move, same figures and
+ * outcome) is recognised, so the balancer can give its slot back. */
+HTEST(log_repeats_only_identical_idle_rounds)
+{
+	static struct lb_log log;
+	unsigned tid = 1;
+	setup(4, "fulcrum");
+	memset(&log, 0, sizeof(log));
+	fill(1, 1, 10, &tid);
+	fill(2, 1, 10, &tid);
+	fill(3, 1, 10, &tid);
+	struct lb_decision *a = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 1, LB_TRIG_TIMER, mv, 8, a), 0);
+	CHECK(!lb_log_repeats(&log, a)); /* nothing before it */
+	struct lb_decision *b = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 2, LB_TRIG_TIMER, mv, 8, b), 0);
+	CHECK(lb_log_repeats(&log, b));
+	lb_log_unnext(&log);
+	CHECK_EQ(log.next, 1);
+	b = lb_log_next(&log); /* another trigger: kept */
+	CHECK_EQ(lb_rebalance(&pol, &snap, 3, LB_TRIG_DEMAND, mv, 8, b), 0);
+	CHECK(!lb_log_repeats(&log, b));
+	fill(1, 1, 10, &tid); /* other loads, a move: kept */
+	fill(1, 1, 10, &tid);
+	struct lb_decision *c = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 4, LB_TRIG_DEMAND, mv, 8, c), 1);
+	CHECK(!lb_log_repeats(&log, c));
+	lb_fake_apply(&area, mv, 1);
+	c = lb_log_next(&log); /* no move after one: kept */
+	CHECK_EQ(lb_rebalance(&pol, &snap, 5, LB_TRIG_DEMAND, mv, 8, c), 0);
+	CHECK(!lb_log_repeats(&log, c));
+}
+
 /* ---- tunables ------------------------------------------------------- */
 
 HTEST(tunables_by_name)
