@@ -31,8 +31,8 @@
  * thread to the core of n threads whose threads have run most on
  * average, if those averages differ by more than share_ms (averages
  * over the threads that may leave their core: a pinned one's run time
- * is not read). Loads move by
- * one slice and no core ends heavier than the source was; right after
+ * is not read). Loads move by one slice and no core ends heavier than
+ * the source was; right after
  * the move the source's average is at most the destination's, so on
  * unchanged figures the next round cannot move it back. Each core gives
  * at most one thread per round; a source whose best partner is within
@@ -325,6 +325,7 @@ void lb_fulcrum_init(struct lb_policy *p)
 				.ntunables = FU_T_COUNT,
 				.place = fulcrum_place,
 				.rebalance = fulcrum_rebalance};
+	_Static_assert(FU_T_COUNT <= LB_MAX_TUNABLES, "room for the tunables");
 	for (unsigned i = 0; i < FU_T_COUNT; i++)
 		p->tun[i] = fulcrum_tunables[i];
 }
