@@ -463,6 +463,96 @@ HTEST(fulcrum_idle_trigger)
 	CHECK_EQ(dec.reason, LB_R_BALANCED);
 }
 
+/** Give @tid @ms of run time (the fake area's counter: 62.5 MHz). */
+static void ran_ms(unsigned tid, unsigned long ms)
+{
+	lb_fake_thread_util(&area, tid, 0, ms * 62500, 0);
+}
+
+/*
+ * The share pass: core 1 shares between threads that ran 10 and 20 ms,
+ * cores 2 and 3 each run one that ran 100 / 50 ms. The count rule has
+ * nothing to move (10 + 10 > 20 - 10); sharing should fall on the most
+ * run, so core 1's most-run thread goes to core 2 (average 100 > 15 + 3).
+ */
+HTEST(fulcrum_share_pass)
+{
+	unsigned tid = 1;
+	setup(4, "fulcrum");
+	fill(1, 2, 10, &tid);
+	fill(2, 1, 10, &tid);
+	fill(3, 1, 10, &tid);
+	ran_ms(1, 10), ran_ms(2, 20), ran_ms(3, 100), ran_ms(4, 50);
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(dec.reason, LB_R_SHARED);
+	CHECK(mv[0].tid == 2 && mv[0].cpu == 2);
+	CHECK(dec.move[0].from_after == 10 && dec.move[0].to_after == 20);
+	lb_fake_apply(&area, mv, 1);
+	/* core 2 now averages 60, core 3 50: not moved back, nor on */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_NEW_OVERLOAD);
+	/* within the margin (17 <= 15 + 3): no move; off: no move */
+	setup(3, "fulcrum");
+	tid = 1;
+	fill(1, 2, 10, &tid);
+	fill(2, 1, 10, &tid);
+	ran_ms(1, 10), ran_ms(2, 20), ran_ms(3, 17);
+	CHECK_EQ(rebalance(), 0);
+	ran_ms(3, 10); /* 27 */
+	CHECK_EQ(lb_tunable_set(&pol, "share_ms", 0), 0);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(lb_tunable_set(&pol, "share_ms", 3), 0);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 2 && mv[0].cpu == 2);
+	/* the most-run thread may not run where sharing is least: none
+	 * moves (cores 2 and 3 tie at 100; the lower id is taken) */
+	setup(4, "fulcrum");
+	tid = 1;
+	fill(1, 2, 10, &tid);
+	fill(2, 1, 10, &tid);
+	fill(3, 1, 10, &tid);
+	ran_ms(1, 10), ran_ms(2, 20), ran_ms(3, 100), ran_ms(4, 100);
+	lb_fake_set_affinity(&area, 2, 1u << 1 | 1u << 3);
+	CHECK_EQ(rebalance(), 0);
+	/* pinned to its core, it is not a candidate: the other one goes */
+	lb_fake_set_affinity(&area, 2, 1u << 1);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].tid == 1 && mv[0].cpu == 2);
+}
+
+/* A round that repeats the record before it (no move, same figures and
+ * outcome) is recognised, so the balancer can give its slot back. */
+HTEST(log_repeats_only_identical_idle_rounds)
+{
+	static struct lb_log log;
+	unsigned tid = 1;
+	setup(4, "fulcrum");
+	memset(&log, 0, sizeof(log));
+	fill(1, 1, 10, &tid);
+	fill(2, 1, 10, &tid);
+	fill(3, 1, 10, &tid);
+	struct lb_decision *a = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 1, LB_TRIG_TIMER, mv, 8, a), 0);
+	CHECK(!lb_log_repeats(&log, a)); /* nothing before it */
+	struct lb_decision *b = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 2, LB_TRIG_TIMER, mv, 8, b), 0);
+	CHECK(lb_log_repeats(&log, b));
+	lb_log_unnext(&log);
+	CHECK_EQ(log.next, 1);
+	b = lb_log_next(&log); /* another trigger: kept */
+	CHECK_EQ(lb_rebalance(&pol, &snap, 3, LB_TRIG_DEMAND, mv, 8, b), 0);
+	CHECK(!lb_log_repeats(&log, b));
+	fill(1, 1, 10, &tid); /* other loads, a move: kept */
+	fill(1, 1, 10, &tid);
+	struct lb_decision *c = lb_log_next(&log);
+	CHECK_EQ(lb_rebalance(&pol, &snap, 4, LB_TRIG_DEMAND, mv, 8, c), 1);
+	CHECK(!lb_log_repeats(&log, c));
+	lb_fake_apply(&area, mv, 1);
+	c = lb_log_next(&log); /* no move after one: kept */
+	CHECK_EQ(lb_rebalance(&pol, &snap, 5, LB_TRIG_DEMAND, mv, 8, c), 0);
+	CHECK(!lb_log_repeats(&log, c));
+}
+
 /* ---- tunables ------------------------------------------------------- */
 
 HTEST(tunables_by_name)

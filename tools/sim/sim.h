@@ -62,6 +62,8 @@ struct sim_workload {
 };
 
 /* What a run is configured with besides the workload. */
+#define SIM_MAX_SETS 8
+
 struct sim_conf {
 	const char *policy;
 	unsigned long tick;        /* ns between ticks (1 ms) */
@@ -74,6 +76,9 @@ struct sim_conf {
 	bool icount;               /* QEMU's -icount clock: k busy cores
 				    * each run at 1 / k of it (sim_core.c) */
 	unsigned long max_time;    /* give up after this much simulated time */
+	unsigned nset;             /* policy tunables set (--set NAME=V)... */
+	const char *set_name[SIM_MAX_SETS]; /* ...these, to these values; a */
+	long set_value[SIM_MAX_SETS];       /* policy without one ignores it */
 };
 
 /* Per-core utilization samples, grown as time goes on. */

@@ -252,12 +252,37 @@ static void log_decision(struct sim *s, const struct lb_decision *d)
 static void move_apply(struct sim *s, struct ful_move *m);
 static void cpu_start(struct sim *s, unsigned c);
 
+/**
+ * Every running thread's record brought up to now, as the kernel's tick
+ * publishes it (run time and windows; kernel/load.c at each tick): the
+ * engine otherwise publishes a thread's run time at switch-out only, and
+ * a thread alone on its core for a second would show none of it. The
+ * thread's remaining burst is cut by what it ran, so its end stays due
+ * at the same time.
+ */
+static void publish_running(struct sim *s)
+{
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		if (s->cpu[c].cur < 0)
+			continue;
+		struct sthread *t = &s->t[s->cpu[c].cur];
+		unsigned long ran = work_ran(s, t);
+		if (!ran)
+			continue;
+		t->left -= ran < t->left ? ran : t->left;
+		area_roll_thread(s, t);
+		work_mark(s, t);
+		area_thread(s, t);
+	}
+}
+
 /** A rebalance round on @trigger, its moves carried out. */
 static void balance(struct sim *s, enum lb_trigger trigger)
 {
 	if (s->in_balance)
 		return;
 	s->in_balance = true;
+	publish_running(s);
 	struct ful_move mv[LB_MAX_MOVES];
 	struct lb_decision *d = lb_log_next(&s->log);
 	unsigned n = lb_rebalance(&s->pol, &s->snap, s->now, trigger, mv,
@@ -687,6 +712,14 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 		fprintf(stderr, "fulsim: no policy named \"%s\"\n", c->policy);
 		return -1;
 	}
+	for (unsigned i = 0; i < c->nset; i++)
+		if (lb_tunable_set(&s->pol, c->set_name[i], c->set_value[i]) ==
+		    LB_E_RANGE) {
+			fprintf(stderr, "fulsim: --set %s=%ld: out of range for "
+				"%s\n", c->set_name[i], c->set_value[i],
+				c->policy);
+			return -1;
+		}
 	long period = 100;
 	lb_tunable_get(&s->pol, "period_ms", &period);
 	s->period = (unsigned long)period * SIM_MS;

@@ -18,6 +18,8 @@
  *                      validation, docs/design.md "Simulator validation")
  *   --no-log           leave the decision log out
  *   --out FILE         write the JSON there instead of stdout
+ *   --set NAME=VALUE   a policy tunable (up to 8; a policy without it
+ *                      ignores it; out of range: exit 2)
  *
  * Exit status: 0, 1 (a failure of the run, or threads unfinished at the
  * time limit), 2 (bad input: the command line -- an option out of range,
@@ -31,6 +33,8 @@
 
 static const char *const all_policies[] = {"fulcrum", "mginkgo", "count",
 					   "alb", "opzone"};
+_Static_assert(sizeof(all_policies) / sizeof(*all_policies) == 5,
+	       "the --set check walks five policies");
 
 struct opts {
 	struct sim_conf c;
@@ -45,7 +49,7 @@ static void usage_exit(const char *fmt, const char *arg)
 	fprintf(stderr, "fulsim: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: fulsim [--policy P] [--triggers L] "
-		"[--ns-per-insn X] [--sample-ms X] [--icount] [--no-log] [--out F] "
+		"[--ns-per-insn X] [--sample-ms X] [--icount] [--no-log] [--out F] [--set N=V] "
 		"(FILE.json | --gen uniform|bimodal|heavy --cores N --tasks T "
 		"[--seed S] | --quality [--sets N] [--core-list L] "
 		"[--policies L] | --speed [--repeat N])\n");
@@ -92,6 +96,23 @@ static void set_triggers(struct sim_conf *c, const char *list)
 	}
 }
 
+/** --set NAME=VALUE: a policy tunable (checked against the policy's
+ *  range when a run starts; a policy without it ignores it). */
+static void add_set(struct sim_conf *c, const char *v)
+{
+	const char *eq = v ? strchr(v, '=') : NULL;
+	if (!eq || eq == v || !eq[1])
+		usage_exit("--set: NAME=VALUE expected (got \"%s\")", v ? v : "");
+	if (c->nset == SIM_MAX_SETS)
+		usage_exit("--set: at most 8 (%s)", v);
+	char *end;
+	long val = strtol(eq + 1, &end, 0);
+	if (*end)
+		usage_exit("--set: VALUE is not a number (%s)", v);
+	c->set_name[c->nset] = strndup(v, (size_t)(eq - v));
+	c->set_value[c->nset++] = val;
+}
+
 static void parse(struct opts *o, int argc, char **argv)
 {
 	sim_conf_default(&o->c);
@@ -129,6 +150,8 @@ static void parse(struct opts *o, int argc, char **argv)
 			o->core_list = v;
 		else if (!strcmp(a, "--policies"))
 			o->policies = v;
+		else if (!strcmp(a, "--set"))
+			add_set(&o->c, v);
 		else
 			used = false;
 		if (used) {
@@ -157,6 +180,21 @@ static void parse(struct opts *o, int argc, char **argv)
 			"(fulcrum, mginkgo, count, alb, opzone)\n",
 			o->c.policy ? o->c.policy : "");
 		exit(2);
+	}
+	for (unsigned i = 0; i < o->c.nset; i++) { /* known, in range */
+		bool known = false;
+		for (unsigned k = 0; k < 5; k++) {
+			lb_policy_init(&probe, all_policies[k]);
+			int e = lb_tunable_set(&probe, o->c.set_name[i],
+					       o->c.set_value[i]);
+			if (e == LB_E_RANGE)
+				usage_exit("--set %s: out of the policy's range",
+					   o->c.set_name[i]);
+			known |= e == 0;
+		}
+		if (!known)
+			usage_exit("--set %s: no policy has that tunable",
+				   o->c.set_name[i]);
 	}
 	if (!o->triggers_set && !strcmp(o->c.policy, "opzone"))
 		o->c.trig_wake = true; /* opzone declines the timer */

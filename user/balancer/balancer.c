@@ -194,6 +194,11 @@ static unsigned bal_round_unlock(enum lb_trigger trigger)
 	struct lb_decision *d = lb_log_next(&bal.log);
 	unsigned n = lb_rebalance(&bal.pol, &bal.snap, bal_now(), trigger,
 				  mv, LB_MAX_MOVES, d);
+	/* A round that repeats the record before it is not kept (the one
+	 * before stands for it), so a short period cannot flush the ring;
+	 * d stays readable until the next record takes its slot. */
+	if (!n && lb_log_repeats(&bal.log, d))
+		lb_log_unnext(&bal.log);
 	for (unsigned i = 0; i < n; i++) /* the trace rings name the round */
 		mv[i].decision = (unsigned)d->seq + 1;
 	long done = n ? ful_migrate(FUL_SLOT_SCHED, mv, n) : 0;

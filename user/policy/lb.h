@@ -266,6 +266,7 @@ enum lb_reason {
 			      * balances (cold, below the spot, not hot) */
 	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
 			      * above the spot */
+	LB_R_SHARED,         /* fulcrum: its last moves were of the share pass */
 	LB_R_COUNT
 };
 
@@ -526,8 +527,16 @@ static inline struct lb_decision *lb_log_next(struct lb_log *l)
 	return d;
 }
 
+/** Give back the record lb_log_next() just returned (nothing taken
+ *  from @l since): the next lb_log_next() reuses it. */
+static inline void lb_log_unnext(struct lb_log *l)
+{
+	l->next--;
+}
+
 const struct lb_decision *lb_log_get(const struct lb_log *l,
 				     unsigned long seq);
+bool lb_log_repeats(const struct lb_log *l, const struct lb_decision *d);
 int lb_decision_json(const struct lb_decision *d, char *buf, size_t n);
 const char *lb_reason_name(unsigned reason);
 const char *lb_state_name(unsigned state);

@@ -20,19 +20,44 @@
  * again. With equal slices it reaches the most even split: 10/6 -> 8/8,
  * 10/7/7 -> 8/8/8.
  *
+ * Share pass (share_ms > 0; issue 16): when the round above ends short
+ * of max_moves, the threads that share a core with one thread more than
+ * another core has are those that fall behind: round robin gives each
+ * 1/n of its core. Sharing should fall on the threads that have already
+ * run most (processor sharing: every thread at the same rate), which
+ * nobody can tell from slices. So, from each core's runnable threads'
+ * run time (the load area's per-thread `runtime`): the core of n + 1
+ * threads whose threads have run least on average gives its most-run
+ * thread to the core of n threads whose threads have run most on
+ * average, if those averages differ by more than share_ms (averages
+ * over the threads that may leave their core: a pinned one's run time
+ * is not read). Loads move by one slice and no core ends heavier than
+ * the source was; right after
+ * the move the source's average is at most the destination's, so on
+ * unchanged figures the next round cannot move it back. Each core gives
+ * at most one thread per round; a source whose best partner is within
+ * the margin gives none. Cost: one pass over the index of every
+ * eligible core (O(T) records), only in rounds that reach it.
+ *
  * Placement: least loaded eligible core; ties to fewer runnable threads,
  * then to the lowest id.
  */
-#include "lb.h"
+#include "lb_index.h"
 
-enum { FU_T_MAX_MOVES = LB_T_COMMON, FU_T_IDLE, FU_T_COUNT };
+#define SHARE_MS 3   /* share pass margin (0: off) */
+#define PERIOD_MS 10 /* timer rounds: the share pass acts while no core
+		      * goes idle (100 until issue 16: docs/benchmarks.md,
+		      * "Balance quality") */
+
+enum { FU_T_MAX_MOVES = LB_T_COMMON, FU_T_IDLE, FU_T_SHARE, FU_T_COUNT };
 
 static const struct lb_tunable fulcrum_tunables[FU_T_COUNT] = {
-	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
+	[LB_T_PERIOD] = {"period_ms", PERIOD_MS, 1, 10000},
 	[LB_T_THRESHOLD] = {"threshold_pct", 20, 0, 100},
 	[LB_T_INCLUDE_ROOT] = {"include_root", 0, 0, 1},
 	[FU_T_MAX_MOVES] = {"max_moves", 8, 0, LB_MAX_MOVES},
 	[FU_T_IDLE] = {"idle_trigger", 1, 0, 1},
+	[FU_T_SHARE] = {"share_ms", SHARE_MS, 0, 10000},
 };
 
 /* The working state of one round: predicted figures after each move. */
@@ -43,6 +68,14 @@ struct round {
 	unsigned nrun[FUL_LOAD_CPUS];
 	unsigned moved[LB_MAX_MOVES];
 	unsigned nmoved;
+	/* The share pass: per core, its runnable threads' run time (sum,
+	 * counter ticks) and its most-run thread (tid 0: none, or it has
+	 * given one this round). */
+	unsigned long att[FUL_LOAD_CPUS];
+	unsigned natt[FUL_LOAD_CPUS]; /* how many: those that may leave */
+	unsigned long top[FUL_LOAD_CPUS];
+	unsigned toptid[FUL_LOAD_CPUS];
+	unsigned topslice[FUL_LOAD_CPUS];
 };
 
 static unsigned fulcrum_place(struct lb_policy *p, const struct lb_snap *s,
@@ -128,6 +161,101 @@ static unsigned round_step(struct round *r, struct lb_dmove *m,
 	}
 }
 
+/** Each eligible core's runnable threads that may leave it (those the
+ *  index holds): their run time, how many, the most run of them. */
+static void share_scan(struct round *r)
+{
+	struct lb_snap *s = r->s;
+	for (unsigned c = 0; c < s->conf.ncpus; c++) {
+		r->att[c] = r->top[c] = 0;
+		r->natt[c] = r->toptid[c] = 0;
+		if (!ful_cpus_has(r->mask, c))
+			continue;
+		for (unsigned i = s->first[c]; i < s->first[c + 1]; i++) {
+			struct lb_cand o;
+			if (!cand_ok(s, i, c, c, r->moved, r->nmoved, &o))
+				continue;
+			/* one aligned word: no seqcount needed */
+			unsigned long rt = FUL_LOAD_RLX(
+				&s->area->thread[FUL_TID_SLOT(o.tid)].runtime);
+			r->att[c] += rt;
+			r->natt[c]++;
+			if (!r->toptid[c] || rt > r->top[c]) {
+				r->top[c] = rt;
+				r->toptid[c] = o.tid;
+				r->topslice[c] = o.slice;
+			}
+		}
+	}
+}
+
+/** Does core @a's average run time fall below core @b's (per thread)? */
+static bool share_below(const struct round *r, unsigned a, unsigned b)
+{
+	return r->att[a] * r->natt[b] < r->att[b] * r->natt[a];
+}
+
+/** Fill @m: core @src's most-run thread to core @dst; books updated. */
+static void share_move(struct round *r, unsigned src, unsigned dst,
+		       struct lb_dmove *m)
+{
+	unsigned slice = r->topslice[src];
+	*m = (struct lb_dmove){.tid = r->toptid[src], .slice = slice,
+			       .from = (lb_cpu_t)src, .to = (lb_cpu_t)dst,
+			       .from_after = r->load[src] > slice
+						     ? r->load[src] - slice : 0,
+			       .to_after = r->load[dst] + slice};
+	r->att[src] -= r->top[src];
+	r->att[dst] += r->top[src];
+	r->natt[src]--;
+	r->natt[dst]++;
+	r->toptid[src] = 0;
+}
+
+/**
+ * One move of the share pass (file comment), or false: source, the core
+ * of two runnable or more whose threads have run least on average (and
+ * that has not been tried yet); destination, of the cores with one
+ * runnable fewer, the one whose threads have run most on average. A
+ * source with no destination beyond the margin, or whose most-run thread
+ * may not go there, is passed over. O(cores) per source tried.
+ */
+static bool share_step(struct round *r, unsigned long margin,
+		       struct lb_dmove *m)
+{
+	unsigned n = r->s->conf.ncpus;
+	for (;;) {
+		unsigned src = LB_NO_CPU, dst = LB_NO_CPU;
+		for (unsigned c = 0; c < n; c++)
+			if (ful_cpus_has(r->mask, c) && r->nrun[c] >= 2 &&
+			    r->toptid[c] &&
+			    (src == LB_NO_CPU || share_below(r, c, src)))
+				src = c;
+		if (src == LB_NO_CPU)
+			return false;
+		for (unsigned c = 0; c < n; c++)
+			if (ful_cpus_has(r->mask, c) &&
+			    r->nrun[c] + 1 == r->nrun[src] &&
+			    (dst == LB_NO_CPU || share_below(r, dst, c)))
+				dst = c;
+		if (dst == LB_NO_CPU || !r->natt[dst] ||
+		    r->att[dst] / r->natt[dst] <=
+			    r->att[src] / r->natt[src] + margin) {
+			r->toptid[src] = 0;
+			continue;
+		}
+		struct cand_rec t;
+		read_cand(r->s->area, FUL_TID_SLOT(r->toptid[src]), &t);
+		if (t.tid == r->toptid[src] &&
+		    ful_cpus_has(!ful_cpus_empty(t.affinity) ? t.affinity
+							 : ful_cpus_all(), dst)) {
+			share_move(r, src, dst, m);
+			return true;
+		}
+		r->toptid[src] = 0; /* pinned away from there: next source */
+	}
+}
+
 /** Commit move @m to the round and to the outputs. */
 static void round_apply(struct round *r, const struct lb_dmove *m,
 			struct ful_move *moves, struct lb_decision *d)
@@ -177,6 +305,16 @@ static unsigned fulcrum_rebalance(struct lb_policy *p, struct lb_snap *s,
 		round_apply(&r, &m, moves, d);
 		why = LB_R_MAX_MOVES;
 	}
+	unsigned long share = (unsigned long)p->tun[FU_T_SHARE].value;
+	if (share && why != LB_R_MAX_MOVES && r.nmoved < limit) {
+		unsigned long margin = share * s->area->hdr.counter_freq / 1000;
+		struct lb_dmove m;
+		share_scan(&r);
+		while (r.nmoved < limit && share_step(&r, margin, &m)) {
+			round_apply(&r, &m, moves, d);
+			why = LB_R_SHARED;
+		}
+	}
 	d->reason = (unsigned char)why;
 	return r.nmoved;
 }
@@ -187,6 +325,7 @@ void lb_fulcrum_init(struct lb_policy *p)
 				.ntunables = FU_T_COUNT,
 				.place = fulcrum_place,
 				.rebalance = fulcrum_rebalance};
+	_Static_assert(FU_T_COUNT <= LB_MAX_TUNABLES, "room for the tunables");
 	for (unsigned i = 0; i < FU_T_COUNT; i++)
 		p->tun[i] = fulcrum_tunables[i];
 }

@@ -23,7 +23,8 @@
  *   reject        the first candidate turned down (same keys) or null
  *   reason        "placed" | "moved" | "balanced" | "no_light" |
  *                 "no_candidate" | "new_overload" | "too_few_cores" |
- *                 "max_moves" | "no_eligible" | "no_gain": the outcome,
+ *                 "max_moves" | "no_eligible" | "no_gain" | "shared"
+ *                 (fulcrum's share pass made the last moves): the outcome,
  *                 or why the round stopped (fulcrum, alb, count: after
  *                 its last move)
  *
@@ -63,6 +64,46 @@ const struct lb_decision *lb_log_get(const struct lb_log *l,
 	return &l->rec[seq % LB_LOG_SIZE];
 }
 
+/** Same conf (cores, tunables, eligible cores) in both records? */
+static bool conf_same(const union lb_conf *a, const union lb_conf *b)
+{
+	return a->ncpus == b->ncpus && a->root_cpu == b->root_cpu &&
+	       a->include_root == b->include_root &&
+	       a->threshold_pct == b->threshold_pct &&
+	       a->neligible == b->neligible && ful_cpus_eq(a->mask, b->mask);
+}
+
+/**
+ * Does rebalance record @d, just taken from @l, repeat the record before
+ * it: both moved nothing and turned nothing down, on the same figures
+ * (loads, runnable counts, weights), with the same trigger, gate and
+ * outcome? Records with utilization figures (opzone) never repeat: those
+ * move with time. The caller holds whatever guards @l.
+ */
+bool lb_log_repeats(const struct lb_log *l, const struct lb_decision *d)
+{
+	const struct lb_decision *p = d->seq ? lb_log_get(l, d->seq - 1) : NULL;
+	if (!p || d->kind != LB_KIND_REBALANCE || p->kind != d->kind ||
+	    d->nmoves || p->nmoves || d->has_reject || p->has_reject ||
+	    d->has_util || p->has_util || p->policy != d->policy ||
+	    p->trigger != d->trigger || p->gate != d->gate ||
+	    p->reason != d->reason || p->metric != d->metric ||
+	    p->sum != d->sum || p->msum != d->msum ||
+	    p->v.has_nrun != d->v.has_nrun ||
+	    p->v.has_weight != d->v.has_weight ||
+	    !conf_same(&p->conf, &d->conf))
+		return false;
+	/* weight[] holds weights (alb) or runnable counts (count), else
+	 * nothing the record shows */
+	bool weights = d->v.has_weight || d->metric != LB_METRIC_LOAD;
+	for (unsigned c = 0; c < d->conf.ncpus && c < FUL_LOAD_CPUS; c++)
+		if (p->v.load[c] != d->v.load[c] ||
+		    (d->v.has_nrun && p->v.nrun[c] != d->v.nrun[c]) ||
+		    (weights && p->v.weight[c] != d->v.weight[c]))
+			return false;
+	return true;
+}
+
 static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_PLACED] = "placed",
 	[LB_R_MOVED] = "moved",
@@ -77,6 +118,7 @@ static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_TIMER_DECLINED] = "timer_declined",
 	[LB_R_BELOW_ZONE] = "below_zone",
 	[LB_R_TASK_BELOW_SPOT] = "task_below_spot",
+	[LB_R_SHARED] = "shared",
 };
 
 const char *lb_reason_name(unsigned reason)
