@@ -216,7 +216,8 @@ def warn(message):
 
 def boot(opts, index):
     """Boot the kernel once and return its output lines."""
-    extra = ([] if opts.no_icount else qemu.ICOUNT_ARGS) + \
+    icount = qemu.ICOUNT_DISK_ARGS if opts.disk else qemu.ICOUNT_ARGS
+    extra = ([] if opts.no_icount else icount) + \
         shlex.split(opts.extra_qemu_args) + \
         (qemu.disk_args(opts.disk) if opts.disk else [])
     log = os.path.join(opts.out, f"boot{index}.log")

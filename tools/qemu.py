@@ -65,6 +65,15 @@ ONE_LINE_MAX = 800
 # Extra QEMU args for the two usual modes.
 MTTCG_ARGS = ["-accel", "tcg,thread=multi"]
 ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
+# With a disk: sleep=on. Under sleep=off the virtual clock jumps to the
+# next timer deadline whenever every vCPU waits, and the disk completes
+# its requests in host time: a wait with a timeout (the rootserver's
+# 20 s for a server to start) could expire before the request it
+# depends on was done (seen on a loaded host: F did not start, ETIMEOUT).
+# With sleep=on an idle stretch takes its time; the instruction counts
+# of the windows (every vCPU's instructions, no idle stretch inside)
+# are the same either way (block_read_form<N> identical under both).
+ICOUNT_DISK_ARGS = ["-icount", "shift=0,sleep=on"]
 
 # Text in QEMU's stderr -> the Debian package whose file it misses.
 MISSING_PACKAGES = (
