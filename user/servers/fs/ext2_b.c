@@ -34,13 +34,45 @@ int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
 	return ext2_b_req(b, op, blk, r) ? -EIO : 0;
 }
 
-/** The cache slot of @blk, or -1. */
+/** The bucket of @blk (Fibonacci hashing: its top 6 bits). */
+static inline unsigned bc_hash(uint32_t blk)
+{
+	_Static_assert(EXT2_BCACHE_HASH == 64, "6 bits of hash");
+	_Static_assert(EXT2_BCACHE_BLOCKS < 255, "slot + 1 in a byte");
+	return (blk * 2654435761u) >> 26;
+}
+
+/** The cache slot of @blk, or -1: a walk of its bucket's chain. */
 static int bc_find(const struct ext2_bcache *c, uint32_t blk)
 {
-	for (int i = 0; i < EXT2_BCACHE_BLOCKS; i++)
-		if (c->blk[i] == blk)
-			return i;
+	for (unsigned i = c->head[bc_hash(blk)]; i; i = c->next[i - 1])
+		if (c->blk[i - 1] == blk)
+			return (int)i - 1;
 	return -1;
+}
+
+/** Empty slot @i (if it holds a block): out of its chain. */
+static void bc_unlink(struct ext2_bcache *c, int i)
+{
+	if (!c->blk[i])
+		return;
+	uint8_t *p = &c->head[bc_hash(c->blk[i])];
+	while (*p && *p != i + 1)
+		p = &c->next[*p - 1];
+	if (!*p) /* the invariant (ext2_b.h) is broken: fault, be reported */
+		__builtin_trap();
+	*p = c->next[i];
+	c->next[i] = 0;
+	c->blk[i] = 0;
+}
+
+/** Slot @i, empty, now holds @blk: into its bucket's chain. */
+static void bc_link(struct ext2_bcache *c, int i, uint32_t blk)
+{
+	unsigned h = bc_hash(blk);
+	c->blk[i] = blk;
+	c->next[i] = c->head[h];
+	c->head[h] = (uint8_t)(i + 1);
 }
 
 /** Keep a copy of @blk (@data) in the cache, evicting the LRU slot. */
@@ -49,7 +81,7 @@ static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 	int i = bc_find(c, blk);
 	if (c->skip && c->skip(blk)) {
 		if (i >= 0)
-			c->blk[i] = 0;
+			bc_unlink(c, i);
 		return;
 	}
 	if (i < 0) {
@@ -57,7 +89,8 @@ static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 		for (int j = 1; j < EXT2_BCACHE_BLOCKS; j++)
 			if (c->used[j] < c->used[i])
 				i = j;
-		c->blk[i] = blk;
+		bc_unlink(c, i); /* the LRU slot's block, if any */
+		bc_link(c, i, blk);
 	}
 	c->used[i] = ++c->clock;
 	memcpy(c->data[i], data, EXT2_BLOCK);
@@ -115,7 +148,7 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 		if (!err)
 			bc_put(b->cache, blk, buf);
 		else if (i >= 0) /* B did not take it: forget our copy */
-			b->cache->blk[i] = 0;
+			bc_unlink(b->cache, i);
 	}
 	return err;
 }
@@ -124,7 +157,7 @@ void ext2_b_forget(const struct ext2_b *b, uint32_t blk)
 {
 	int i = b->cache && blk ? bc_find(b->cache, blk) : -1;
 	if (i >= 0)
-		b->cache->blk[i] = 0;
+		bc_unlink(b->cache, i);
 }
 
 uint32_t ext2_b_now(void *ctx)

@@ -14,8 +14,14 @@
  * write still goes to B at once, so B stays the authority (F is B's
  * only client, so nothing else changes a block under it). LRU. */
 #define EXT2_BCACHE_BLOCKS 32
+#define EXT2_BCACHE_HASH 64 /* buckets of the block -> slot index */
 struct ext2_bcache {
 	uint32_t blk[EXT2_BCACHE_BLOCKS]; /* 0: empty (block 0 is never read) */
+	/* Invariant: each slot holding a block is in exactly one chain, the
+	 * one of its block's bucket; slot + 1 in these, 0 ending a chain
+	 * (so that a zeroed cache is empty) */
+	uint8_t head[EXT2_BCACHE_HASH];
+	uint8_t next[EXT2_BCACHE_BLOCKS];
 	uint32_t used[EXT2_BCACHE_BLOCKS]; /* last use, for LRU */
 	uint32_t clock;
 	unsigned long hits, misses;
