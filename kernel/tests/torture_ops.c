@@ -64,7 +64,11 @@ static bool tort_alive_after(struct tort_stats *s, enum tort_op op,
 	 * its first state). */
 	if (atomic_load(&t->tid) != tid || st == T_FREE || st == T_EMBRYO)
 		return false;
-	if (res == -FUL_EDEAD && op != TOP_START && st == T_DEAD)
+	/* Killed while running, DEAD until switched out: no live thread.
+	 * A request may say so as EDEAD, or as ENOTHREAD (THREAD_SET maps
+	 * the migration's EDEAD to it, as FUL_SYS_MIGRATE does). */
+	if ((res == -FUL_EDEAD || res == -FUL_ENOTHREAD) && op != TOP_START &&
+	    st == T_DEAD)
 		return false;
 	if (!s->bad_res) { /* for the report */
 		s->bad_tid = tid;
