@@ -183,6 +183,21 @@ static int thread_set_check(uint64_t attr, uint64_t v, int64_t *out)
 	}
 }
 
+/** The live user thread @arg names, in *@out: -FUL_ENOTHREAD if none
+ *  (or @arg is no tid), -FUL_ESTATE for a kernel thread. A live user
+ *  thread stays one: its tid never names a kernel thread (a reused slot
+ *  has another generation). The result may die at any time. */
+static int sched_user_thread(uint64_t arg, struct thread **out)
+{
+	if (arg > 0xffffffffu)
+		return -FUL_ENOTHREAD;
+	struct thread *k = thread_lookup((tid_t)arg);
+	if (!k)
+		return -FUL_ENOTHREAD;
+	*out = k;
+	return k->vs ? 0 : -FUL_ESTATE;
+}
+
 int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
 {
 	struct cap s;
@@ -192,15 +207,9 @@ int64_t sys_thread_set(struct thread *t, struct arch_uregs *u)
 	int64_t value;
 	if ((err = thread_set_check(ARG(2), ARG(3), &value)))
 		return err;
-	if (ARG(1) > 0xffffffffu)
-		return -FUL_ENOTHREAD;
-	/* A live user thread stays one: its tid never names a kernel
-	 * thread (a reused slot has another generation). */
-	struct thread *tt = thread_lookup((tid_t)ARG(1));
-	if (!tt)
-		return -FUL_ENOTHREAD;
-	if (!tt->vs)
-		return -FUL_ESTATE;
+	struct thread *tt;
+	if ((err = sched_user_thread(ARG(1), &tt)))
+		return err;
 	return thread_set_attr((tid_t)ARG(1), (unsigned)ARG(2), value);
 }
 
@@ -215,13 +224,9 @@ int64_t sys_sched_kill(struct thread *t, struct arch_uregs *u)
 	int err = cap_lookup(t->vs, ARG(0), FUL_CAP_SCHED, FUL_R_ADMIN, &s);
 	if (err)
 		return err;
-	if (ARG(1) > 0xffffffffu)
-		return -FUL_ENOTHREAD;
-	struct thread *k = thread_lookup((tid_t)ARG(1));
-	if (!k)
-		return -FUL_ENOTHREAD;
-	if (!k->vs)
-		return -FUL_ESTATE;
+	struct thread *k;
+	if ((err = sched_user_thread(ARG(1), &k)))
+		return err;
 	if (k == t)
 		return -FUL_EINVAL;
 	return thread_kill((tid_t)ARG(1));

@@ -190,19 +190,6 @@ static inline bool pte_needs_icache(unsigned rights)
 	return (rights & FUL_R_EXEC) && !(rights & ARCH_MAP_DEVICE);
 }
 
-int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
-		    unsigned rights)
-{
-	uint64_t *e = pt_walk(v, va, &v->tables);
-	if (!e)
-		return -FUL_ENOMEM;
-	if (pte_needs_icache(rights))
-		sync_icache(kva);
-	*e = kva_to_pa(kva) | pte_bits(rights);
-	/* Invalid entries are never cached in a TLB: no invalidation. */
-	__asm__ volatile("dsb ishst" ::: "memory");
-	return 0;
-}
 
 int arch_vspace_map_range(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 			  uint64_t npages, unsigned rights, uint64_t *done)
@@ -234,6 +221,13 @@ int arch_vspace_map_range(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
 	__asm__ volatile("dsb ishst" ::: "memory");
 	*done = i;
 	return err;
+}
+
+int arch_vspace_map(struct arch_vspace *v, uintptr_t va, uintptr_t kva,
+		    unsigned rights)
+{
+	uint64_t done;
+	return arch_vspace_map_range(v, va, kva, 1, rights, &done);
 }
 
 uintptr_t arch_vspace_unmap(struct arch_vspace *v, uintptr_t va)

@@ -11,22 +11,26 @@
 
 #define GD_SIZE 32u
 
-int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
+/** -EIO (the reason in fs->why) if @blk lies past the disk, else 0. */
+static int blk_check(struct ext2_fs *fs, uint32_t blk)
 {
 	if (blk >= fs->blocks && fs->blocks) {
 		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
 		return -EIO;
 	}
-	return fs->dev.read(fs->dev.ctx, blk, buf);
+	return 0;
+}
+
+int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
+{
+	int err = blk_check(fs, blk);
+	return err ? err : fs->dev.read(fs->dev.ctx, blk, buf);
 }
 
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 {
-	if (blk >= fs->blocks && fs->blocks) {
-		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
-		*err = -EIO;
+	if ((*err = blk_check(fs, blk)))
 		return NULL;
-	}
 	if (fs->dev.get)
 		return fs->dev.get(fs->dev.ctx, blk, err);
 	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);

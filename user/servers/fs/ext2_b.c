@@ -96,28 +96,6 @@ static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 	memcpy(c->data[i], data, EXT2_BLOCK);
 }
 
-int ext2_b_read(void *ctx, uint32_t blk, void *buf)
-{
-	const struct ext2_b *b = ctx;
-	struct ext2_bcache *c = b->cache && !b->cache->off ? b->cache : NULL;
-	int i = c && blk ? bc_find(c, blk) : -1;
-	if (i >= 0) {
-		c->used[i] = ++c->clock;
-		c->hits++;
-		memcpy(buf, c->data[i], EXT2_BLOCK);
-		return 0;
-	}
-	int err = ext2_b_call(b, FUL_CACHE_OP_READ, blk);
-	if (!err) {
-		memcpy(buf, b->win, EXT2_BLOCK);
-		if (c && blk) {
-			c->misses++;
-			bc_put(c, blk, b->win);
-		}
-	}
-	return err;
-}
-
 const void *ext2_b_get(void *ctx, uint32_t blk, int *err)
 {
 	const struct ext2_b *b = ctx;
@@ -136,6 +114,15 @@ const void *ext2_b_get(void *ctx, uint32_t blk, int *err)
 		bc_put(c, blk, b->win);
 	}
 	return b->win; /* B's page: valid until the next request */
+}
+
+int ext2_b_read(void *ctx, uint32_t blk, void *buf)
+{
+	int err;
+	const void *p = ext2_b_get(ctx, blk, &err);
+	if (p)
+		memcpy(buf, p, EXT2_BLOCK);
+	return err;
 }
 
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
