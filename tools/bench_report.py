@@ -165,7 +165,7 @@ def format_bench(res, meta):
 
 def format_table(res, paper):
     """Fulcrum's table with the paper's rows side by side (if any)."""
-    ours = {row["runs"]: row for row in res["table"]}
+    ours = {row["runs"]: row for row in res.get("table") or []}
     theirs = {r[0]: r for r in (paper or {}).get("rows", [])}
     head = f"  {'runs':>5} | {'total':>10} {'average':>8} {'max':>8}"
     title = f"  {'':>5} | {'Fulcrum (' + res['unit'] + ')':<28}"

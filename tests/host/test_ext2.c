@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../../user/servers/fs/ext2.h"
+#include "../../user/servers/fs/ext2_int.h" /* ext2_iget */
 
 #define DIR_ "build/host/ext2"
 #define PATHS "PATH=$PATH:/usr/sbin:/sbin "
@@ -61,8 +62,18 @@ static const void *dev_get(void *ctx, uint32_t blk, int *err)
 	return *err ? NULL : b;
 }
 
+/* Writes fail while set (a device error in the middle of an update). */
+static bool write_fails;
+
+static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
+{
+	return write_fails ? -EIO : dev_write(ctx, blk, buf);
+}
+
 static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL,
 				    NULL};
+static const struct ext2_dev dev_failing = {dev_read, dev_write_or_fail,
+					    dev_now, NULL, NULL};
 static const struct ext2_dev dev_with_get = {dev_read, dev_write, dev_now,
 					     NULL, dev_get};
 static const struct ext2_dev *devp = &dev;
@@ -326,6 +337,55 @@ HTEST(corrupt_superblock_refused)
 	CHECK_EQ(pwrite(fd, big, 4, 4096 + 8), 4); /* group 0's inode table */
 	close(fd);
 	CHECK_EQ(open_image(img), -EIO);
+}
+
+/** Does @ino's inode in @a match the one a fresh mount reads from disk? */
+static bool inode_as_on_disk(uint32_t ino)
+{
+	static struct ext2_fs fresh;
+	struct ext2_inode x, y;
+	if (ext2_mount(&fresh, devp) || ext2_iget(&fresh, ino, &y) ||
+	    ext2_iget(&fs, ino, &x))
+		return false;
+	return !memcmp(&x, &y, sizeof x);
+}
+
+/* ext2_iget's decoded-inode slots (ext2.h, EXT2_ICACHE) never answer
+ * with what the disk no longer says: two inodes sharing a slot, writes
+ * that grow and cut them, and a write whose inode update fails. */
+HTEST(inode_cache_follows_the_disk)
+{
+	devp = &dev_failing;
+	const char *img = DIR_ "/icache.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t a, b = 0;
+	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "a", 1, 0644, &a), 0);
+	for (int i = 0; i < 2 * EXT2_ICACHE && b % EXT2_ICACHE != a % EXT2_ICACHE;
+	     i++) { /* a second file whose inode shares a's slot */
+		char name[8];
+		int len = snprintf(name, sizeof name, "b%d", i);
+		CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, name, (size_t)len, 0644,
+				     &b), 0);
+	}
+	CHECK_EQ(b % EXT2_ICACHE, a % EXT2_ICACHE);
+	uint8_t buf[20000];
+	fill(buf, sizeof buf, 5, 0);
+	for (unsigned n = 1000; n <= 16000; n += 5000) {
+		CHECK_EQ(ext2_write(&fs, a, 0, buf, n), (long)n);
+		CHECK_EQ(ext2_write(&fs, b, 0, buf, n + 7), (long)n + 7);
+		CHECK(file_is(a, n, 5));
+		CHECK(file_is(b, n + 7, 5));
+		CHECK(inode_as_on_disk(a) && inode_as_on_disk(b));
+	}
+	CHECK_EQ(ext2_truncate(&fs, a, 100), 0);
+	CHECK(file_is(a, 100, 5));
+	CHECK(inode_as_on_disk(a) && inode_as_on_disk(b));
+	write_fails = true; /* the inode update fails: nothing kept of it */
+	CHECK(ext2_write(&fs, a, 100, buf + 100, 9000) < 0);
+	write_fails = false;
+	CHECK(inode_as_on_disk(a));
+	CHECK(file_is(a, 100, 5));
 }
 
 /* The e2fsck check can fail: a group's free count one off is caught. */

@@ -163,15 +163,10 @@ static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
 	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
 }
 
-int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
+/** Decode the on-disk inode at @p into *@in; -EIO if F cannot use it. */
+static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
+			struct ext2_inode *in)
 {
-	uint32_t off;
-	long blk = inode_pos(fs, ino, &off);
-	int err = (int)blk;
-	const uint8_t *b = blk < 0 ? NULL : ext2_bget(fs, (uint32_t)blk, &err);
-	if (!b)
-		return err;
-	const uint8_t *p = b + off;
 	in->mode = le16(p), in->uid = le16(p + 2), in->size = le32(p + 4);
 	in->atime = le32(p + 8), in->ctime = le32(p + 12);
 	in->mtime = le32(p + 16), in->dtime = le32(p + 20);
@@ -187,8 +182,30 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	return 0;
 }
 
+int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
+{
+	struct ext2_icache *c = &fs->icache[ino % EXT2_ICACHE];
+	if (ino && c->ino == ino) {
+		*in = c->in;
+		return 0;
+	}
+	uint32_t off;
+	long blk = inode_pos(fs, ino, &off);
+	int err = (int)blk;
+	const uint8_t *b = blk < 0 ? NULL : ext2_bget(fs, (uint32_t)blk, &err);
+	if (!b)
+		return err;
+	if ((err = inode_decode(fs, ino, b + off, in)))
+		return err;
+	c->ino = ino, c->in = *in;
+	return 0;
+}
+
 int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 {
+	struct ext2_icache *c = &fs->icache[ino % EXT2_ICACHE];
+	if (c->ino == ino)
+		c->ino = 0; /* until the block is written, read it again */
 	uint32_t off;
 	long blk = inode_pos(fs, ino, &off);
 	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
@@ -203,7 +220,11 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	for (int i = 0; i < 15; i++)
 		put32(p + 40 + 4 * i, in->block[i]);
 	put32(p + 108, in->size_high);
-	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+	if ((err = ext2_bwrite(fs, (uint32_t)blk, fs->buf)))
+		return err;
+	if ((in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high)
+		c->ino = ino, c->in = *in; /* what ext2_iget would decode */
+	return 0;
 }
 
 /* ---- bitmaps ---- */

@@ -56,8 +56,19 @@ struct ext2_group {
 	uint16_t free_blocks, free_inodes, used_dirs;
 };
 
+/* Decoded inodes kept by ext2_iget, a slot per ino % EXT2_ICACHE: a hit
+ * skips the inode's position, block lookup and decoding (about 150
+ * instructions of every read). Valid because every inode write goes
+ * through ext2_iput, which updates its slot; ino 0 marks an empty slot. */
+#define EXT2_ICACHE 8
+struct ext2_icache {
+	uint32_t ino;
+	struct ext2_inode in;
+};
+
 struct ext2_fs {
 	struct ext2_dev dev;
+	struct ext2_icache icache[EXT2_ICACHE];
 	uint32_t blocks, inodes, free_blocks, free_inodes;
 	uint32_t first_data_block, blocks_per_group, inodes_per_group;
 	uint32_t first_ino, inode_size, groups, gdt_blocks;

@@ -31,7 +31,6 @@ static unsigned spin_passes;
 
 static _Atomic unsigned long live;     /* bit k: ring k attached */
 static _Atomic int busy = -1;          /* the ring being served, or -1 */
-static unsigned my_cpu;
 static bool started; /* the ring thread runs: rings may be attached */
 
 static struct ful_fsr_ctl *ring(unsigned k)
@@ -146,11 +145,18 @@ static unsigned rings_pass(void)
 	return n;
 }
 
-/** Is this core wanted by another thread (then polling would cost it)? */
+static struct ful_thread ring_thread;
+
+/** Is this core wanted by another thread (then polling would cost it)?
+ *  The core is the one the load area gives this thread (F may have been
+ *  moved): a load, where a SYSINFO call cost each wake-up about 200
+ *  instructions. A record being rewritten gives a stale core at worst,
+ *  which only decides one more or one less poll. */
 static bool core_wanted(void)
 {
 	const struct ful_load_page *pg = ful_load_area();
-	return pg->cpu[my_cpu].nrunnable > 1;
+	unsigned cpu = pg->thread[FUL_TID_SLOT(ring_thread.tid)].cpu;
+	return cpu >= FUL_LOAD_CPUS || pg->cpu[cpu].nrunnable > 1;
 }
 
 /** Say "sleeping" in every live ring (@on) or take it back; with @on,
@@ -205,19 +211,14 @@ static void ring_main(void *arg)
 		if (got)
 			continue;
 		if (!rings_sleep(true)) {
-			struct ful_sysinfo si;
 			unsigned long bits = 0;
 			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, &bits, FUL_FOREVER);
-			if (ful_sysinfo(&si) == 0)
-				my_cpu = si.cpu; /* F may have been moved */
 			if ((bits & FUL_FSR_BELL_KILLED) && rings_orphaned())
 				return;
 		}
 		rings_sleep(false);
 	}
 }
-
-static struct ful_thread ring_thread;
 
 unsigned long f_ring_tid(void)
 {
@@ -230,7 +231,6 @@ long f_ring_start(unsigned cpu, unsigned prio, unsigned spin)
 	spin_passes = spin;
 	if ((ful_cap_info(FUL_FSR_F_SLOT_BELL) & 0xff) != FUL_CAP_NTFN)
 		return -FUL_EBADCAP;
-	my_cpu = cpu;
 	struct ful_thread_args a = {
 		.fn = ring_main, .pool = FUL_FSR_F_SLOT_POOL,
 		.vs = FUL_CHILD_SLOT_VS, .prio = prio, .cpu = cpu,
