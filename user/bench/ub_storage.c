@@ -44,7 +44,12 @@
  *                    bonnie_split_form<N>_p1: the busiest core's work
  *                    over form 1's total, permille: the lowest time
  *                    ratio form N can reach however many processes
- *                    overlap, on cores that really run in parallel
+ *                    overlap, on cores that really run in parallel.
+ *                    Then the same with 5 processes (_p5): the cores
+ *                    no longer take turns, but none polls and idle
+ *                    time is not busy, so each core's count is still
+ *                    its own work, now with fewer wake-ups (a woken
+ *                    server finds several requests)
  */
 #include <fulcrum/load.h>
 #include <ful/load.h>
@@ -322,41 +327,64 @@ static void st_busy(unsigned long *a, unsigned n)
 	}
 }
 
-/** ubench=bonnie_split: one bonnie process per form, each core's work. */
+/** Run @k bonnie processes in form @form and print each core's work:
+ *  bonnie_work_form<F>_p<K> and bonnie_split_form<F>_p<K> against
+ *  *@total1 (form 1's whole work, set when @form is 1). 0 or 2 lines. */
+static unsigned st_split_one(unsigned form, unsigned k, unsigned long *total1)
+{
+	unsigned long a0[FUL_LOAD_CPUS], a1[FUL_LOAD_CPUS];
+	unsigned n = ut_ncpus();
+	char name[40];
+	if (st_form(form))
+		return 0;
+	st_busy(a0, n);
+	if (!st_bonnie_once(k))
+		return 0;
+	st_busy(a1, n);
+	unsigned long sum = 0, max = 0;
+	printf("bonnie_split: form %u, %u process(es), instructions per core:",
+	       form, k);
+	for (unsigned c = 0; c < n; c++) {
+		unsigned long d = a1[c] - a0[c];
+		printf(" %lu", d);
+		sum += d;
+		max = d > max ? d : max;
+	}
+	printf("\n");
+	if (form == 1)
+		*total1 = sum;
+	snprintf(name, sizeof name, "bonnie_work_form%u_p%u", form, k);
+	ful_bench_print(name, "insn", &sum, 1);
+	unsigned long pm = *total1 ? max * 1000 / *total1 : 0;
+	snprintf(name, sizeof name, "bonnie_split_form%u_p%u", form, k);
+	ful_bench_print(name, "permille", &pm, 1);
+	return 2;
+}
+
+/** ubench=bonnie_split: one bonnie process per form, then five (the
+ *  Bonnie bound's count, each on its own file, 640 KiB in all: F's copy
+ *  of 256 blocks holds them, but every rewrite still goes to B), each
+ *  core's work. */
 static unsigned st_bonnie_split(void)
 {
 	static const unsigned forms[] = {1, 3, 4, 7, 11};
-	unsigned long a0[FUL_LOAD_CPUS], a1[FUL_LOAD_CPUS], total1 = 0;
-	unsigned n = ut_ncpus(), lines = 0;
-	char name[40], file[16] = "/bn0";
+	unsigned long total1 = 0;
+	unsigned lines = 0;
+	char file[16];
 	char *setup[] = {"bonnie", file, "setup", "128", NULL};
-	if (n > FUL_LOAD_CPUS || st_run(setup) != 0 || st_form(1) ||
-	    !st_bonnie_once(1)) /* untimed: the file into the caches */
+	if (ut_ncpus() > FUL_LOAD_CPUS)
 		return 0;
-	for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++) {
-		if (st_form(forms[f]))
-			continue;
-		st_busy(a0, n);
-		if (!st_bonnie_once(1))
-			continue;
-		st_busy(a1, n);
-		unsigned long sum = 0, max = 0;
-		printf("bonnie_split: form %u, instructions per core:", forms[f]);
-		for (unsigned c = 0; c < n; c++) {
-			unsigned long d = a1[c] - a0[c];
-			printf(" %lu", d);
-			sum += d;
-			max = d > max ? d : max;
-		}
-		printf("\n");
-		if (forms[f] == 1)
-			total1 = sum;
-		snprintf(name, sizeof name, "bonnie_work_form%u_p1", forms[f]);
-		ful_bench_print(name, "insn", &sum, 1);
-		unsigned long pm = total1 ? max * 1000 / total1 : 0;
-		snprintf(name, sizeof name, "bonnie_split_form%u_p1", forms[f]);
-		ful_bench_print(name, "permille", &pm, 1);
-		lines += 2;
+	for (unsigned i = 0; i < 5; i++) {
+		snprintf(file, sizeof file, "/bn%u", i);
+		if (st_run(setup) != 0)
+			return 0;
+	}
+	for (unsigned k = 1; k <= 5; k += 4) {
+		/* untimed: the files into the caches as far as they fit */
+		if (st_form(1) || !st_bonnie_once(k))
+			return lines;
+		for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++)
+			lines += st_split_one(forms[f], k, &total1);
 	}
 	return lines;
 }

@@ -359,12 +359,14 @@ UTEST(fskillb_cache_server, 1)
 	static char buf[4096];
 	int fd = open("/kb", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	UT_CHECK(fd >= 0);
-	for (unsigned i = 0; i < 50; i++) /* more than F's own 32-block copy */
+	/* more blocks than F's own copy holds (256, EXT2_BCACHE_BLOCKS) */
+	enum { KB_BLOCKS = 300 };
+	for (unsigned i = 0; i < KB_BLOCKS; i++)
 		UT_CHECK_EQ(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
 	UT_CHECK_EQ(fsync(fd), 0);
 	UT_CHECK_EQ(fskill_server('B'), 0);
 	ssize_t r = 0;
-	for (unsigned i = 0; i < 50 && r >= 0; i++)
+	for (unsigned i = 0; i < KB_BLOCKS && r >= 0; i++)
 		r = pread(fd, buf, sizeof buf, (off_t)i * sizeof buf);
 	UT_CHECK_EQ(r, -1);
 	UT_CHECK_EQ(errno, EIO);

@@ -34,12 +34,12 @@ int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
 	return ext2_b_req(b, op, blk, r) ? -EIO : 0;
 }
 
-/** The bucket of @blk (Fibonacci hashing: its top 6 bits). */
+/** The bucket of @blk (Fibonacci hashing: its top 8 bits). */
 static inline unsigned bc_hash(uint32_t blk)
 {
-	_Static_assert(EXT2_BCACHE_HASH == 64, "6 bits of hash");
-	_Static_assert(EXT2_BCACHE_BLOCKS < 255, "slot + 1 in a byte");
-	return (blk * 2654435761u) >> 26;
+	_Static_assert(EXT2_BCACHE_HASH == 256, "8 bits of hash");
+	_Static_assert(EXT2_BCACHE_BLOCKS < 65535, "slot + 1 in 16 bits");
+	return (blk * 2654435761u) >> 24;
 }
 
 /** The cache slot of @blk, or -1: a walk of its bucket's chain. */
@@ -56,7 +56,7 @@ static void bc_unlink(struct ext2_bcache *c, int i)
 {
 	if (!c->blk[i])
 		return;
-	uint8_t *p = &c->head[bc_hash(c->blk[i])];
+	uint16_t *p = &c->head[bc_hash(c->blk[i])];
 	while (*p && *p != i + 1)
 		p = &c->next[*p - 1];
 	if (!*p) /* the invariant (ext2_b.h) is broken: fault, be reported */
@@ -72,7 +72,7 @@ static void bc_link(struct ext2_bcache *c, int i, uint32_t blk)
 	unsigned h = bc_hash(blk);
 	c->blk[i] = blk;
 	c->next[i] = c->head[h];
-	c->head[h] = (uint8_t)(i + 1);
+	c->head[h] = (uint16_t)(i + 1);
 }
 
 /** Keep a copy of @blk (@data) in the cache, evicting the LRU slot. */
@@ -84,9 +84,9 @@ static void bc_put(struct ext2_bcache *c, uint32_t blk, const void *data)
 			bc_unlink(c, i);
 		return;
 	}
-	if (i < 0) {
+	if (i < 0) { /* the least recently used slot; an empty one first */
 		i = 0;
-		for (int j = 1; j < EXT2_BCACHE_BLOCKS; j++)
+		for (int j = 1; j < EXT2_BCACHE_BLOCKS && c->used[i]; j++)
 			if (c->used[j] < c->used[i])
 				i = j;
 		bc_unlink(c, i); /* the LRU slot's block, if any */
