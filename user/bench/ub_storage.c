@@ -26,7 +26,9 @@
  *                    postmark_default_form<N> with PostMark 1.5's
  *                    defaults (500 / 500): Figure 7
  * With boot argument fs_spin=N, F's ring thread polls before sleeping and
- * so do the benchmark processes (256 polls; a child inherits it).
+ * so do the benchmark processes (256 polls; a child inherits it), or
+ * client_spin=N polls for them instead (client_spin=0: they sleep while
+ * F polls, which leaves their core to the others of them).
  *   ubench=bonnie    (MTTCG) bonnie_form<N>_p<K>: K = 1..7 processes of
  *                    user/bonnie, each 4,000 random 4 KiB reads (10 %
  *                    rewritten) of its own 128 KiB file, from the first
@@ -400,6 +402,9 @@ unsigned ub_storage_run(const char *which)
 	char spin[16];
 	if (ut_bootarg("fs_spin", spin, sizeof spin)) /* F polls: so do A's */
 		ful_fs_set_spin(256);
+	/* client_spin=N: A's polls instead (0: A's sleep while F polls) */
+	if (ut_bootarg("client_spin", spin, sizeof spin))
+		ful_fs_set_spin((unsigned)strtoul(spin, NULL, 0));
 	if (!strcmp(which, "forms_b") &&
 	    (!ut_bootarg("fs_copy", spin, sizeof spin) || strcmp(spin, "0"))) {
 		printf("ubench: forms_b: needs boot argument fs_copy=0\n");
