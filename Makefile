@@ -475,6 +475,12 @@ BENCH_REPORT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL) \
 	--meta tools/bench_meta.json --out $(BUILD)/bench
 BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
 BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
+# The IRQ-masked stretches of the wake-up benchmark's measured core, on
+# the instrumented kernel (kernel-irqstat.elf): only its wake_irqmask_*
+# results are kept, the latencies come from the default kernel's runs.
+BENCH_IRQSTAT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL_IRQSTAT) \
+	--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 1 --merge \
+	--only 'wake_irqmask_*'
 
 # D's disk_read_4k (ubench=disk) and B's cache_read_4k (ubench=cache,
 # 64 lines), each booted once with a 4 MiB image of zeros attached: the
@@ -529,6 +535,14 @@ bench: kernel sim
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 600 \
+		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(MAKE) $(KERNEL_IRQSTAT)
+	$(BENCH_IRQSTAT) --cpus 4 --append ubench=wake --timeout 1200
+	$(BENCH_IRQSTAT) --cpus 4 --timeout 600 \
+		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(BENCH_IRQSTAT) --no-icount --cpus 2 --timeout 1200 \
+		--append ubench=wake,wake_mttcg,wake_samples=2000
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4
 	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900
