@@ -12,21 +12,6 @@
 
 #ifdef FUL_IRQSTAT
 
-void irqstat_add(struct ful_irqstat *s, uint64_t len, uint64_t start,
-		 uint32_t cause, uint32_t end)
-{
-	unsigned b = len < 2 ? 0 : 63u - (unsigned)__builtin_clzll(len);
-	s->hist[b < FUL_IRQSTAT_BUCKETS ? b : FUL_IRQSTAT_BUCKETS - 1]++;
-	s->count++;
-	s->total += len;
-	if (len > s->max || s->count == 1) {
-		s->max = len;
-		s->max_cause = cause;
-		s->max_end = end;
-		s->max_start = start;
-	}
-}
-
 void irqstat_open(struct cpu *c, uint64_t t0, uint32_t cause)
 {
 	struct cpu_irqstat *q = &c->irqstat;

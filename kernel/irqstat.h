@@ -38,11 +38,33 @@ void irqstat_open(struct cpu *c, uint64_t t0, uint32_t cause);
  *  (FUL_IRQS_END_*), and add it to the figures. IRQs masked, on @c's
  *  core. */
 void irqstat_close(struct cpu *c, uint64_t now, uint32_t end);
-/** Add one stretch of @len counter units to @s's figures (the pure
- *  part, host-tested). */
-void irqstat_add(struct ful_irqstat *s, uint64_t len, uint64_t start,
-		 uint32_t cause, uint32_t end);
 #endif
+
+/** The histogram bucket of a stretch of @len: floor(log2(len)) (0 for
+ *  0 and 1), the last bucket for everything longer. */
+static inline unsigned irqstat_bucket(uint64_t len)
+{
+	unsigned b = len < 2 ? 0 : 63u - (unsigned)__builtin_clzll(len);
+	return b < FUL_IRQSTAT_BUCKETS ? b : FUL_IRQSTAT_BUCKETS - 1;
+}
+
+/** Add one stretch of @len counter units that began at counter @start,
+ *  opened by @cause and ended as @end, to @s (the pure part of the
+ *  figures, host-tested: tests/host/test_irqstat.c). Ties keep the
+ *  first longest. Caller owns @s. */
+static inline void irqstat_add(struct ful_irqstat *s, uint64_t len,
+			       uint64_t start, uint32_t cause, uint32_t end)
+{
+	s->hist[irqstat_bucket(len)]++;
+	s->count++;
+	s->total += len;
+	if (len > s->max || s->count == 1) {
+		s->max = len;
+		s->max_cause = cause;
+		s->max_end = end;
+		s->max_start = start;
+	}
+}
 
 struct thread;
 struct arch_uregs;

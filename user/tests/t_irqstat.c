@@ -117,6 +117,12 @@ UTEST(irqstat_catches_frame_create, 1)
 	       "end %u), %lu stretches\n", iq.call_ns[1],
 	       (unsigned long)s->max, s->max_cause, s->max_end,
 	       (unsigned long)s->count);
+	printf("irqstat: 16 MiB: stretches by log2 bucket:");
+	for (unsigned b = 0; b < FUL_IRQSTAT_BUCKETS; b++)
+		if (s->hist[b])
+			printf(" <%lu:%lu", 1UL << (b + 1),
+			       (unsigned long)s->hist[b]);
+	printf("\n");
 	UT_CHECK(iq_is_frame_create(s->max_cause));
 	/* one stretch per chunk at least (not one of the whole call); the
 	 * longest well below the call even if the host stalls a chunk */
