@@ -58,8 +58,9 @@ struct ful_irqstat {
 	uint64_t max_start; /* counter at its start */
 	uint64_t count;     /* stretches ended since the reset */
 	uint64_t total;     /* their summed lengths */
-	uint64_t since;     /* counter at the reset (0: boot) */
-	uint64_t now;       /* counter when these figures were read */
+	uint64_t since;     /* the core's counter at the reset (0: boot) */
+	uint64_t now;       /* the reading core's counter at the read (each
+			     * core's PMCCNTR has its own origin) */
 	uint64_t hist[FUL_IRQSTAT_BUCKETS];
 };
 
