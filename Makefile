@@ -287,6 +287,25 @@ $(BUILD)/kn/%.S.o: %.S | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
 
+# The same kernel with the IRQ-masked stretches recorded (FUL_IRQSTAT,
+# kernel/irqstat.h; docs/design.md "The IRQ-stat kernel"): booted by the
+# irqstat test suite and make bench's wake_irqmask runs, never the
+# default (its IPC paths keep their instruction counts).
+KIOBJS := $(patsubst %,$(BUILD)/ki/%.o,$(KSRCS)) $(BUILD)/k/modules.S.o
+KERNEL_IRQSTAT := $(BUILD)/kernel-irqstat.elf
+$(KERNEL_IRQSTAT): $(KIOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KIOBJS)
+
+$(BUILD)/ki/%.c.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (irqstat)"
+	$(Q)$(CC) $(KCFLAGS) -DFUL_IRQSTAT -c -o $@ $<
+
+$(BUILD)/ki/%.S.o: %.S | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(KCFLAGS) -DFUL_IRQSTAT -c -o $@ $<
+
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -336,6 +355,7 @@ FORCE:
 .PHONY: user FORCE
 -include $(USER_OBJS:.o=.d)
 -include $(KNOBJS:.o=.d)
+-include $(KIOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
 host-tests: $(HOST_TESTS) $(SIM)
@@ -402,8 +422,13 @@ debug: kernel
 	@echo "  gdb-multiarch -ex 'target remote :1234' $(KERNEL)"
 	$(QEMU) $(QEMU_FLAGS) --append "" -- -s -S
 
-test: kernel host-tests
+# The instrumented kernel (kernel-irqstat.elf): FUL_SYS_IRQSTAT's tests
+# (user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
+# they run on: the default one must answer ENOSYS).
+IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck
+test: kernel host-tests $(KERNEL_IRQSTAT)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
 		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
@@ -450,6 +475,12 @@ BENCH_REPORT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL) \
 	--meta tools/bench_meta.json --out $(BUILD)/bench
 BENCH_ICOUNT = $(BENCH_REPORT) --cpus 4 --repeat 2 --merge --append
 BENCH_MTTCG = $(BENCH_REPORT) --no-icount --merge --append
+# The IRQ-masked stretches of the wake-up benchmark's measured core, on
+# the instrumented kernel (kernel-irqstat.elf): only its wake_irqmask_*
+# results are kept, the latencies come from the default kernel's runs.
+BENCH_IRQSTAT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL_IRQSTAT) \
+	--meta tools/bench_meta.json --out $(BUILD)/bench --repeat 1 --merge \
+	--only 'wake_irqmask_*'
 
 # D's disk_read_4k (ubench=disk) and B's cache_read_4k (ubench=cache,
 # 64 lines), each booted once with a 4 MiB image of zeros attached: the
@@ -504,6 +535,14 @@ bench: kernel sim
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
 	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 600 \
+		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(MAKE) $(KERNEL_IRQSTAT)
+	$(BENCH_IRQSTAT) --cpus 4 --append ubench=wake --timeout 1200
+	$(BENCH_IRQSTAT) --cpus 4 --timeout 600 \
+		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(BENCH_IRQSTAT) --no-icount --cpus 2 --timeout 1200 \
+		--append ubench=wake,wake_mttcg,wake_samples=2000
 	$(BENCH_MTTCG) ubench=mttcg --cpus 4
 	$(BENCH_MTTCG) ubench=matmul --cpus 4 --timeout 900
 	$(BENCH_MTTCG) ubench=matmul --cpus 3 --timeout 900

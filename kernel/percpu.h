@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "icc.h"
+#include "irqstat.h"
 #include "mbox.h"
 #include "race.h"
 #include "runqueue.h"
@@ -89,6 +90,11 @@ struct cpu {
 	uint32_t pool_next;        /* [O] next pool slot to try */
 	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
 	struct cpu_stats stats;
+#ifdef FUL_IRQSTAT
+	struct cpu_irqstat irqstat; /* [O] the IRQ-masked stretches of the
+				     * instrumented kernel (irqstat.h: other
+				     * cores read fig through its seqcount) */
+#endif
 	struct ful_win win;        /* [O] busy time by window (loadwin.h),
 				    * up to the last roll-over */
 	uint64_t win_busy0;        /* [O] stats.busy at that roll-over */

@@ -8,6 +8,7 @@
 #include "syscall.h"
 #include "coninput.h"
 #include "console.h"
+#include "irqstat.h"
 #include "ipc.h"
 #include "kernel.h"
 #include "sched.h"
@@ -367,6 +368,7 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_PWIN_SET] = sys_pwin_set,
 	[FUL_SYS_TASK_KILL] = sys_task_kill,
 	[FUL_SYS_SCHED_KILL] = sys_sched_kill,
+	[FUL_SYS_IRQSTAT] = sys_irqstat,
 };
 
 void syscall_entry(struct arch_uregs *u)

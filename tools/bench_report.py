@@ -244,10 +244,11 @@ def collect_boots(opts):
 
 def rename(boot, only, suffix):
     """Keep the results named in the comma-separated `only` (all if
-    empty), each renamed with `suffix` appended."""
+    empty; a name may be a pattern with * or ?), each renamed with
+    `suffix` appended."""
     keep = set(filter(None, only.split(",")))
     return {name + suffix: v for name, v in boot.items()
-            if not keep or name in keep}
+            if not keep or any(fnmatch.fnmatchcase(name, k) for k in keep)}
 
 
 def differing_benches(boots):
@@ -310,7 +311,8 @@ def parse_args(argv):
     ap.add_argument("--gic", type=int, default=0, choices=(0, 2, 3),
                     help="GIC version (0: qemu.py's choice for --cpus)")
     ap.add_argument("--only", default="",
-                    help="keep only these results (comma-separated)")
+                    help="keep only these results (comma-separated names "
+                         "or patterns such as 'wake_irqmask_*')")
     ap.add_argument("--suffix", default="",
                     help="append this to every result name kept (e.g. "
                          "_gicv3: the same benchmarks on GICv3)")

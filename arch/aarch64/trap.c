@@ -36,6 +36,7 @@ static inline __attribute__((always_inline)) void irq_dispatch_gic(
 	unsigned intid = iar & 0x3ff;
 
 	trace_irq_entry(this_cpu(), intid);
+	IRQSTAT_IRQ(intid);
 	if (intid < 16) {
 		irq_eoi(iar, v3);
 		ipi_receive((enum ipi_kind)intid);

@@ -56,11 +56,47 @@
 	ldp	x28, x29, [sp, #224]
 .endm
 
+/*
+ * The IRQ-stat kernel (-DFUL_IRQSTAT, kernel/irqstat.h) reads PMCCNTR
+ * first thing in every slot (FRAME_T0: the start of the masked stretch
+ * the exception opens), opens the stretch in C once the registers are
+ * saved, and closes it in C before they are restored for the eret.
+ * The default kernel assembles none of it.
+ */
+#ifdef FUL_IRQSTAT
+.macro irqstat_stamp
+	mrs	x1, pmccntr_el0
+	str	x1, [sp, #FRAME_T0]
+.endm
+/* x0: the kind; keeps it (x19 is saved in the frame, restored at exit)
+ * and reloads x8, the call number sync_entry tests. */
+.macro irqstat_enter
+	mov	x19, x0
+	mov	x1, x0
+	mov	x0, sp
+	bl	arch_irqstat_enter
+	mov	x0, x19
+	ldr	x8, [sp, #64]
+.endm
+.macro irqstat_exit
+	mov	x0, sp
+	bl	arch_irqstat_exit
+.endm
+#else
+.macro irqstat_stamp
+.endm
+.macro irqstat_enter
+.endm
+.macro irqstat_exit
+.endm
+#endif
+
 /* A vector slot: open the frame, save x0/x1, tag the kind, branch. */
 .macro vslot target, kind
 	.balign 0x80
 	sub	sp, sp, #FRAME_SIZE
 	stp	x0, x1, [sp]
+	irqstat_stamp
 	mov	x0, #\kind
 	b	\target
 .endm
@@ -103,8 +139,10 @@ vector_table vectors_bench, "vslot_irq_bench"
 
 irq_entry:
 	save_rest
+	irqstat_enter
 	mov	x0, sp
 	bl	irq_handle
+	irqstat_exit
 	restore_rest
 	ldp	x0, x1, [sp]
 	add	sp, sp, #FRAME_SIZE
@@ -112,8 +150,13 @@ irq_entry:
 
 irq_entry_bench:
 	save_rest
+#ifdef FUL_IRQSTAT
+	mov	x0, #5			/* the kind: IRQ at EL1 */
+#endif
+	irqstat_enter
 	mov	x0, sp
 	bl	irq_handle
+	irqstat_exit
 	restore_rest
 	mrs	x0, pmccntr_el0
 	ldr	x1, [sp, #FRAME_T0]
@@ -129,6 +172,7 @@ irq_entry_bench:
  * other system calls pay three instructions for the test. */
 sync_entry:
 	save_rest
+	irqstat_enter
 	sub	x2, x8, #5
 	cmp	x2, #3			/* x8 in 5..8, else not for the fastpath */
 	b.hi	1f
@@ -154,6 +198,7 @@ sync_entry:
 	mov	x0, sp
 	bl	sync_handle
 2:
+	irqstat_exit
 	restore_rest
 	ldp	x0, x1, [sp]
 	add	sp, sp, #FRAME_SIZE
@@ -164,6 +209,7 @@ sync_entry:
 	.global arch_user_enter
 arch_user_enter:
 	mov	sp, x0
+	irqstat_exit
 	restore_rest
 	ldp	x0, x1, [sp]
 	add	sp, sp, #FRAME_SIZE

@@ -100,7 +100,14 @@
  * for the user-level shell): no live thread ENOTHREAD, a kernel thread
  * ESTATE, the caller itself EINVAL (EXIT ends a thread). */
 #define FUL_SYS_SCHED_KILL 55  /* sched    tid */
-#define FUL_SYS_COUNT 56
+/* The IRQ-masked stretches of core @cpu (<fulcrum/irqstat.h>): copy its
+ * figures to buf (0: no copy), then with FUL_IRQSTAT_RESET clear them.
+ * Only the instrumented kernel (build/kernel-irqstat.elf) keeps them;
+ * the default kernel answers ENOSYS. Sched ADMIN; buf not writable
+ * EFAULT; cpu offline or unknown flags EINVAL; the reset is a call to
+ * the core (EAGAIN, ETIMEOUT). */
+#define FUL_SYS_IRQSTAT 56     /* sched    cpu    buf*   flags */
+#define FUL_SYS_COUNT 57
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender

@@ -676,6 +676,14 @@ def build_suites(opts):
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
                  "--kernel")
+    # KERNEL=NAME:CPUS:ARGS: a protocol suite booted with another build
+    # of the kernel (the instrumented kernel-irqstat.elf)
+    for s in opts.kernel_suite:
+        kernel, sep, spec = s.partition("=")
+        if not sep or not kernel:
+            sys.exit(f"run_tests: --kernel-suite {s!r}: need KERNEL=SPEC")
+        specs.append((spec, lambda spec, k, kk=kernel:
+                      parse_suite_spec(spec, kk)))
     for spec, parse in specs:
         try:
             suites.append(parse(spec, opts.kernel))
@@ -693,6 +701,10 @@ def parse_args(argv):
                     "script (repeatable)")
     ap.add_argument("--suite", action="append", default=[],
                     help="NAME:CPUS:ARGS QEMU suite (repeatable)")
+    ap.add_argument("--kernel-suite", action="append", default=[],
+                    metavar="KERNEL=NAME:CPUS:ARGS",
+                    help="a protocol suite booted with KERNEL instead of "
+                         "--kernel (e.g. build/kernel-irqstat.elf)")
     ap.add_argument("--panic-suite", action="append", default=[],
                     help="NAME:CPUS:ARGS:EXPECT: the kernel must print a "
                     "PANIC line containing each comma-separated part of "

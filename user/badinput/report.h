@@ -88,7 +88,8 @@ static inline const char *bi_call_name(unsigned nr)
 		"devmem_map", "devmem_info", "irq_get", "irq_bind", "irq_ack",
 		"irq_unbind", "dma_create", "dma_paddr", "trace_set",
 		"trace_frame", "trace_dump", "(reserved)", "pwin_create",
-		"pwin_set", "task_kill", "(invalid)",
+		"pwin_set", "task_kill", "sched_kill", "irqstat",
+		"(invalid)",
 	};
 	return nr < BI_NCALLS ? names[nr] : "?";
 }

@@ -25,7 +25,10 @@
  * Boot arguments: wake_policy=NAME runs one policy only; wake_nostress
  * measures an idle system (the floor); wake_stress=MASK keeps only some
  * stress (1 hogs, 2 ping-pong, 4 churn); wake_cpu=N measures on core N
- * instead of core 1; wake_mttcg names the results
+ * instead of core 1; wake_stress_here puts every stress thread on the
+ * measured core (the others idle: with policy off, the run where only
+ * that core is busy; results named wake_latency_here_<policy> and so
+ * on); wake_mttcg names the results
  * wake_latency_mttcg_<policy> in ns, for a run under multi-threaded TCG
  * (time, not instructions; `make bench` runs it on 2 cores, one vCPU per
  * host core).
@@ -34,6 +37,20 @@
  * p99, a WAKE-HIST line (log2 buckets of instructions), and BENCH
  * migrations_wake_<policy> (threads that changed core during the run,
  * from the load area's mig_in).
+ *
+ * On the instrumented kernel (build/kernel-irqstat.elf, which answers
+ * FUL_SYS_IRQSTAT; the default kernel says ENOSYS and none of this is
+ * printed) the controlling thread also reads the measured core's
+ * IRQ-masked stretches (<fulcrum/irqstat.h>): reset when the policy's
+ * run starts, then read and reset at each of its 100 ms wake-ups (a
+ * window), the last at the run's end. Output: BENCH
+ * wake_irqmask_<policy> (or wake_irqmask_mttcg_<policy>) with the
+ * longest stretch of each window as samples, sorted (their 101
+ * percentiles beyond 101 windows) (PMCCNTR: instructions
+ * under icount, ns under multi-threaded TCG), BENCH-STAT fields for the
+ * longest one's cause (max_kind, max_detail, max_end, max_resumed) and
+ * the stretch count and mean, an IRQMASK-MAX line naming the cause and
+ * an IRQMASK-HIST line (log2 buckets of every stretch of the run).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,6 +69,7 @@
 #define WK_STRESS_PRIO 100
 #define WK_MAX_THREADS 48
 #define WK_NS_PER_TICK 16 /* at 62.5 MHz */
+#define WK_MAX_WINDOWS 1024
 
 static const char *const wk_policies[] = {"off",   "mginkgo", "fulcrum",
 					  "count", "alb",     "opzone"};
@@ -64,10 +82,116 @@ static struct wk {
 	bool mttcg; /* wake_mttcg: names wake_latency_mttcg_<p>, unit ns */
 	unsigned mask; /* wake_stress=: 1 hogs, 2 ping-pong, 4 churn */
 	unsigned cpu;  /* wake_cpu=: the measured core */
+	bool here;     /* wake_stress_here: every stress thread on it */
 	struct ful_thread th[WK_MAX_THREADS];
 	unsigned nth;
 	unsigned long lat[WK_MAX_SAMPLES];
 } wk;
+
+/* The measured core's IRQ-masked stretches (instrumented kernel only). */
+/** The infix of the result names: mttcg_ (wake_mttcg), here_
+ *  (wake_stress_here), both, or none. */
+static const char *wk_tag(void)
+{
+	return wk.mttcg ? (wk.here ? "mttcg_here_" : "mttcg_")
+			: (wk.here ? "here_" : "");
+}
+
+static struct wk_irq {
+	bool on;      /* FUL_SYS_IRQSTAT answered: the kernel keeps them */
+	unsigned nwin;
+	unsigned long win_max[WK_MAX_WINDOWS]; /* longest of each window */
+	struct ful_irqstat all; /* the run: merged windows */
+} wki;
+
+/** Start the measured core's figures afresh (and learn whether the
+ *  kernel keeps them). */
+static void wk_irq_start(void)
+{
+	memset(&wki, 0, sizeof wki);
+	wki.on = ful_irqstat(FUL_SLOT_SCHED, wk.cpu, NULL,
+			     FUL_IRQSTAT_RESET) == 0;
+}
+
+/** End a window: read and reset the measured core's figures, merge. */
+static void wk_irq_window(void)
+{
+	struct ful_irqstat s;
+	if (!wki.on ||
+	    ful_irqstat(FUL_SLOT_SCHED, wk.cpu, &s, FUL_IRQSTAT_RESET) ||
+	    !s.count)
+		return;
+	if (wki.nwin < WK_MAX_WINDOWS)
+		wki.win_max[wki.nwin++] = s.max;
+	if (s.max > wki.all.max || !wki.all.count) {
+		wki.all.max = s.max;
+		wki.all.max_cause = s.max_cause;
+		wki.all.max_end = s.max_end;
+	}
+	wki.all.count += s.count;
+	wki.all.total += s.total;
+	for (unsigned b = 0; b < FUL_IRQSTAT_BUCKETS; b++)
+		wki.all.hist[b] += s.hist[b];
+}
+
+static const char *wk_irq_kind(uint32_t cause)
+{
+	static const char *const k[] = {"?",	   "syscall", "exception",
+					"irq-el0", "irq-el1", "kernel",
+					"idle"};
+	unsigned i = FUL_IRQS_KIND(cause);
+	return i < sizeof k / sizeof *k ? k[i] : "?";
+}
+
+static int wk_irq_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a,
+		      y = *(const unsigned long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/** The IRQ-masked figures of policy @p's run: 1 BENCH line (0 if the
+ *  kernel keeps none). */
+static unsigned wk_irq_report(const char *p)
+{
+	if (!wki.on || !wki.nwin)
+		return 0;
+	static const char *const ends[] = {"?", "eret", "unmask", "window",
+					   "wfi"};
+	char name[64];
+	snprintf(name, sizeof name, "wake_irqmask_%s%s",
+		 wk_tag(), p);
+	/* the windows' maxima, or their 101 percentiles if more (a BENCH
+	 * line holds about 120 values): min, median and max exact */
+	unsigned n = wki.nwin;
+	unsigned long pct[101];
+	qsort(wki.win_max, n, sizeof(wki.win_max[0]), wk_irq_cmp);
+	for (unsigned k = 0; k <= 100 && n > 101; k++)
+		pct[k] = wki.win_max[(unsigned long)k * (n - 1) / 100];
+	ful_bench_print(name, wk.mttcg ? "ns" : "insn",
+			n > 101 ? pct : wki.win_max, n > 101 ? 101 : n);
+	printf("BENCH-STAT %s windows %u\n", name, n);
+	uint32_t c = wki.all.max_cause;
+	printf("BENCH-STAT %s max_kind %u\nBENCH-STAT %s max_detail %u\n"
+	       "BENCH-STAT %s max_end %u\nBENCH-STAT %s max_resumed %u\n"
+	       "BENCH-STAT %s stretches %lu\nBENCH-STAT %s stretch_mean %lu\n",
+	       name, FUL_IRQS_KIND(c), name, FUL_IRQS_DETAIL(c), name,
+	       wki.all.max_end, name, c & FUL_IRQS_RESUMED ? 1u : 0u, name,
+	       (unsigned long)wki.all.count, name,
+	       (unsigned long)(wki.all.total / wki.all.count));
+	printf("IRQMASK-MAX %s %lu %s %u%s ended by %s (core %u, %u windows)\n",
+	       p, (unsigned long)wki.all.max, wk_irq_kind(c),
+	       FUL_IRQS_DETAIL(c), c & FUL_IRQS_RESUMED ? " resumed" : "",
+	       wki.all.max_end < 5 ? ends[wki.all.max_end] : "?", wk.cpu,
+	       wki.nwin);
+	printf("IRQMASK-HIST %s", p);
+	for (unsigned b = 0; b < FUL_IRQSTAT_BUCKETS; b++)
+		if (wki.all.hist[b])
+			printf(" <%lu:%lu", 1UL << (b + 1),
+			       (unsigned long)wki.all.hist[b]);
+	printf("\n");
+	return 1;
+}
 
 static void wk_hog(void *arg)
 {
@@ -109,6 +233,8 @@ static void wk_short(void *arg)
 static int wk_spawn(void (*fn)(void *), void *arg, unsigned cpu, int nice,
 		    struct ful_thread *out)
 {
+	if (wk.here)
+		cpu = wk.cpu;
 	struct ful_thread_args a = {.fn = fn, .arg = arg,
 				    .pool = FUL_SLOT_POOL,
 				    .vs = FUL_SLOT_SELF_VS,
@@ -198,7 +324,7 @@ static unsigned wk_report(const char *p, unsigned long migrations)
 	for (unsigned k = 0; k <= 100; k++)
 		pct[k] = wk.lat[(unsigned long)k * (n - 1) / 100];
 	char name[64];
-	snprintf(name, sizeof name, "wake_latency_%s%s", wk.mttcg ? "mttcg_" : "",
+	snprintf(name, sizeof name, "wake_latency_%s%s", wk_tag(),
 		 p);
 	ful_bench_print(name, wk.mttcg ? "ns" : "insn", pct, 101);
 	printf("BENCH-STAT %s mean %lu\nBENCH-STAT %s p99 %lu\n"
@@ -210,7 +336,7 @@ static unsigned wk_report(const char *p, unsigned long migrations)
 			printf(" <%lu:%lu", 1UL << (b + 1), hist[b]);
 	printf("\n");
 	snprintf(name, sizeof name, "migrations_wake_%s%s",
-		 wk.mttcg ? "mttcg_" : "", p);
+		 wk_tag(), p);
 	ful_bench_print(name, "threads", &migrations, 1);
 	return 2;
 }
@@ -261,8 +387,11 @@ static unsigned wk_run(const char *p)
 	if (!err)
 		err = (int)ful_thread_set(FUL_SLOT_SCHED, (unsigned)meas.tid,
 					  FUL_TA_AFFINITY, 1ul << wk.cpu);
-	while (!err && !atomic_load(&wk.measured_done))
+	wk_irq_start();
+	while (!err && !atomic_load(&wk.measured_done)) {
 		ful_ntfn_wait((unsigned)wk.ntfn, NULL, 100000);
+		wk_irq_window();
+	}
 	unsigned long moved = wk_mig_in() - m0;
 	wk_stress_stop();
 	if (wk.balanced)
@@ -272,7 +401,7 @@ static unsigned wk_run(const char *p)
 		return 0;
 	}
 	ful_thread_reap(&meas, 10000000);
-	return wk_report(p, moved);
+	return wk_report(p, moved) + wk_irq_report(p);
 }
 
 unsigned ub_wake_run(void)
@@ -296,6 +425,7 @@ unsigned ub_wake_run(void)
 	wk.cpu = 1;
 	if (ut_bootarg("wake_cpu", v, sizeof v))
 		wk.cpu = (unsigned)strtoul(v, NULL, 10) % wk.ncpus;
+	wk.here = ut_bootarg("wake_stress_here", v, sizeof v);
 	char only[16] = "";
 	ut_bootarg("wake_policy", only, sizeof only);
 	unsigned n = 0;

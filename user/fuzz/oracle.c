@@ -34,7 +34,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
     "pwin_create",   "pwin_set",      "task_kill",   "sched_kill",
-    "(invalid)",
+    "irqstat",       "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)

@@ -67,6 +67,9 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	[FUL_SYS_PWIN_SET] = CAPS | E(RANGE) | E(INVAL) | E(NOMEM),
 	[FUL_SYS_TASK_KILL] = CAPS | E(INVAL),
 	[FUL_SYS_SCHED_KILL] = CAPS | E(NOTHREAD) | E(STATE) | E(INVAL),
+	/* ENOSYS: the default kernel keeps no IRQ-masked figures */
+	[FUL_SYS_IRQSTAT] = CAPS | E(FAULT) | E(INVAL) | E(AGAIN) |
+			    E(TIMEOUT) | E(NOSYS),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

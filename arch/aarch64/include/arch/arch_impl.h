@@ -122,34 +122,81 @@ static inline void arch_set_this_cpu(struct cpu *c)
 	write_sysreg(tpidr_el1, (uint64_t)c);
 }
 
+/*
+ * The instrumented kernel (-DFUL_IRQSTAT, kernel/irqstat.h) stamps every
+ * change of the IRQ mask here and in vectors.S: a stretch opens where
+ * IRQs get masked and closes where they get unmasked. The default
+ * kernel compiles none of it (IRQSTAT_* expand to nothing).
+ */
+#ifdef FUL_IRQSTAT
+#include <fulcrum/irqstat.h>
+/** IRQs were on and are now masked: open a stretch (irqstat.c). */
+void arch_irqstat_mask(void);
+/** IRQs are about to be unmasked: close the running stretch as @end;
+ *  returns its cause. Does nothing if IRQs are on already. */
+uint32_t arch_irqstat_unmask(uint32_t end);
+/** IRQs masked again after a window: reopen with @cause, marked
+ *  FUL_IRQS_RESUMED. */
+void arch_irqstat_resume(uint32_t cause);
+/** The idle loop's wfi returned (IRQs masked): open an idle stretch. */
+void arch_irqstat_after_wfi(void);
+#define IRQSTAT_MASKED_FROM(daif) \
+	do { \
+		if (!((daif) & (1u << 7))) \
+			arch_irqstat_mask(); \
+	} while (0)
+#define IRQSTAT_UNMASK_TO(daif) \
+	do { \
+		if (!((daif) & (1u << 7))) \
+			arch_irqstat_unmask(FUL_IRQS_END_UNMASK); \
+	} while (0)
+#define IRQSTAT_UNMASK() arch_irqstat_unmask(FUL_IRQS_END_UNMASK)
+#define IRQSTAT_MASK() arch_irqstat_mask()
+#else
+#define IRQSTAT_MASKED_FROM(daif) ((void)0)
+#define IRQSTAT_UNMASK_TO(daif) ((void)0)
+#define IRQSTAT_UNMASK() ((void)0)
+#define IRQSTAT_MASK() ((void)0)
+#endif
+
 static inline uint64_t arch_irq_save(void)
 {
 	uint64_t daif = read_sysreg(daif);
 	__asm__ volatile("msr daifset, #2" ::: "memory");
+	IRQSTAT_MASKED_FROM(daif);
 	return daif;
 }
 
 static inline void arch_irq_restore(uint64_t daif)
 {
+	IRQSTAT_UNMASK_TO(daif);
 	__asm__ volatile("msr daif, %0" ::"r"(daif) : "memory");
 }
 
 static inline void arch_irq_enable(void)
 {
+	IRQSTAT_UNMASK();
 	__asm__ volatile("msr daifclr, #2" ::: "memory");
 }
 
 static inline void arch_irq_disable(void)
 {
 	__asm__ volatile("msr daifset, #2" ::: "memory");
+	IRQSTAT_MASK();
 }
 
 /* The isb makes the unmasking take effect before the mask is set again,
  * so an interrupt pending at the call is taken in between. */
 static inline void arch_irq_window(void)
 {
+#ifdef FUL_IRQSTAT
+	uint32_t cause = arch_irqstat_unmask(FUL_IRQS_END_WINDOW);
+#endif
 	__asm__ volatile("msr daifclr, #2\n\tisb\n\tmsr daifset, #2" :::
 				 "memory");
+#ifdef FUL_IRQSTAT
+	arch_irqstat_resume(cause);
+#endif
 }
 
 static inline bool arch_irq_enabled(void)
@@ -164,7 +211,14 @@ static inline void arch_cpu_relax(void)
 
 static inline void arch_wait_for_interrupt(void)
 {
+#ifdef FUL_IRQSTAT
+	/* A masked wfi delays nothing: a pending interrupt ends it. */
+	arch_irqstat_unmask(FUL_IRQS_END_WFI);
+#endif
 	__asm__ volatile("dsb sy; wfi" ::: "memory");
+#ifdef FUL_IRQSTAT
+	arch_irqstat_after_wfi();
+#endif
 }
 
 static inline uint64_t arch_counter(void)

@@ -9,6 +9,7 @@
 
 #include <ful/syscall_raw.h>
 #include <fulcrum/errno.h>
+#include <fulcrum/irqstat.h>
 #include <fulcrum/load.h>
 
 /* A message: four registers plus a label and a length of IPC-buffer bytes
@@ -357,6 +358,16 @@ static inline long ful_task_kill(unsigned vs)
 static inline long ful_sched_kill(unsigned sched, unsigned tid)
 {
 	return FUL__SC(FUL_SYS_SCHED_KILL, sched, tid, 0, 0, 0, 0, 0).x0;
+}
+
+/** Core @cpu's IRQ-masked stretch figures into @out (NULL: none), then
+ *  with FUL_IRQSTAT_RESET cleared (<fulcrum/irqstat.h>); @sched needs
+ *  ADMIN. 0 or -FUL_E*; -FUL_ENOSYS from the default kernel. */
+static inline long ful_irqstat(unsigned sched, unsigned cpu,
+			       struct ful_irqstat *out, unsigned flags)
+{
+	return FUL__SC(FUL_SYS_IRQSTAT, sched, cpu, (unsigned long)out, flags,
+		       0, 0, 0).x0;
 }
 
 /* ---- balancer events (<fulcrum/syscall.h>: LBE_BIND, LBE_ARM) ---- */
