@@ -424,3 +424,53 @@ HTEST(irq_state_restored)
 	arch_irq_restore(f);
 	CHECK(arch_irq_enabled());
 }
+
+/* The word-at-a-time search and marking (page.c) against a model that
+ * goes page by page: random sizes (1 to 300 pages, so runs start and
+ * end inside words and span several), random frees, the same first fit
+ * from the same hint. */
+HTEST(word_search_matches_a_page_by_page_model)
+{
+	static bool used[POOL_PAGES];
+	static struct { long at; unsigned n; } live[4096];
+	unsigned nlive = 0;
+	uint64_t hint = 0;
+	CHECK(arena_init() != NULL);
+	memset(used, 0, sizeof used);
+	srand(7);
+	for (int step = 0; step < 20000; step++) {
+		if (nlive && (rand() % 3 == 0 || nlive == 4096)) {
+			unsigned k = (unsigned)rand() % nlive;
+			page_free(pool() + live[k].at * PAGE_SIZE, live[k].n);
+			for (unsigned j = 0; j < live[k].n; j++)
+				used[live[k].at + j] = false;
+			if ((uint64_t)live[k].at < hint)
+				hint = (uint64_t)live[k].at;
+			live[k] = live[--nlive];
+			continue;
+		}
+		unsigned n = 1 + (unsigned)rand() % (rand() % 4 ? 8 : 300);
+		long want = -1;
+		for (int pass = 0; pass < 2 && want < 0; pass++) {
+			unsigned run = 0;
+			for (uint64_t i = pass ? 0 : hint; i < POOL_PAGES; i++) {
+				run = used[i] ? 0 : run + 1;
+				if (run == n) {
+					want = (long)(i + 1 - n);
+					break;
+				}
+			}
+		}
+		uint8_t *p = page_alloc_raw(n);
+		CHECK_EQ(p ? page_index(p) : -1, want);
+		if (!p)
+			continue;
+		for (unsigned j = 0; j < n; j++)
+			used[want + j] = true;
+		hint = (uint64_t)want + n;
+		live[nlive].at = want, live[nlive].n = n, nlive++;
+	}
+	for (unsigned k = 0; k < nlive; k++)
+		page_free(pool() + live[k].at * PAGE_SIZE, live[k].n);
+	CHECK_EQ(page_free_count(), POOL_PAGES);
+}
