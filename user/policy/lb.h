@@ -430,6 +430,12 @@ struct lb_policy {
 			      struct ful_move *moves, unsigned max,
 			      struct lb_decision *d);
 	void *state;         /* for policies that keep state across rounds */
+	/* Which setting of the tunables this is: 0 as initialised (the
+	 * defaults), else a number lb_tunable_set draws afresh (never
+	 * reused, across every policy of the program) at each change; a
+	 * policy keeps what it derives from its tunables (opzone: bounds,
+	 * windows in counter ticks) while gen stays. */
+	unsigned long gen;
 	/** Thread @tid's score into *@out: true; false if it has none.
 	 *  NULL: the policy keeps no scores (opzone: its prize/punish
 	 *  adjustment). Reads only, under the lock the decisions hold. */
