@@ -123,6 +123,7 @@ static struct {
 	unsigned cursor;
 	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
 				* its tid, core and affinity do too */
+	unsigned long pad;     /* 32 bytes: an entry's address is a shift */
 } oz_core[FUL_LOAD_CPUS];
 
 /** oz_derive's work: the bound of the configured zone and spot, the
@@ -558,23 +559,27 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
 	unsigned i = oz_core[src].cursor;
 	bool found = false;
-	for (unsigned probe = n < OZ_PROBE ? n : OZ_PROBE; probe; probe--) {
+	unsigned probe = n < OZ_PROBE ? n : OZ_PROBE, left = probe;
+	for (; left; left--) {
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
-		s->probes++;
 		if (oz_weigh(s->area, l, tid, src, dst, b)) {
 			found = true;
+			left--;
 			break;
 		}
 	}
+	s->probes += probe - left;
 	oz_core[src].cursor = i;
-	bool kept = oz_kept_ok(s, src, dst);
 	if (found) {
-		/* the look: its score, updated by what it sees */
-		b->adj = oz_score(l, b)->adj;
 		b->eff = oz_eff(b->u, b->adj);
-		if (!kept || oz_core[src].best == b->tid ||
-		    !oz_above(oz_core[src].eff, oz_core[src].u, b->eff, b->u)) {
+		if (oz_core[src].best == b->tid ||
+		    !oz_above(oz_core[src].eff, oz_core[src].u, b->eff, b->u) ||
+		    !oz_kept_ok(s, src, dst)) {
+			/* the pick, weighed now: its score, updated by what
+			 * this look sees */
+			b->adj = oz_score(l, b)->adj;
+			b->eff = oz_eff(b->u, b->adj);
 			oz_core[src].best = b->tid;
 			oz_core[src].eff = (unsigned short)b->eff;
 			oz_core[src].u = (unsigned short)b->u;
@@ -582,7 +587,7 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 			oz_core[src].tgen = s->tgen;
 			return true;
 		}
-	} else if (!kept) {
+	} else if (!oz_kept_ok(s, src, dst)) {
 		return false;
 	}
 	b->tid = oz_core[src].best; /* the kept one ranks first */
@@ -614,7 +619,7 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 /** The figures and the zone gate: LB_R_MOVED if the figure is in the
  *  zone that balances, with the busiest / least utilized core in bits
  *  16..31 / 32..47 of the result (the reason in bits 0..15). */
-static __attribute__((noinline)) unsigned long
+static inline __attribute__((always_inline)) unsigned long
 oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask)
 {
 	unsigned src, dst;
