@@ -197,6 +197,9 @@ struct lb_snap {
 	 * thread not above w" is found in O(1) of the thread count; the key
 	 * is index_key, above. */
 	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
+	/* With the index by weight: the weight of core c's heaviest
+	 * indexed thread, 0 if it has none (alb's fill test). */
+	unsigned wtop[FUL_LOAD_CPUS];
 	/* Above 8 cores, how the loads are read (lb_snap.c, snap_runs): */
 	unsigned run_key;      /* conf_key the runs were derived for */
 	unsigned run_root;     /* core read apart (not eligible), or LB_NO_CPU */
@@ -267,6 +270,9 @@ enum lb_reason {
 	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
 			      * above the spot */
 	LB_R_SHARED,         /* fulcrum: its last moves were of the share pass */
+	LB_R_WITHIN_FILL,    /* alb: every core above the average that could
+			      * give holds no more than paper 001's fill
+			      * (below it without its heaviest task) */
 	LB_R_COUNT
 };
 
