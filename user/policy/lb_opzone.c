@@ -456,6 +456,17 @@ static inline unsigned oz_eff(unsigned u, int adj)
 	return (unsigned)e;
 }
 
+/* A thread record's cpu, state, flags and nice bytes, read as one word
+ * (one load instead of three byte loads and their extensions). */
+typedef unsigned oz_word __attribute__((may_alias));
+_Static_assert(offsetof(struct ful_load_thread, cpu) % 4 == 0 &&
+		       offsetof(struct ful_load_thread, state) ==
+			       offsetof(struct ful_load_thread, cpu) + 1 &&
+		       offsetof(struct ful_load_thread, flags) ==
+			       offsetof(struct ful_load_thread, cpu) + 2 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "oz_weigh reads cpu, state and flags as one word");
+
 /**
  * Weigh thread @tid of core @src for a move to @dst into *@o: false if
  * it is no candidate (not live there, a kernel thread, not allowed on
@@ -473,22 +484,22 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 	unsigned state = FUL_LOAD_RLX(&t->state);
 	if (state != FUL_TS_READY && state != FUL_TS_RUNNING)
 		return false;
-	unsigned rtid, seq;
+	unsigned rtid, seq, w;
 	ful_cpus_t aff;
-	unsigned cpu, flags;
 	unsigned long runtime, widx, base, wlast;
 	do {
 		seq = ful_load_seq_begin(&t->seq);
 		rtid = FUL_LOAD_RLX(&t->tid);
-		cpu = FUL_LOAD_RLX(&t->cpu);
-		state = FUL_LOAD_RLX(&t->state);
-		flags = FUL_LOAD_RLX(&t->flags);
+		w = FUL_LOAD_RLX((const oz_word *)&t->cpu);
 		aff = FUL_LOAD_RLX(&t->affinity);
 		runtime = FUL_LOAD_RLX(&t->runtime);
 		widx = FUL_LOAD_RLX(&t->win_idx);
 		base = FUL_LOAD_RLX(&t->win_base);
 		wlast = FUL_LOAD_RLX(&t->win_last);
 	} while (!ful_load_seq_ok(&t->seq, seq));
+	/* cpu, state, flags: bytes 0, 1, 2 of the word (little-endian) */
+	unsigned cpu = w & 0xff, flags = (w >> 16) & 0xff;
+	state = (w >> 8) & 0xff;
 	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
 	    !ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst) ||
 	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
@@ -617,19 +628,18 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 }
 
 /** The figures and the zone gate: LB_R_MOVED if the figure is in the
- *  zone that balances, with the busiest / least utilized core in bits
- *  16..31 / 32..47 of the result (the reason in bits 0..15). */
-static inline __attribute__((always_inline)) unsigned long
-oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask)
+ *  zone that balances, with *@src / *@dst the busiest / least utilized
+ *  eligible core. */
+static inline __attribute__((always_inline)) unsigned
+oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
+	unsigned *src, unsigned *dst)
 {
-	unsigned src, dst;
-	oz_record(s, d, mask, ful_cpus_all(), &dst, &src);
-	unsigned long cores = (unsigned long)src << 16 | (unsigned long)dst << 32;
+	oz_record(s, d, mask, ful_cpus_all(), dst, src);
 	if (d->ut.figure <= oz_tun.bound)
-		return LB_R_BELOW_ZONE | cores;
-	if (src == dst || d->ut.util[dst] >= d->ut.util[src])
-		return LB_R_BALANCED | cores;
-	return LB_R_MOVED | cores;
+		return LB_R_BELOW_ZONE;
+	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
+		return LB_R_BALANCED;
+	return LB_R_MOVED;
 }
 
 /** At most one move: the busiest core's highest-scored task to the
@@ -640,8 +650,8 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 {
 	oz_derive(p, s);
 	ful_cpus_t mask = lb_record(s, d);
-	unsigned long g = oz_gate(s, d, mask);
-	unsigned reason = (unsigned)(g & 0xffff);
+	unsigned src, dst;
+	unsigned reason = oz_gate(s, d, mask, &src, &dst);
 	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
 				     !ful_cpus_several(mask),
 			     0)) /* the figures only, for the log */
@@ -650,7 +660,6 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	d->reason = (unsigned char)reason;
 	if (reason != LB_R_MOVED)
 		return 0;
-	unsigned src = (unsigned)(g >> 16) & 0xffff, dst = (unsigned)(g >> 32);
 	unsigned long win = oz_win.par.win;
 	const struct oz_look l = {.now = s->now, .win = win,
 				  .idx = win ? oz_win.idx : ~0ul,
