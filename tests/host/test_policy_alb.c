@@ -190,8 +190,9 @@ HTEST(alb_mixed_nice_rebalance)
 	lb_fake_apply(&area, mv, 3);
 	CHECK(weight_of(1) == 3121 && weight_of(2) == 2048 &&
 	      weight_of(3) == 1024);
+	/* core 1 holds its one task: within paper 001's fill */
 	CHECK_EQ(rebalance(), 0);
-	CHECK_EQ(dec.reason, LB_R_NO_GAIN);
+	CHECK_EQ(dec.reason, LB_R_WITHIN_FILL);
 }
 
 /* The move rule at its boundaries. A lone thread never moves to an
@@ -210,7 +211,8 @@ HTEST(alb_gain_boundary)
 	CHECK(mv[0].cpu == 2 && (mv[0].tid == 1 || mv[0].tid == 2));
 	CHECK_EQ(dec.move[0].why, LB_W_OVERSHOOT); /* 2048 - 1024 < avg */
 	CHECK(dec.move[0].to_after < dec.move[0].from_after + 1024);
-	CHECK_EQ(dec.reason, LB_R_NO_GAIN);
+	/* then core 1 (1024, busy) could take only core 3's lone thread */
+	CHECK_EQ(dec.reason, LB_R_WITHIN_FILL);
 	lb_fake_apply(&area, mv, 1);
 	CHECK_EQ(settle(4), 0);
 	/* Two cores, one thread: nothing to gain. */
@@ -308,7 +310,9 @@ static unsigned long dist(unsigned long w, unsigned long n, unsigned long sum)
  * give (1024) would take core 2 from 577 below to 447 above and core 1
  * from 466 above to 558 below, and core 3's (335) would take core 3
  * from 112 above to 223 below: no move. The old rule (dst ends below
- * what src had) moved a 1024. */
+ * what src had) moved a 1024. Since the fill rule (alb_fill_rule) no
+ * source gets that far: cores 1 and 3 are below the average without
+ * their heaviest thread. */
 HTEST(alb_moves_bring_both_closer)
 {
 	setup(4, "alb");
@@ -320,14 +324,53 @@ HTEST(alb_moves_bring_both_closer)
 	addn(7, 3, 5);
 	addn(8, 3, 5);                       /* core 3: 1694 */
 	CHECK_EQ(rebalance(), 0);
-	CHECK_EQ(dec.reason, LB_R_NO_GAIN);
-	CHECK(dec.has_reject && dec.reject.to == 2);
+	CHECK_EQ(dec.reason, LB_R_WITHIN_FILL);
+	CHECK(!dec.has_reject);
 	/* core 2 emptied: an idle core takes a thread all the same */
 	for (unsigned t = 3; t <= 5; t++)
 		lb_fake_kill(&area, t);
 	CHECK(rebalance() >= 1);
 	CHECK_EQ(mv[0].cpu, 2);
 	CHECK_EQ(dec.move[0].weight, 1024);
+}
+
+/* Paper 001's fill: a busy core below the average takes a thread only
+ * from a core that is at or above the average even without its
+ * heaviest runnable thread (it holds more than the fill gives it); an
+ * idle core is filled as a new one. The state of a Table III set after
+ * a nice-0 thread ended: 2383 / 1024 / 2364 (2 x 1024 + 335; 1024;
+ * 1024 + 4 x 335), average 1923.7: no move (before: two 335 fills). */
+HTEST(alb_fill_rule)
+{
+	setup(4, "alb");
+	addn(1, 1, 0);
+	addn(2, 1, 0);
+	addn(3, 1, 5);
+	addn(4, 2, 0);
+	addn(5, 3, 0);
+	for (unsigned t = 6; t <= 9; t++)
+		addn(t, 3, 5);
+	CHECK(weight_of(1) == 2383 && weight_of(2) == 1024 &&
+	      weight_of(3) == 2364);
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_WITHIN_FILL);
+	/* a nice-0 thread of core 1 blocked: core 1 weighs 1359, below
+	 * the average: nothing to give either */
+	lb_fake_set_state(&area, 2, FUL_TS_BLOCKED);
+	CHECK_EQ(rebalance(), 0);
+	lb_fake_set_state(&area, 2, FUL_TS_READY);
+	/* a third nice-0 thread on core 1: 3407 - 1024 >= 2265: overfull,
+	 * a 335 fills core 2's gap */
+	addn(10, 1, 0);
+	CHECK(rebalance() >= 1);
+	CHECK(mv[0].cpu == 2 && dec.move[0].from == 1);
+	/* an idle core takes threads whatever the fill */
+	setup(4, "alb");
+	addn(1, 1, 0);
+	addn(2, 1, 0);
+	addn(3, 3, 0);
+	CHECK_EQ(rebalance(), 1);
+	CHECK(mv[0].cpu == 2);
 }
 
 HTEST(alb_random_areas_keep_the_rules)

@@ -197,6 +197,9 @@ struct lb_snap {
 	 * thread not above w" is found in O(1) of the thread count; the key
 	 * is index_key, above. */
 	unsigned short wlvl[FUL_LOAD_CPUS][FUL_NICE_LEVELS + 1];
+	/* With the index by weight: the weight of core c's heaviest
+	 * indexed thread, 0 if it has none (alb's fill test). */
+	unsigned wtop[FUL_LOAD_CPUS];
 	/* Above 8 cores, how the loads are read (lb_snap.c, snap_runs): */
 	unsigned run_key;      /* conf_key the runs were derived for */
 	unsigned run_root;     /* core read apart (not eligible), or LB_NO_CPU */
@@ -267,6 +270,9 @@ enum lb_reason {
 	LB_R_TASK_BELOW_SPOT,/* opzone (warm): the candidate's score is not
 			      * above the spot */
 	LB_R_SHARED,         /* fulcrum: its last moves were of the share pass */
+	LB_R_WITHIN_FILL,    /* alb: every core above the average that could
+			      * give holds no more than paper 001's fill
+			      * (below it without its heaviest task) */
 	LB_R_COUNT
 };
 
@@ -430,6 +436,12 @@ struct lb_policy {
 			      struct ful_move *moves, unsigned max,
 			      struct lb_decision *d);
 	void *state;         /* for policies that keep state across rounds */
+	/* Which setting of the tunables this is: 0 as initialised (the
+	 * defaults), else a number lb_tunable_set draws afresh (never
+	 * reused, across every policy of the program) at each change; a
+	 * policy keeps what it derives from its tunables (opzone: bounds,
+	 * windows in counter ticks) while gen stays. */
+	unsigned long gen;
 	/** Thread @tid's score into *@out: true; false if it has none.
 	 *  NULL: the policy keeps no scores (opzone: its prize/punish
 	 *  adjustment). Reads only, under the lock the decisions hold. */

@@ -276,6 +276,50 @@ static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
 	return to;
 }
 
+/* Index entries alb_top looks at, from the top, for a runnable one. */
+#define ALB_TOP_PROBES 4
+
+/**
+ * The weight of core @src's heaviest runnable thread of the weight
+ * index (not moved this round), from the top of its index: the index
+ * gives the weight (exact while hdr.tgen stays, and the index is
+ * rebuilt when it moves), the thread record's state byte (one word, no
+ * seqcount: a hint) whether it is runnable. 0 if none of the top
+ * ALB_TOP_PROBES entries is: unknown, the source is taken as overfull.
+ */
+static __attribute__((noinline)) unsigned long
+alb_top(struct lb_snap *s, unsigned src, const unsigned *skip, unsigned nskip)
+{
+	unsigned lo = s->first[src], i = s->first[src + 1];
+	for (unsigned k = 0; k < ALB_TOP_PROBES && i > lo; k++) {
+		unsigned long key = s->key[--i];
+		unsigned tid = (unsigned)(key & KEY_TID_MASK);
+		if (nskip && tid_in(tid, skip, nskip))
+			continue;
+		unsigned st = FUL_LOAD_RLX(
+			&s->area->thread[FUL_TID_SLOT(tid)].state);
+		if (st == FUL_TS_READY || st == FUL_TS_RUNNING)
+			return key_mid(key);
+	}
+	return 0;
+}
+
+/**
+ * Whether core @src (above the average by @excess / n) holds more than
+ * paper 001's fill: at or above the average without its heaviest
+ * runnable thread. Without a look at any record when its excess is at
+ * least the heaviest weight its index holds (the common case of a
+ * core that needs balancing). The index is ready.
+ */
+static inline bool alb_overfull(struct lb_mround *r, unsigned src,
+				unsigned long excess)
+{
+	if (excess >= (unsigned long)r->s->wtop[src] * r->n)
+		return true;
+	unsigned long top = alb_top(r->s, src, r->moved, r->nmoved);
+	return top < r->m[src] && (r->m[src] - top) * r->n >= r->sum;
+}
+
 /**
  * One move to @dst (below the average) from the heaviest source above
  * it that has a candidate. LB_R_MOVED with d->move[r->nmoved] filled,
@@ -289,12 +333,24 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 	ful_cpus_t tried = ful_cpus_one(dst);
 	unsigned why = LB_R_NO_CANDIDATE;
 	unsigned long need = r->sum - r->m[dst] * r->n; /* > 0, times n */
+	index_ready(r->s, LB_KEY_WEIGHT);
 	for (unsigned src = r->most;;
 	     src = lb_mround_most(r, ful_cpus_andnot(r->mask, tried))) {
 		if (src == LB_NO_CPU || r->m[src] * r->n <= r->sum)
 			return why;
 		tried = ful_cpus_or(tried, ful_cpus_one(src));
+		/* Paper 001's fill: a core is assigned tasks while its
+		 * weight is below the average, so the last one it took may
+		 * pass it. A core that ran something when the round began
+		 * takes a task only from a source that holds more than that
+		 * fill: at or above the average even without its heaviest
+		 * runnable task (an idle core is filled as a new one is). */
 		unsigned long excess = r->m[src] * r->n - r->sum;
+		if (d->v.weight[dst] && !alb_overfull(r, src, excess)) {
+			if (why == LB_R_NO_CANDIDATE)
+				why = LB_R_WITHIN_FILL;
+			continue;
+		}
 		/* fill: w <= min(gap, excess); overshoot: w < 2 min(...)
 		 * (w n < 2 imb), or w < W(src) onto an idle core */
 		unsigned long imb = need < excess ? need : excess; /* times n */
@@ -302,8 +358,8 @@ static unsigned alb_step(struct lb_mround *r, unsigned dst,
 		unsigned long gain = r->m[dst] ? (2 * imb - 1) / r->n + 1
 					       : r->m[src];
 		struct lb_cand c;
-		if (lb_index_pick_weight(r->s, src, dst, fit, gain, r->moved,
-					r->nmoved, &c)) {
+		if (lb_index_pick_weight_ready(r->s, src, dst, fit, gain,
+					       r->moved, r->nmoved, &c)) {
 			d->move[r->nmoved] = (struct lb_dmove){
 				.tid = c.tid, .slice = c.slice,
 				.from = (lb_cpu_t)src,

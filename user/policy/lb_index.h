@@ -148,11 +148,29 @@ static unsigned weight_split(const struct lb_snap *s, unsigned c,
  * count; each entry walked past is a thread that cannot move now.
  */
 static inline __attribute__((always_inline)) bool
+lb_index_pick_weight_ready(struct lb_snap *s, unsigned from, unsigned to,
+			   unsigned long fit, unsigned long limit,
+			   const unsigned *skip, unsigned nskip,
+			   struct lb_cand *out);
+
+static inline __attribute__((always_inline)) bool
 lb_index_pick_weight(struct lb_snap *s, unsigned from, unsigned to,
 		     unsigned long fit, unsigned long limit,
 		     const unsigned *skip, unsigned nskip, struct lb_cand *out)
 {
 	index_ready(s, LB_KEY_WEIGHT);
+	return lb_index_pick_weight_ready(s, from, to, fit, limit, skip, nskip,
+					  out);
+}
+
+/** lb_index_pick_weight on an index the caller made ready (index_ready
+ *  with LB_KEY_WEIGHT). */
+static inline __attribute__((always_inline)) bool
+lb_index_pick_weight_ready(struct lb_snap *s, unsigned from, unsigned to,
+			   unsigned long fit, unsigned long limit,
+			   const unsigned *skip, unsigned nskip,
+			   struct lb_cand *out)
+{
 	if (from >= FUL_LOAD_CPUS || to >= LB_AFFINITY_BITS)
 		return false;
 	unsigned lo = s->first[from], hi = s->first[from + 1];

@@ -24,7 +24,9 @@
  *   reason        "placed" | "moved" | "balanced" | "no_light" |
  *                 "no_candidate" | "new_overload" | "too_few_cores" |
  *                 "max_moves" | "no_eligible" | "no_gain" | "shared"
- *                 (fulcrum's share pass made the last moves): the outcome,
+ *                 (fulcrum's share pass made the last moves) |
+ *                 "within_fill" (alb: no source holds more than paper
+ *                 001's fill): the outcome,
  *                 or why the round stopped (fulcrum, alb, count: after
  *                 its last move)
  *
@@ -119,6 +121,7 @@ static const char *const reason_names[LB_R_COUNT] = {
 	[LB_R_BELOW_ZONE] = "below_zone",
 	[LB_R_TASK_BELOW_SPOT] = "task_below_spot",
 	[LB_R_SHARED] = "shared",
+	[LB_R_WITHIN_FILL] = "within_fill",
 };
 
 const char *lb_reason_name(unsigned reason)

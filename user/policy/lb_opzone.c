@@ -37,6 +37,8 @@
  * reason "timer_declined". Interpretation choices: docs/design.md,
  * "opzone (paper 004)".
  */
+#include <string.h>
+
 #include "lb.h"
 
 enum {
@@ -86,19 +88,6 @@ struct oz_task {
  * one policy): lb_opzone_init clears it. */
 static struct oz_task oz_table[FUL_LOAD_THREADS];
 
-/* What one decision works with. */
-struct oz_ctx {
-	struct lb_policy *p;
-	struct lb_snap *s;
-	struct lb_decision *d;
-	unsigned bound;        /* balance only above it */
-	unsigned long prize, punish; /* counter ticks */
-	const struct ful_win_par *par; /* the window parameters (oz_win) */
-	unsigned long win;     /* par->win */
-	unsigned long idx, ws; /* the window of s->now and its start */
-	unsigned long e, tail; /* now - ws (at most a window), win - e */
-};
-
 /* The window parameters and the window of the last decision, kept
  * across decisions (oz_clock): read again only when hdr.util_seq moves,
  * the window index computed again only when `now` left that window. */
@@ -108,128 +97,144 @@ static struct {
 	unsigned long idx, ws; /* a window and its start */
 } oz_win = {.seq = 1};
 
-/* Per core: the task its last decision picked (kept: its rank then, eff
- * and u, stand for it until it is weighed again), and where the next
- * probe of its thread index starts. The probes of successive decisions
- * walk every task of the core (oz_candidate). */
+/* What the tunables give (oz_derive), kept while the policy's gen and
+ * the area's counter frequency stay: the zone's bound, prize_ms and
+ * punish_ms in counter ticks, and the first bytes of a decision's
+ * utilization part (zone, spot, cpus_avg, bound; figure 0), which a
+ * decision copies as one word. */
+static struct {
+	unsigned long gen, freq; /* gen ~0: nothing derived yet */
+	unsigned bound;          /* balance only above it, permille */
+	unsigned long prize, punish;
+	struct lb_dutil head;
+} oz_tun = {.gen = ~0ul};
+
+_Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
+		       sizeof(struct lb_dutil) >= 8,
+	       "oz_record copies zone, spot, cpus_avg and bound as one word");
+
+/* Per core: the task of the highest rank its walk has weighed (kept:
+ * its rank then stands for it until it is weighed again), and where
+ * the next walk of its thread index starts (oz_candidate). */
 static struct {
 	unsigned best;         /* tid, 0: none */
-	unsigned eff, u;       /* its rank when it was last weighed */
+	unsigned short eff, u; /* its rank when it was last weighed */
+	short adj;             /* and its adjustment then */
 	unsigned cursor;
+	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
+				* its tid, core and affinity do too */
+	unsigned long pad;     /* 32 bytes: an entry's address is a shift */
 } oz_core[FUL_LOAD_CPUS];
 
-/** The bound of the configured zone and spot, permille. */
-static unsigned oz_bound(const struct lb_policy *p)
+/** oz_derive's work: the bound of the configured zone and spot, the
+ *  windows in counter ticks at frequency @f, the record head. */
+static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
+						    unsigned long f)
 {
 	static const unsigned spot[3] = {OZ_LOW, OZ_MID, OZ_HIGH};
 	long z = p->tun[OZ_T_ZONE].value;
-	if (z == OZ_COLD)
-		return OZ_LOW;
-	if (z == OZ_HOT)
-		return OZ_HIGH - 1; /* 80 % is already hot */
-	return spot[p->tun[OZ_T_SPOT].value];
+	unsigned b = z == OZ_COLD  ? OZ_LOW
+		     : z == OZ_HOT ? OZ_HIGH - 1 /* 80 % is already hot */
+				   : spot[p->tun[OZ_T_SPOT].value];
+	oz_tun.bound = b;
+	oz_tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
+	oz_tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
+	oz_tun.head.zone = (unsigned char)z;
+	oz_tun.head.spot = (unsigned char)p->tun[OZ_T_SPOT].value;
+	oz_tun.head.cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
+	oz_tun.head.bound = (unsigned short)b;
+	oz_tun.head.figure = 0;
+	oz_tun.freq = f;
+	oz_tun.gen = p->gen;
 }
 
-/** prize_ms and punish_ms in counter ticks of the area into @x (kept
- *  across decisions while the tunables and the frequency stay). */
-static void oz_periods(struct oz_ctx *x)
+/** oz_tun for @p's tunables: derived again only when they changed (a
+ *  new p->gen) or the counter frequency did. */
+static inline __attribute__((always_inline)) void
+oz_derive(const struct lb_policy *p, const struct lb_snap *s)
 {
-	static struct {
-		long prize_ms, punish_ms;
-		unsigned long freq, prize, punish;
-	} c;
-	long pz = x->p->tun[OZ_T_PRIZE].value, pn = x->p->tun[OZ_T_PUNISH].value;
-	unsigned long f = x->s->area->hdr.counter_freq;
-	if (__builtin_expect(pz != c.prize_ms || pn != c.punish_ms ||
-				     f != c.freq,
-			     0)) {
-		c.prize_ms = pz, c.punish_ms = pn, c.freq = f;
-		c.prize = (unsigned long)pz * f / 1000;
-		c.punish = (unsigned long)pn * f / 1000;
-	}
-	x->prize = c.prize;
-	x->punish = c.punish;
+	unsigned long f = FUL_LOAD_RLX(&s->area->hdr.counter_freq);
+	if (__builtin_expect(p->gen != oz_tun.gen || f != oz_tun.freq, 0))
+		oz_derive_all(p, f);
 }
 
-/**
- * Core record @r's utilization over the short sliding window at x->s->now,
- * permille, by the general rule of the snapshot's LB_NEED_ALL reader
- * (ful_util_cpu), for a record whose window is not the decision's (an
- * idle core that has not rolled over, a record from before a change of
- * the window length or stamped after `now`). Out of line: oz_cpu_util
- * handles the common case.
- */
-static __attribute__((noinline)) unsigned
-oz_cpu_util_slow(const struct oz_ctx *x, const struct ful_load_cpu *r,
-		 unsigned long stamp, unsigned long idle, unsigned long widx,
-		 unsigned long cur, unsigned pm)
-{
-	unsigned long now = x->s->now, win = x->win;
-	if (!win)
-		return 0;
-	if (widx < x->par->idx0 || stamp > now || widx > x->idx) {
-		struct ful_load_cpu c;
-		ful_load_read_cpu(x->s->area, (unsigned)(r - x->s->area->cpu), &c);
-		ful_util_cpu(&c, x->par, now, &pm, NULL);
-		return pm;
-	}
-	pm = widx + 1 == x->idx
-		     ? ful_win_permille(cur + (idle ? 0 : x->ws - stamp), win)
-		     : (idle ? 0 : 1000);
-	cur = idle ? 0 : now - x->ws;
-	return ful_win_sliding(cur, pm, now, x->ws, win);
-}
-
-/** The window of the decision (oz_clock), as values: passed by value
- *  into the core pass so that they stay in registers across the stores
- *  into the decision record (a pointer to them could alias those). */
+/** The window of the decision, as values (oz_clock): passed by value
+ *  so that they stay in registers across the stores into the decision
+ *  record (a pointer to them could alias those). */
 struct oz_clk {
 	unsigned long now, idx, e, tail, win;
 };
 
-/** oz_clock's rare case: the window parameters changed (read them
- *  again), or `now` left the last window (compute its index again). */
-static __attribute__((noinline)) void oz_clock_roll(const struct oz_ctx *x,
-						    unsigned seq)
+/**
+ * Core record @r's utilization over the short sliding window at k.now,
+ * permille, by the general rule of the snapshot's LB_NEED_ALL reader
+ * (ful_util_cpu), for a record whose window is not the decision's (an
+ * idle core that has not rolled over, a record from before a change of
+ * the window length or stamped after `now`). Out of line: oz_record_cpu
+ * handles the common case.
+ */
+static __attribute__((noinline)) unsigned
+oz_cpu_util_slow(const struct ful_load_page *a, const struct ful_load_cpu *r,
+		 unsigned long now, unsigned long stamp, unsigned long idle,
+		 unsigned long widx, unsigned long cur, unsigned pm)
 {
-	unsigned long now = x->s->now;
+	unsigned long win = oz_win.par.win, ws = oz_win.ws, idx = oz_win.idx;
+	if (!win)
+		return 0;
+	if (widx < oz_win.par.idx0 || stamp > now || widx > idx) {
+		struct ful_load_cpu c;
+		ful_load_read_cpu(a, (unsigned)(r - a->cpu), &c);
+		ful_util_cpu(&c, &oz_win.par, now, &pm, NULL);
+		return pm;
+	}
+	pm = widx + 1 == idx
+		     ? ful_win_permille(cur + (idle ? 0 : ws - stamp), win)
+		     : (idle ? 0 : 1000);
+	cur = idle ? 0 : now - ws;
+	return ful_win_sliding(cur, pm, now, ws, win);
+}
+
+/** oz_clock's rare case: the window parameters changed (read them
+ *  again), or `now` left the last window (compute its index again).
+ *  Returns `now` - the window's start, within [0, win]. */
+static __attribute__((noinline)) unsigned long
+oz_clock_roll(const struct ful_load_page *a, unsigned long now, unsigned seq)
+{
 	if (seq != oz_win.seq) {
-		ful_load_util_par(x->s->area, &oz_win.par);
+		ful_load_util_par(a, &oz_win.par);
 		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
 	}
 	unsigned long win = oz_win.par.win;
 	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : 0;
 	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
+	unsigned long e = now > oz_win.ws ? now - oz_win.ws : 0;
+	return e > win ? win : e;
 }
 
-/** The window parameters and the window of the decision (oz_win: read
- *  again only when they changed or `now` left the last window). */
-static inline __attribute__((always_inline)) void oz_clock(struct oz_ctx *x)
+/** The window parameters and the window of @now (oz_win: read again
+ *  only when they changed or `now` left the last window). */
+static inline __attribute__((always_inline)) struct oz_clk
+oz_clock(const struct ful_load_page *a, unsigned long now)
 {
-	unsigned long now = x->s->now;
-	unsigned seq = __atomic_load_n(&x->s->area->hdr.util_seq,
-				       __ATOMIC_ACQUIRE);
-	if (__builtin_expect(seq != oz_win.seq || now < oz_win.ws ||
-				     now - oz_win.ws >= oz_win.par.win,
-			     0))
-		oz_clock_roll(x, seq);
-	x->par = &oz_win.par;
-	unsigned long win = x->win = oz_win.par.win;
-	x->idx = win ? oz_win.idx : ~0ul; /* no window: the general reader */
-	x->ws = oz_win.ws;
-	x->e = now > x->ws ? now - x->ws : 0;
-	x->e = x->e > win ? win : x->e;
-	x->tail = win - x->e;
+	unsigned seq = __atomic_load_n(&a->hdr.util_seq, __ATOMIC_ACQUIRE);
+	unsigned long e = now - oz_win.ws; /* in [0, win) if no roll */
+	if (__builtin_expect(seq != oz_win.seq || e >= oz_win.par.win, 0))
+		e = oz_clock_roll(a, now, seq);
+	unsigned long win = oz_win.par.win;
+	return (struct oz_clk){.now = now,
+			       .idx = win ? oz_win.idx : ~0ul, /* no window:
+							* the general reader */
+			       .e = e, .tail = win - e, .win = win};
 }
 
-/* oz_record's running figures: the sums of the eligible cores'
- * utilizations and loads, and the rank keys (utilization << 40 | load,
- * plus one so that 0 means "none yet"; a load, the sum of the slices in
- * ms, is far below 2^40) of the most utilized (kh, core h) and the
- * least utilized allowed one (kl, core l); strict compares keep ties on
- * the lower id. */
+/* oz_record's running figures: the eligible cores' total load, and the
+ * rank keys (utilization << 40 | load: a load, the sum of the slices in
+ * ms, is far below 2^40) of the most utilized (kh, core h; -1: none yet,
+ * compared signed) and the least utilized allowed one (kl, core l; ~0:
+ * none yet); strict compares keep ties on the lower id. */
 struct oz_acc {
-	unsigned long sum, lsum, kl, kh;
+	unsigned long lsum, kl;
+	long kh;
 	unsigned l, h;
 };
 
@@ -244,13 +249,15 @@ struct oz_acc {
  * case, straight-line: the window's busy time so far (with the open
  * stretch since `stamp` if busy), at most e, plus the last window's rate
  * over the rest (ful_win_sliding's formula); any other goes to
- * oz_cpu_util_slow.
+ * oz_cpu_util_slow. @k1000 is 1000, in a register: a division by it is
+ * one udiv, fewer instructions than a multiply by its inverse.
  */
 static inline __attribute__((always_inline)) void
-oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
-	      unsigned c, bool elig, bool allow, const struct oz_clk k,
+oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
+	      bool allow, const struct oz_clk k, unsigned long k1000,
 	      struct lb_decision *d, struct oz_acc *a)
 {
+	const struct ful_load_cpu *r = &ar->cpu[c];
 	if (!elig) {
 		d->v.load[c] = FUL_LOAD_RLX(&r->load);
 		d->ut.util[c] = LB_UTIL_NONE;
@@ -270,21 +277,20 @@ oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
 	} while (!ful_load_seq_ok(&r->seq, seq));
 	unsigned long cur = busy >= base ? busy - base : 0;
 	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
-		pm = oz_cpu_util_slow(x, r, stamp, idle, widx, cur,
+		pm = oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
 				      (unsigned)pm);
 	} else {
 		cur += idle ? 0 : k.now - stamp;
-		cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
+		cur = (cur > k.e ? k.e : cur) + pm * k.tail / k1000;
 		/* ful_win_permille, win != 0 here (oz_clock) */
-		pm = cur >= k.win ? 1000 : cur * 1000 / k.win;
+		pm = cur >= k.win ? 1000 : cur * k1000 / k.win;
 	}
 	d->v.load[c] = load;
 	d->ut.util[c] = (unsigned short)pm;
-	a->sum += pm;
 	a->lsum += load;
-	unsigned long key = (pm << 40 | load) + 1;
-	if (key > a->kh)
-		a->h = c, a->kh = key;
+	unsigned long key = pm << 40 | load;
+	if ((long)key > a->kh)
+		a->h = c, a->kh = (long)key;
 	if (allow && key < a->kl)
 		a->l = c, a->kl = key;
 }
@@ -299,46 +305,45 @@ oz_record_cpu(const struct oz_ctx *x, const struct ful_load_cpu *r,
  * their average). *@lo: the least utilized eligible core of @allowed,
  * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
  * lower load, for the most to the higher, then to the lower id (strict
- * compares of one key per core). O(cores).
+ * compares of one key per core). O(cores). oz_tun must be derived.
  */
 static inline __attribute__((always_inline)) void
-oz_record(struct oz_ctx *x, ful_cpus_t mask, ful_cpus_t allowed, unsigned *lo,
-	  unsigned *hi)
+oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
+	  ful_cpus_t allowed, unsigned *lo, unsigned *hi)
 {
-	struct lb_decision *d = x->d;
-	struct lb_dutil *u = &d->ut;
-	const struct lb_policy *p = x->p;
-	const struct ful_load_cpu *r = x->s->area->cpu;
-	struct oz_acc a = {.kl = ~0ul, .l = LB_NO_CPU, .h = LB_NO_CPU};
-	unsigned n = x->s->conf.ncpus;
-	oz_clock(x);
-	const struct oz_clk k = {.now = x->s->now, .idx = x->idx, .e = x->e,
-				 .tail = x->tail, .win = x->win};
+	const struct ful_load_page *ar = s->area;
+	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
+			   .h = LB_NO_CPU};
+	unsigned n = s->conf.ncpus;
+	const struct oz_clk k = oz_clock(ar, s->now);
+	unsigned long k1000 = 1000;
+	__asm__("" : "+r"(k1000)); /* not a constant to the compiler */
+	memcpy(&d->ut, &oz_tun.head, 8); /* zone, spot, cpus_avg, bound */
 	d->has_util = true;
-	u->zone = (unsigned char)p->tun[OZ_T_ZONE].value;
-	u->spot = (unsigned char)p->tun[OZ_T_SPOT].value;
-	u->cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
-	u->bound = (unsigned short)x->bound;
-	u->tid = 0;
+	d->ut.tid = 0;
 	/* The first 8 cores with a constant bound, unrolled completely,
 	 * then the rest (as lb_snap.c's reading loops) */
 #pragma GCC unroll 8
 	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, d, &a);
+		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, k1000, d, &a);
 	}
 	for (unsigned c = 8; c < n; c++)
-		oz_record_cpu(x, &r[c], c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, d, &a);
+		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+			      ful_cpus_has(allowed, c), k, k1000, d, &a);
 	d->sum = a.lsum;
-	u->busiest = (lb_cpu_t)a.h;
-	if (__builtin_expect(p->tun[OZ_T_AVG].value != 0, 0)) {
-		unsigned e = ful_cpus_count(mask);
-		u->figure = (unsigned short)(e ? a.sum / e : 0);
-	} else {
-		u->figure = (unsigned short)(a.kh ? (a.kh - 1) >> 40 : 0);
+	d->ut.busiest = (lb_cpu_t)a.h;
+	if (__builtin_expect(oz_tun.head.cpus_avg != 0, 0)) {
+		unsigned long sum = 0;
+		unsigned e = 0;
+		for (unsigned c = 0; c < n; c++)
+			if (ful_cpus_has(mask, c))
+				sum += d->ut.util[c], e++;
+		d->ut.figure = (unsigned short)(e ? sum / e : 0);
+	} else if (a.h != LB_NO_CPU) {
+		d->ut.figure = (unsigned short)((unsigned long)a.kh >> 40);
 	}
 	*lo = a.l;
 	*hi = a.h;
@@ -350,14 +355,13 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			     const struct lb_new_thread *t,
 			     struct lb_decision *d)
 {
-	struct oz_ctx x; /* what oz_record reads, set field by field */
-	x.p = p, x.s = (struct lb_snap *)s, x.d = d, x.bound = oz_bound(p);
+	oz_derive(p, s);
 	ful_cpus_t mask = lb_record(s, d);
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
 	unsigned to, hi;
-	oz_record(&x, mask, allowed, &to, &hi);
+	oz_record(s, d, mask, allowed, &to, &hi);
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -379,6 +383,11 @@ struct oz_best {
 	unsigned long runtime, last; /* its run time, and in the last window */
 };
 
+/* The time of a decision as its looks at tasks need it. */
+struct oz_look {
+	unsigned long now, idx, win, ws;
+};
+
 /** @adj moved by @step, within +-OZ_ADJ_MAX. */
 static short oz_step(short adj, int step)
 {
@@ -388,40 +397,40 @@ static short oz_step(short adj, int step)
 }
 
 /**
- * Update the score of the task of @r, seen at the snapshot's time (in
- * window @idx) with @last ticks in the last complete window. High: that
- * window at or above the bound, and the average since the last look
- * too. A stretch starts at the start of that window; seen high for
- * punish_ms, -5 (and the stretch counts anew); when it ends, it lasted
- * until the last window if the average since the last look was high,
- * else until the last look: -5 if that is punish_ms or more, +5 if
- * shorter than prize_ms and never punished. Returns its entry.
+ * Update the score of the task of @r, seen at the decision's time @l
+ * with r->last ticks in the last complete window. High: that window at
+ * or above the bound, and the average since the last look too. A
+ * stretch starts at the start of that window; seen high for punish_ms,
+ * -5 (and the stretch counts anew); when it ends, it lasted until the
+ * last window if the average since the last look was high, else until
+ * the last look: -5 if that is punish_ms or more, +5 if shorter than
+ * prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(struct oz_ctx *x, const struct oz_best *r,
-				unsigned long last, unsigned long idx)
+static struct oz_task *oz_score(const struct oz_look *l,
+				const struct oz_best *r)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = x->s->now, win = x->win;
-	unsigned long lws = idx > x->par->idx0 ? x->ws - win : now;
+	unsigned long now = l->now, win = l->win, bound = oz_tun.bound;
+	unsigned long lws = l->idx > oz_win.par.idx0 ? l->ws - win : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
-	bool lhigh = last * 1000 >= (unsigned long)x->bound * win;
+	bool lhigh = r->last * 1000 >= bound * win;
 	bool ahigh = !e->seen || now <= e->seen ||
 		     (r->runtime - e->runtime) * 1000 >=
-			     (unsigned long)x->bound * (now - e->seen);
+			     bound * (now - e->seen);
 	if (e->high && !(lhigh && ahigh)) { /* the stretch ended */
 		unsigned long end = ahigh ? lws : e->seen;
 		unsigned long len = end > e->since ? end - e->since : 0;
-		if (len >= x->punish)
+		if (len >= oz_tun.punish)
 			e->adj = oz_step(e->adj, -OZ_STEP);
-		else if (len < x->prize && !e->punished)
+		else if (len < oz_tun.prize && !e->punished)
 			e->adj = oz_step(e->adj, OZ_STEP);
 		e->high = false;
 	}
 	if (lhigh && !e->high) {
 		*e = (struct oz_task){.tid = e->tid, .adj = e->adj,
 				      .high = true, .since = lws};
-	} else if (lhigh && now - e->since >= x->punish) {
+	} else if (lhigh && now - e->since >= oz_tun.punish) {
 		e->adj = oz_step(e->adj, -OZ_STEP);
 		e->since = now;
 		e->punished = true;
@@ -447,51 +456,64 @@ static inline unsigned oz_eff(unsigned u, int adj)
 	return (unsigned)e;
 }
 
+/* A thread record's cpu, state, flags and nice bytes, read as one word
+ * (one load instead of three byte loads and their extensions). */
+typedef unsigned oz_word __attribute__((may_alias));
+_Static_assert(offsetof(struct ful_load_thread, cpu) % 4 == 0 &&
+		       offsetof(struct ful_load_thread, state) ==
+			       offsetof(struct ful_load_thread, cpu) + 1 &&
+		       offsetof(struct ful_load_thread, flags) ==
+			       offsetof(struct ful_load_thread, cpu) + 2 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "oz_weigh reads cpu, state and flags as one word");
+
 /**
  * Weigh thread @tid of core @src for a move to @dst into *@o: false if
  * it is no candidate (not live there, a kernel thread, not allowed on
- * @dst, not runnable). Its usage u is its run time in the last complete
- * window or in the current one so far, if more, over the window length;
- * its rank, u with its score as last updated (oz_eff). One seqcount copy
- * of the record (8 fields); the score is updated only for the task a
- * decision picks (oz_score), so weighing is a read.
+ * @dst, not runnable; a thread whose state byte already says blocked is
+ * passed over without the copy). Its usage u is its run time in the
+ * last complete window or in the current one so far, if more, over the
+ * window length; its adjustment as last updated (0 if none). One
+ * seqcount copy of the record (8 fields).
  */
 static inline __attribute__((always_inline)) bool
-oz_weigh(const struct oz_ctx *x, unsigned tid, unsigned src, unsigned dst,
-	 struct oz_best *o)
+oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
+	 unsigned tid, unsigned src, unsigned dst, struct oz_best *o)
 {
-	const struct ful_load_thread *t = &x->s->area->thread[FUL_TID_SLOT(tid)];
-	unsigned rtid, seq;
+	const struct ful_load_thread *t = &ar->thread[FUL_TID_SLOT(tid)];
+	unsigned state = FUL_LOAD_RLX(&t->state);
+	if (state != FUL_TS_READY && state != FUL_TS_RUNNING)
+		return false;
+	unsigned rtid, seq, w;
 	ful_cpus_t aff;
-	unsigned cpu, state, flags;
 	unsigned long runtime, widx, base, wlast;
 	do {
 		seq = ful_load_seq_begin(&t->seq);
 		rtid = FUL_LOAD_RLX(&t->tid);
-		cpu = FUL_LOAD_RLX(&t->cpu);
-		state = FUL_LOAD_RLX(&t->state);
-		flags = FUL_LOAD_RLX(&t->flags);
+		w = FUL_LOAD_RLX((const oz_word *)&t->cpu);
 		aff = FUL_LOAD_RLX(&t->affinity);
 		runtime = FUL_LOAD_RLX(&t->runtime);
 		widx = FUL_LOAD_RLX(&t->win_idx);
 		base = FUL_LOAD_RLX(&t->win_base);
 		wlast = FUL_LOAD_RLX(&t->win_last);
 	} while (!ful_load_seq_ok(&t->seq, seq));
+	/* cpu, state, flags: bytes 0, 1, 2 of the word (little-endian) */
+	unsigned cpu = w & 0xff, flags = (w >> 16) & 0xff;
+	state = (w >> 8) & 0xff;
 	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
 	    !ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst) ||
 	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
 		return false;
 	/* its windows (ful_util_thread without the general roll) */
 	unsigned long in = runtime >= base ? runtime - base : 0;
-	unsigned long cur = widx == x->idx ? in : 0;
-	unsigned long last = widx == x->idx       ? wlast
-			     : widx + 1 == x->idx ? in
+	unsigned long cur = widx == l->idx ? in : 0;
+	unsigned long last = widx == l->idx       ? wlast
+			     : widx + 1 == l->idx ? in
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, x->win);
+	o->u = ful_win_permille(cur > last ? cur : last, l->win);
 	o->adj = e->tid == tid ? e->adj : 0;
-	o->eff = oz_eff(o->u, o->adj);
 	o->runtime = runtime;
 	o->last = last;
 	return true;
@@ -505,52 +527,88 @@ static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
 	return aeff > beff || (aeff == beff && au > bu);
 }
 
-/** The slice of thread @tid (for the decision record). */
-static unsigned oz_slice(const struct lb_snap *s, unsigned tid)
+/** Whether core @src's kept task is still a candidate for @dst, from
+ *  single words of its record: the index's tgen has not moved since it
+ *  was weighed (so it is the same thread, on @src, with the same
+ *  affinity), it is runnable, and its affinity allows @dst. */
+static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
+			      unsigned dst)
 {
-	return FUL_LOAD_RLX(&s->area->thread[FUL_TID_SLOT(tid)].slice_ms);
+	unsigned tid = oz_core[src].best;
+	const struct ful_load_thread *t = &s->area->thread[FUL_TID_SLOT(tid)];
+	if (!tid || oz_core[src].tgen != s->tgen)
+		return false;
+	unsigned state = FUL_LOAD_RLX(&t->state);
+	ful_cpus_t aff = FUL_LOAD_RLX(&t->affinity);
+	return (state == FUL_TS_READY || state == FUL_TS_RUNNING) &&
+	       ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst);
 }
 
 /**
- * The task of core @src to move to @dst, weighed into b[0] (the walk's)
- * or b[1] (the kept one), whichever it returns: the better of the
+ * The task of core @src to move to @dst, into *@b: the better of the
  * next task of the core's (slice or weight, tid) index, from a cursor
  * that walks its entries round robin (past at most OZ_PROBE entries that
- * are no candidate: blocked, pinned away, gone), and the task the last
- * decision on this core picked, ranked as it was then (oz_core). That
- * one is weighed again only if it ranks first: so a decision weighs one
- * task, two at most, whatever the number of threads, and the walk
- * brings each task of the core to be compared with the kept one within
- * as many decisions as the core has tasks. NULL if none.
+ * are no candidate: blocked, pinned away, gone), and the core's kept
+ * task, the best its walk has weighed, ranked as it was then. The walk's
+ * task is weighed (a seqcount copy) and looked at: its score is updated
+ * (oz_score), and it becomes the kept one if it ranks first (or is the
+ * kept one). The kept task is not copied again: while hdr.tgen stays it
+ * is the same thread on the same core, and single words of its record
+ * say it is still runnable and allowed on @dst (oz_kept_ok); a tgen
+ * change (any thread created, moved or re-pinned: a move of the kept
+ * task, too) drops it. So a decision weighs one task whatever the
+ * number of threads, and the walk brings each task of the core to be
+ * weighed, and compared with the kept one, within as many decisions as
+ * the core has tasks. false if there is no candidate.
  */
-static struct oz_best *oz_candidate(struct oz_ctx *x, unsigned src,
-				    unsigned dst, struct oz_best b[2])
+static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
+			 unsigned src, unsigned dst, struct oz_best *b)
 {
-	struct lb_snap *s = x->s;
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
 			     0))
 		lb_snap_index(s);
 	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
-	unsigned i = oz_core[src].cursor, kept = oz_core[src].best;
+	unsigned i = oz_core[src].cursor;
 	bool found = false;
-	for (unsigned probe = n < OZ_PROBE ? n : OZ_PROBE; probe; probe--) {
+	unsigned probe = n < OZ_PROBE ? n : OZ_PROBE, left = probe;
+	for (; left; left--) {
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
-		s->probes++;
-		if (tid != kept && oz_weigh(x, tid, src, dst, &b[0])) {
+		if (oz_weigh(s->area, l, tid, src, dst, b)) {
 			found = true;
+			left--;
 			break;
 		}
 	}
+	s->probes += probe - left;
 	oz_core[src].cursor = i;
-	if (kept && (!found || oz_above(oz_core[src].eff, oz_core[src].u,
-					b[0].eff, b[0].u)) &&
-	    oz_weigh(x, kept, src, dst, &b[1])) /* still a candidate */
-		return &b[1];
-	return found ? &b[0] : NULL;
+	if (found) {
+		b->eff = oz_eff(b->u, b->adj);
+		if (oz_core[src].best == b->tid ||
+		    !oz_above(oz_core[src].eff, oz_core[src].u, b->eff, b->u) ||
+		    !oz_kept_ok(s, src, dst)) {
+			/* the pick, weighed now: its score, updated by what
+			 * this look sees */
+			b->adj = oz_score(l, b)->adj;
+			b->eff = oz_eff(b->u, b->adj);
+			oz_core[src].best = b->tid;
+			oz_core[src].eff = (unsigned short)b->eff;
+			oz_core[src].u = (unsigned short)b->u;
+			oz_core[src].adj = (short)b->adj;
+			oz_core[src].tgen = s->tgen;
+			return true;
+		}
+	} else if (!oz_kept_ok(s, src, dst)) {
+		return false;
+	}
+	b->tid = oz_core[src].best; /* the kept one ranks first */
+	b->eff = oz_core[src].eff;
+	b->u = oz_core[src].u;
+	b->adj = oz_core[src].adj;
+	return true;
 }
 
-/** Fill the move of @b from @src to @dst into @d (and d->ut.task). */
+/** Fill the move of @b from @src to @dst into *@m (and d->ut.task). */
 static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 		    const struct oz_best *b, unsigned src, unsigned dst,
 		    struct lb_dmove *m)
@@ -559,7 +617,9 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 	d->ut.task_util = (unsigned short)b->u;
 	d->ut.score = (short)b->adj;
 	d->ut.eff = (unsigned short)b->eff;
-	unsigned long ls = d->v.load[src], slice = oz_slice(s, b->tid);
+	unsigned long ls = d->v.load[src];
+	unsigned long slice =
+		FUL_LOAD_RLX(&s->area->thread[FUL_TID_SLOT(b->tid)].slice_ms);
 	*m = (struct lb_dmove){.tid = b->tid, .slice = (unsigned)slice,
 			       .from = (lb_cpu_t)src,
 			       .to = (lb_cpu_t)dst,
@@ -567,14 +627,15 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 			       .to_after = d->v.load[dst] + slice};
 }
 
-/** The zone gate: LB_R_MOVED if the figure is in the zone that
- *  balances, with *@src / *@dst the busiest / least utilized. */
-static __attribute__((noinline)) unsigned
-oz_gate(struct oz_ctx *x, ful_cpus_t mask, unsigned *src, unsigned *dst)
+/** The figures and the zone gate: LB_R_MOVED if the figure is in the
+ *  zone that balances, with *@src / *@dst the busiest / least utilized
+ *  eligible core. */
+static inline __attribute__((always_inline)) unsigned
+oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
+	unsigned *src, unsigned *dst)
 {
-	struct lb_decision *d = x->d;
-	oz_record(x, mask, ful_cpus_all(), dst, src);
-	if (d->ut.figure <= x->bound)
+	oz_record(s, d, mask, ful_cpus_all(), dst, src);
+	if (d->ut.figure <= oz_tun.bound)
 		return LB_R_BELOW_ZONE;
 	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
 		return LB_R_BALANCED;
@@ -587,35 +648,30 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 				 struct ful_move *moves, unsigned max,
 				 struct lb_decision *d)
 {
-	struct oz_ctx x; /* the rest is set by oz_clock and oz_periods */
-	x.p = p, x.s = s, x.d = d, x.bound = oz_bound(p);
+	oz_derive(p, s);
 	ful_cpus_t mask = lb_record(s, d);
 	unsigned src, dst;
-	if (d->trigger == LB_TRIG_TIMER || !ful_cpus_several(mask)) {
-		oz_gate(&x, mask, &src, &dst); /* the figures, for the log */
-		d->reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
-							: LB_R_TOO_FEW_CORES;
+	unsigned reason = oz_gate(s, d, mask, &src, &dst);
+	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
+				     !ful_cpus_several(mask),
+			     0)) /* the figures only, for the log */
+		reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
+						     : LB_R_TOO_FEW_CORES;
+	d->reason = (unsigned char)reason;
+	if (reason != LB_R_MOVED)
 		return 0;
-	}
-	d->reason = (unsigned char)oz_gate(&x, mask, &src, &dst);
-	if (d->reason != LB_R_MOVED)
-		return 0;
-	oz_periods(&x);
-	struct oz_best two[2];
-	struct oz_best *b = oz_candidate(&x, src, dst, two);
-	if (!b) {
+	unsigned long win = oz_win.par.win;
+	const struct oz_look l = {.now = s->now, .win = win,
+				  .idx = win ? oz_win.idx : ~0ul,
+				  .ws = oz_win.ws};
+	struct oz_best b;
+	if (!oz_candidate(s, &l, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
-	/* the pick's score, updated by what this look sees */
-	b->adj = oz_score(&x, b, b->last, x.idx)->adj;
-	b->eff = oz_eff(b->u, b->adj);
-	oz_core[src].best = b->tid; /* moved: it fails the next check there */
-	oz_core[src].eff = b->eff;
-	oz_core[src].u = b->u;
 	/* lb_decline / lb_move_one, with the move written in place */
-	bool below = p->tun[OZ_T_ZONE].value == OZ_WARM && b->eff <= x.bound;
-	oz_note(s, d, b, src, dst, below ? &d->reject : &d->move[0]);
+	bool below = oz_tun.head.zone == OZ_WARM && b.eff <= oz_tun.bound;
+	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
 	if (below) {
 		d->has_reject = true;
 		d->reason = LB_R_TASK_BELOW_SPOT;
@@ -625,7 +681,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		d->reason = LB_R_MAX_MOVES;
 		return 0;
 	}
-	moves[0] = (struct ful_move){.tid = b->tid, .cpu = dst};
+	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
 	d->nmoves = 1;
 	return 1;
 }
@@ -658,4 +714,5 @@ void lb_opzone_init(struct lb_policy *p)
 	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
 		oz_core[c].best = oz_core[c].cursor = 0;
 	oz_win.seq = 1;
+	oz_tun.gen = ~0ul;
 }

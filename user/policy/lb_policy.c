@@ -34,7 +34,11 @@ static struct lb_tunable *tunable_find(const struct lb_policy *p,
 	return NULL;
 }
 
-/** Set tunable @name to @value. 0, LB_E_NAME, or LB_E_RANGE (unchanged). */
+/* The last struct lb_policy gen drawn (lb_tunable_set). */
+static unsigned long lb_tunable_gen;
+
+/** Set tunable @name to @value. 0, LB_E_NAME, or LB_E_RANGE (unchanged);
+ *  a change gives @p a new gen. */
 int lb_tunable_set(struct lb_policy *p, const char *name, long value)
 {
 	struct lb_tunable *t = tunable_find(p, name);
@@ -43,6 +47,7 @@ int lb_tunable_set(struct lb_policy *p, const char *name, long value)
 	if (value < t->min || value > t->max)
 		return LB_E_RANGE;
 	t->value = value;
+	p->gen = __atomic_add_fetch(&lb_tunable_gen, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -563,6 +563,8 @@ static void index_levels(struct lb_snap *s, unsigned ncpus)
 			s->wlvl[c][l] = (unsigned short)i;
 		}
 		s->wlvl[c][FUL_NICE_LEVELS] = (unsigned short)end;
+		s->wtop[c] = end > s->first[c]
+				     ? (unsigned)key_mid(s->key[end - 1]) : 0;
 	}
 }
 
