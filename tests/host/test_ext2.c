@@ -65,8 +65,11 @@ static const void *dev_get(void *ctx, uint32_t blk, int *err)
 /* Writes fail while set (a device error in the middle of an update). */
 static bool write_fails;
 
+static unsigned long dev_writes; /* blocks written through dev_failing */
+
 static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
 {
+	dev_writes++;
 	return write_fails ? -EIO : dev_write(ctx, blk, buf);
 }
 
@@ -378,6 +381,14 @@ HTEST(inode_cache_follows_the_disk)
 		CHECK(file_is(b, n + 7, 5));
 		CHECK(inode_as_on_disk(a) && inode_as_on_disk(b));
 	}
+	/* a rewrite in place in the same second (dev_now is constant):
+	 * the data block only, the inode is unchanged */
+	unsigned long w0 = dev_writes;
+	CHECK_EQ(ext2_write(&fs, a, 4096, buf + 4096, 4096), 4096);
+	CHECK_EQ(dev_writes - w0, 1u);
+	CHECK(file_is(a, 16000, 5) && inode_as_on_disk(a));
+	CHECK_EQ(ext2_write(&fs, a, 16000, buf + 16000, 10), 10); /* grows */
+	CHECK(file_is(a, 16010, 5) && inode_as_on_disk(a));
 	CHECK_EQ(ext2_truncate(&fs, a, 100), 0);
 	CHECK(file_is(a, 100, 5));
 	CHECK(inode_as_on_disk(a) && inode_as_on_disk(b));

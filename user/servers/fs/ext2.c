@@ -536,7 +536,7 @@ static int write_part(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len)
 {
-	struct ext2_inode in;
+	struct ext2_inode in, was;
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
@@ -544,6 +544,7 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		return -EISDIR;
 	if (off + len > 0xffffffffull)
 		return -EFBIG;
+	was = in;
 	size_t done = 0;
 	while (done < len && !err) {
 		uint64_t pos = off + done;
@@ -558,7 +559,11 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 	if (off + done > in.size)
 		in.size = (uint32_t)(off + done);
 	in.mtime = in.ctime = ext2_now(fs);
-	int err2 = ext2_iput(fs, ino, &in);
+	/* A rewrite in place within the same second changes nothing of the
+	 * inode: no write of its block (a request to B, often on another
+	 * core). The struct has no padding, so the bytes are the fields. */
+	_Static_assert(sizeof in == 100, "struct ext2_inode: no padding");
+	int err2 = memcmp(&was, &in, sizeof in) ? ext2_iput(fs, ino, &in) : 0;
 	if (done == 0 && (err || err2))
 		return err ? err : err2;
 	return err2 ? err2 : (long)done;

@@ -66,7 +66,14 @@ int main(void)
 			.ctl = (struct ful_sring_ctl *)FUL_FS_BRING_VA,
 			.mine = FUL_FS_SLOT_BRING_MINE,
 			.peer = FUL_FS_SLOT_BRING_PEER,
-			.spins = (unsigned)(ful_arg1 >> 16)};
+			/* srv_spin, or else as many polls as the ring
+			 * thread makes for its clients (fs_spin): F then
+			 * waits for B awake too, not through its core's
+			 * wake-up (sring_wait yields every 64 polls, so
+			 * a B of F's priority on F's core runs) */
+			.spins = (unsigned)(ful_arg1 >> 16)
+					 ? (unsigned)(ful_arg1 >> 16)
+					 : (unsigned)ful_arg0};
 	if (!err && (err = ext2_mount(&f_fs, &dev)))
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
 	if (!err && f_omf_init() < 0)
