@@ -32,8 +32,8 @@
  *   ubench=bonnie    (MTTCG) bonnie_form<N>_p<K>: K = 1..7 processes of
  *                    user/bonnie, each 4,000 random 4 KiB reads (10 %
  *                    rewritten) of its own 128 KiB file, from the first
- *                    start to the last exit, forms 1, 3, 4, 7, 11:
- *                    Figures 8-10
+ *                    start to the last exit, forms 1, 3, 4, 7, 11
+ *                    in turn within each of the 3 runs: Figures 8-10
  *   ubench=bonnie_split (icount, no polling: fs_spin and srv_spin unset)
  *                    where the work of one bonnie process goes, per
  *                    core, for the same forms: each core's busy time
@@ -278,10 +278,30 @@ static unsigned long st_bonnie_once(unsigned k)
 	return ok ? ticks / (ful_counter_freq() / 1000000) : 0;
 }
 
+#define ST_BN_FORMS 5
+
+/** Bonnie's runs for @k processes: the forms in turn within each run
+ *  (form 1, 3, 4, 7, 11, then from 3 in the next run, ...), so that a
+ *  drift of the host's speed during the boot falls on every form alike,
+ *  not on the forms measured last. @want[f]: form f is measured; false
+ *  after a failed run. */
+static void st_bonnie_rounds(unsigned k, const unsigned forms[ST_BN_FORMS],
+			     bool want[ST_BN_FORMS],
+			     unsigned long s[ST_BN_FORMS][ST_BN_RUNS])
+{
+	for (unsigned r = 0; r < ST_BN_RUNS; r++)
+		for (unsigned i = 0; i < ST_BN_FORMS; i++) {
+			unsigned f = (i + r) % ST_BN_FORMS;
+			if (want[f])
+				want[f] = !st_form(forms[f]) &&
+					  (s[f][r] = st_bonnie_once(k)) != 0;
+		}
+}
+
 static unsigned st_bonnies(void)
 {
-	static const unsigned forms[] = {1, 3, 4, 7, 11};
-	static unsigned long s[ST_BN_RUNS];
+	static const unsigned forms[ST_BN_FORMS] = {1, 3, 4, 7, 11};
+	static unsigned long s[ST_BN_FORMS][ST_BN_RUNS];
 	unsigned lines = 0;
 	char name[40], file[16];
 	for (unsigned i = 0; i < ST_BN_MAX; i++) {
@@ -292,22 +312,20 @@ static unsigned st_bonnies(void)
 	}
 	if (st_form(1) || !st_bonnie_once(ST_BN_MAX)) /* untimed: warm up */
 		return 0;
-	/* bn_only=N: form N and 5 processes only (a quick look) */
+	/* bn_only=N: forms 1 and N and 5 processes only (a quick look) */
 	char only[8];
 	unsigned one = ut_bootarg("bn_only", only, sizeof only)
 			       ? (unsigned)strtoul(only, NULL, 0) : 0;
-	for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++) {
-		if ((one && forms[f] != one && forms[f] != 1) || st_form(forms[f]))
-			continue;
-		for (unsigned k = one ? 5 : 1; k <= (one ? 5 : ST_BN_MAX); k++) {
-			unsigned r;
-			for (r = 0; r < ST_BN_RUNS; r++)
-				if (!(s[r] = st_bonnie_once(k)))
-					break;
-			if (r < ST_BN_RUNS)
+	for (unsigned k = one ? 5 : 1; k <= (one ? 5 : ST_BN_MAX); k++) {
+		bool want[ST_BN_FORMS];
+		for (unsigned f = 0; f < ST_BN_FORMS; f++)
+			want[f] = !one || forms[f] == one || forms[f] == 1;
+		st_bonnie_rounds(k, forms, want, s);
+		for (unsigned f = 0; f < ST_BN_FORMS; f++) {
+			if (!want[f])
 				continue;
 			snprintf(name, sizeof name, "bonnie_form%u_p%u", forms[f], k);
-			ful_bench_print(name, "us", s, ST_BN_RUNS);
+			ful_bench_print(name, "us", s[f], ST_BN_RUNS);
 			lines++;
 		}
 	}
