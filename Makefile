@@ -278,14 +278,19 @@ $(BUILD)/kernel-notrace.elf: $(KNOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KNOBJS)
 
-$(BUILD)/kn/%.c.o: %.c | $(SETUP)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $< (no trace)"
-	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
+# The objects of a kernel built a second time with one more -D:
+# $(call kernel_variant,DIR,DEFINE,LABEL) -> $(BUILD)/DIR/*.o.
+define kernel_variant
+$(BUILD)/$(1)/%.c.o: %.c | $(SETUP)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$< ($(3))"
+	$$(Q)$$(CC) $$(KCFLAGS) -D$(2) -c -o $$@ $$<
 
-$(BUILD)/kn/%.S.o: %.S | $(SETUP)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(KCFLAGS) -DFUL_TRACE_OFF -c -o $@ $<
+$(BUILD)/$(1)/%.S.o: %.S | $(SETUP)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(KCFLAGS) -D$(2) -c -o $$@ $$<
+endef
+$(eval $(call kernel_variant,kn,FUL_TRACE_OFF,no trace))
 
 # The same kernel with the IRQ-masked stretches recorded (FUL_IRQSTAT,
 # kernel/irqstat.h; docs/design.md "The IRQ-stat kernel"): booted by the
@@ -297,14 +302,7 @@ $(KERNEL_IRQSTAT): $(KIOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KIOBJS)
 
-$(BUILD)/ki/%.c.o: %.c | $(SETUP)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $< (irqstat)"
-	$(Q)$(CC) $(KCFLAGS) -DFUL_IRQSTAT -c -o $@ $<
-
-$(BUILD)/ki/%.S.o: %.S | $(SETUP)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(KCFLAGS) -DFUL_IRQSTAT -c -o $@ $<
+$(eval $(call kernel_variant,ki,FUL_IRQSTAT,irqstat))
 
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)

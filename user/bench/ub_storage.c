@@ -259,6 +259,8 @@ static unsigned long st_bonnie_once(unsigned k)
 	unsigned long t0 = ful_counter();
 	unsigned started = 0;
 	bool ok = true;
+	if (k > ST_BN_MAX) /* one file and one process slot each */
+		return 0;
 	for (unsigned i = 0; i < k; i++) {
 		snprintf(files[i], sizeof files[i], "/bn%u", i);
 		snprintf(seeds[i], sizeof seeds[i], "%u", i + 1);
@@ -278,38 +280,47 @@ static unsigned long st_bonnie_once(unsigned k)
 	return ok ? ticks / (ful_counter_freq() / 1000000) : 0;
 }
 
+/* The forms of paper 002's Figures 8-10 (and of the work split). */
 #define ST_BN_FORMS 5
+static const unsigned st_bn_forms[ST_BN_FORMS] = {1, 3, 4, 7, 11};
 
 /** Bonnie's runs for @k processes: the forms in turn within each run
  *  (form 1, 3, 4, 7, 11, then from 3 in the next run, ...), so that a
  *  drift of the host's speed during the boot falls on every form alike,
  *  not on the forms measured last. @want[f]: form f is measured; false
  *  after a failed run. */
-static void st_bonnie_rounds(unsigned k, const unsigned forms[ST_BN_FORMS],
-			     bool want[ST_BN_FORMS],
+static void st_bonnie_rounds(unsigned k, bool want[ST_BN_FORMS],
 			     unsigned long s[ST_BN_FORMS][ST_BN_RUNS])
 {
 	for (unsigned r = 0; r < ST_BN_RUNS; r++)
 		for (unsigned i = 0; i < ST_BN_FORMS; i++) {
 			unsigned f = (i + r) % ST_BN_FORMS;
 			if (want[f])
-				want[f] = !st_form(forms[f]) &&
+				want[f] = !st_form(st_bn_forms[f]) &&
 					  (s[f][r] = st_bonnie_once(k)) != 0;
 		}
 }
 
+/** Bonnie's 128 KiB files /bn0../bn<@n - 1>: 0, or -1 if one failed. */
+static int st_bn_setup(unsigned n)
+{
+	char file[16];
+	char *argv[] = {"bonnie", file, "setup", "128", NULL};
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(file, sizeof file, "/bn%u", i);
+		if (st_run(argv) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static unsigned st_bonnies(void)
 {
-	static const unsigned forms[ST_BN_FORMS] = {1, 3, 4, 7, 11};
 	static unsigned long s[ST_BN_FORMS][ST_BN_RUNS];
 	unsigned lines = 0;
-	char name[40], file[16];
-	for (unsigned i = 0; i < ST_BN_MAX; i++) {
-		snprintf(file, sizeof file, "/bn%u", i);
-		char *argv[] = {"bonnie", file, "setup", "128", NULL};
-		if (st_run(argv) != 0)
-			return 0;
-	}
+	char name[40];
+	if (st_bn_setup(ST_BN_MAX))
+		return 0;
 	if (st_form(1) || !st_bonnie_once(ST_BN_MAX)) /* untimed: warm up */
 		return 0;
 	/* bn_only=N: forms 1 and N and 5 processes only (a quick look) */
@@ -319,12 +330,14 @@ static unsigned st_bonnies(void)
 	for (unsigned k = one ? 5 : 1; k <= (one ? 5 : ST_BN_MAX); k++) {
 		bool want[ST_BN_FORMS];
 		for (unsigned f = 0; f < ST_BN_FORMS; f++)
-			want[f] = !one || forms[f] == one || forms[f] == 1;
-		st_bonnie_rounds(k, forms, want, s);
+			want[f] = !one || st_bn_forms[f] == one ||
+				  st_bn_forms[f] == 1;
+		st_bonnie_rounds(k, want, s);
 		for (unsigned f = 0; f < ST_BN_FORMS; f++) {
 			if (!want[f])
 				continue;
-			snprintf(name, sizeof name, "bonnie_form%u_p%u", forms[f], k);
+			snprintf(name, sizeof name, "bonnie_form%u_p%u",
+				 st_bn_forms[f], k);
 			ful_bench_print(name, "us", s[f], ST_BN_RUNS);
 			lines++;
 		}
@@ -387,24 +400,17 @@ static unsigned st_split_one(unsigned form, unsigned k, unsigned long *total1)
  *  core's work. */
 static unsigned st_bonnie_split(void)
 {
-	static const unsigned forms[] = {1, 3, 4, 7, 11};
+	static const unsigned procs[] = {1, 5};
 	unsigned long total1 = 0;
 	unsigned lines = 0;
-	char file[16];
-	char *setup[] = {"bonnie", file, "setup", "128", NULL};
-	if (ut_ncpus() > FUL_LOAD_CPUS)
+	if (ut_ncpus() > FUL_LOAD_CPUS || st_bn_setup(5))
 		return 0;
-	for (unsigned i = 0; i < 5; i++) {
-		snprintf(file, sizeof file, "/bn%u", i);
-		if (st_run(setup) != 0)
-			return 0;
-	}
-	for (unsigned k = 1; k <= 5; k += 4) {
+	for (unsigned p = 0; p < sizeof procs / sizeof procs[0]; p++) {
 		/* untimed: the files into the caches as far as they fit */
-		if (st_form(1) || !st_bonnie_once(k))
+		if (st_form(1) || !st_bonnie_once(procs[p]))
 			return lines;
-		for (unsigned f = 0; f < sizeof forms / sizeof forms[0]; f++)
-			lines += st_split_one(forms[f], k, &total1);
+		for (unsigned f = 0; f < ST_BN_FORMS; f++)
+			lines += st_split_one(st_bn_forms[f], procs[p], &total1);
 	}
 	return lines;
 }

@@ -163,6 +163,12 @@ static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
 	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
 }
 
+/** Can F use inode @in? Not a regular file of 4 GiB or more. */
+static bool inode_usable(const struct ext2_inode *in)
+{
+	return (in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high;
+}
+
 /** Decode the on-disk inode at @p into *@in; -EIO if F cannot use it. */
 static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 			struct ext2_inode *in)
@@ -175,7 +181,7 @@ static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 	for (int i = 0; i < 15; i++)
 		in->block[i] = le32(p + 40 + 4 * i);
 	in->size_high = le32(p + 108);
-	if ((in->mode & EXT2_S_IFMT) == EXT2_S_IFREG && in->size_high)
+	if (!inode_usable(in))
 		return snprintf(fs->why, sizeof fs->why,
 				"inode %u: file of 4 GiB or more", ino),
 		       -EIO;
@@ -222,7 +228,7 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	put32(p + 108, in->size_high);
 	if ((err = ext2_bwrite(fs, (uint32_t)blk, fs->buf)))
 		return err;
-	if ((in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high)
+	if (inode_usable(in))
 		c->ino = ino, c->in = *in; /* what ext2_iget would decode */
 	return 0;
 }
