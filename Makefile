@@ -47,10 +47,14 @@ KERNEL := $(BUILD)/kernel.elf
 # A folder without one is a library of sources some programs take in
 # (UEXTRA_<prog>): user/policy, user/balancer.
 # The OS servers of paper 002 live in user/servers/<name>/ (program
-# servers/<name>, boot module <name>).
+# servers/<name>, boot module <name>), paper 001's workloads in
+# user/workloads/<name>/ (boot module <name>, each with the shared main
+# user/workloads/wl_prog.c).
+WORKLOADS := $(sort $(patsubst user/%/main.c,%,$(wildcard user/workloads/*/main.c)))
 USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
 	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c)))) \
-	$(sort $(patsubst user/%/main.c,%,$(wildcard user/servers/*/main.c)))
+	$(sort $(patsubst user/%/main.c,%,$(wildcard user/servers/*/main.c))) \
+	$(WORKLOADS)
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
 # The compiler's own headers (stdarg.h, arm_neon.h, ...) come after
 # picolibc's; evaluated when used, as setup may install the compiler.
@@ -87,10 +91,11 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # benchmarks share the tests' helpers (user/tests/utest.c).
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
-UEXTRA_tests := $(UBALANCER) $(wildcard user/bench/wl_*.c) \
+UEXTRA_tests := $(UBALANCER) \
 	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
+$(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
 	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o

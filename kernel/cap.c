@@ -182,6 +182,27 @@ int cap_delete(struct vspace *vs, uint64_t slot)
 	return 0;
 }
 
+unsigned cap_delete_self(struct vspace *vs)
+{
+	unsigned n = 0;
+	for (unsigned i = 1; i < FUL_CSLOTS; i++) {
+		uint64_t flags = spin_lock_irqsave(&vs->lock);
+		struct cap c = vs->slots[i];
+		bool self = c.type == FUL_CAP_VSPACE && c.obj == (void *)vs;
+		if (self) {
+			cap_write_begin(vs);
+			vs->slots[i].type = FUL_CAP_NONE;
+			cap_write_end(vs);
+		}
+		spin_unlock_irqrestore(&vs->lock, flags);
+		if (self) {
+			cap_drop(&c);
+			n++;
+		}
+	}
+	return n;
+}
+
 void cap_table_clear(struct cap *slots)
 {
 	for (unsigned i = 0; i < FUL_CSLOTS; i++) {

@@ -45,6 +45,14 @@ int cap_insert(struct vspace *vs, uint64_t slot, const struct cap *c);
 /** Empty @slot of @vs, dropping its object's capability reference.
  *  -FUL_EBADCAP if out of range or empty. */
 int cap_delete(struct vspace *vs, uint64_t slot);
+
+/**
+ * Delete every capability in @vs's table that names @vs itself (a task
+ * holding one would otherwise outlive every other holder: TASK_KILL
+ * drops them, so that a task killed whole can be destroyed). Takes and
+ * releases @vs->lock per slot. Returns how many it deleted.
+ */
+unsigned cap_delete_self(struct vspace *vs);
 /** Delete every capability of a table being destroyed (no lock). */
 void cap_table_clear(struct cap *slots);
 /** 0 if @slot of @vs is in range and empty, else -FUL_EBADCAP (range)

@@ -86,6 +86,10 @@ static void root_bootinfo(struct vspace *vs, struct ful_bootinfo *bi)
 	bi->ncpus = machine.ncpus;
 	bi->pool_pages = (unsigned)(root_pool.limit / PAGE_SIZE);
 	memcpy(bi->bootargs, machine.bootargs, sizeof(bi->bootargs));
+	_Static_assert(sizeof(*bi) <= PAGE_SIZE, "bootinfo fits its page");
+	if (kmodules_count > FUL_MAX_MODULES)
+		kprintf("boot: %u modules, only the first %u handed over\n",
+			(unsigned)kmodules_count, FUL_MAX_MODULES);
 	for (unsigned i = 0; i < kmodules_count && i < FUL_MAX_MODULES; i++) {
 		const struct kmodule *m = &kmodules[i];
 		struct ful_module *bm = &bi->modules[bi->nmodules++];

@@ -456,8 +456,10 @@ int64_t sys_pwin_set(struct thread *t, struct arch_uregs *u)
 }
 
 /** TASK_KILL(vs): kill each live thread of the task (ADMIN on it), not
- *  the caller's own task. A slot reused meanwhile fails its kill (the
- *  tid carries a generation), so only the task's threads die. */
+ *  the caller's own task, and delete its capabilities to itself (else
+ *  they would keep the dead task for ever). A slot reused meanwhile
+ *  fails its kill (the tid carries a generation), so only the task's
+ *  threads die. */
 int64_t sys_task_kill(struct thread *t, struct arch_uregs *u)
 {
 	struct cap vs;
@@ -474,6 +476,8 @@ int64_t sys_task_kill(struct thread *t, struct arch_uregs *u)
 		if (k && k->vs == vs.obj && thread_kill(tid) == 0)
 			n++;
 	}
+	if (n >= 0)
+		cap_delete_self(vs.obj);
 	cap_release(&vs);
 	return n;
 }

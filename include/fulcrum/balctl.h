@@ -31,6 +31,27 @@
  *                   its prize/punish adjustment, permille) or
  *                   FUL_BAL_NOSCORE (a policy without scores, a kernel
  *                   thread, no such thread). Only reads.
+ *   FUL_BAL_PLACE   MR0 the nice value (-20..19) of a thread the caller
+ *                   is about to create. MR0: the core the policy places
+ *                   it on (a logged decision, as for the balancer's own
+ *                   threads). Create and start it there, then SETTLE.
+ *   FUL_BAL_SETTLE  MR0 the id of the thread just created on the core
+ *                   PLACE gave. Returns (MR0 0) once the kernel counts
+ *                   it on a core, so that the next decision sees it;
+ *                   -FUL_BAL_ETIMEOUT if it never arrives (a generous
+ *                   timeout); 0 at once for an id that is not a live
+ *                   thread's. Only waits.
+ *
+ * PLACE and SETTLE are also open to a placement capability: a copy
+ * badged FUL_ROOT_BADGE_PLACE, which a system program holds in its
+ * FUL_SLOT_PLACE and hands on to the processes it starts
+ * (ful_proc_spawn), so that their threads are placed by the policy
+ * (ful_thread_spawn with cpu FUL_CPU_PLACE). A program that runs a
+ * balancer of its own (the benchmark of paper 001) serves the same
+ * requests on an endpoint of its own (user/balancer/balserve.c) and
+ * hands that on instead. Two programs placing at once may both be told
+ * the same core before either thread is counted, as two forks at once
+ * may be on any kernel; the next round evens that out.
  *
  * A failed request changes nothing. A change takes effect at the next
  * decision and never in the middle of one: the balancer applies it under
@@ -45,7 +66,13 @@
 #define FUL_BAL_POLICY 18
 #define FUL_BAL_EXPLAIN 19
 #define FUL_BAL_SCORES 20
-#define FUL_BAL_LAST FUL_BAL_SCORES /* labels FUL_BAL_GET..LAST: balancer control */
+#define FUL_BAL_PLACE 21
+#define FUL_BAL_SETTLE 22
+#define FUL_BAL_LAST FUL_BAL_SETTLE /* labels FUL_BAL_GET..LAST: balancer control */
+
+/* The placement capability's slot, in a system program and in a process
+ * started by ful_proc_spawn (empty when its parent has none). */
+#define FUL_SLOT_PLACE 248
 
 #define FUL_BAL_SCORES_MAX 128          /* FUL_IPCBUF_SIZE / 4 */
 #define FUL_BAL_NOSCORE (-2147483647 - 1) /* INT32_MIN: no score */
@@ -55,7 +82,9 @@
 #define FUL_BAL_ERANGE 3   /* value outside the tunable's [min, max] */
 #define FUL_BAL_EMSG 4     /* malformed: unknown label, wrong length, name
 			    * empty or not NUL-terminated */
-#define FUL_BAL_EPERM 5    /* the capability used is not the balancer's */
+#define FUL_BAL_EPERM 5    /* the capability used is not the balancer's
+			    * (or only a placement capability) */
+#define FUL_BAL_ETIMEOUT 6 /* SETTLE: the thread never arrived on a core */
 
 #define FUL_BAL_NAME_MAX 24 /* bytes of a name, with its NUL */
 #define FUL_BAL_MAX_TUNABLES 8

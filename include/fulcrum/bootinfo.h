@@ -28,8 +28,9 @@
 #define FUL_ROOT_STACK_TOP 0x80000000UL
 #define FUL_ROOT_STACK_PAGES 16
 
-#define FUL_BOOTINFO_MAGIC 0x46554c4352554d31UL /* "FULCRUM1" */
-#define FUL_MAX_MODULES 16
+/* "FULCRUM2": 32 modules (1: 16) */
+#define FUL_BOOTINFO_MAGIC 0x46554c4352554d32UL
+#define FUL_MAX_MODULES 32
 
 struct ful_module {
 	char name[32];

@@ -9,6 +9,8 @@
  *                         requests below (both: the ring requests)
  *   FUL_ROOT_BADGE_BAL    the balancer capability, in the holder's
  *                         FUL_SLOT_BALANCER: <fulcrum/balctl.h>
+ *   FUL_ROOT_BADGE_PLACE  the placement capability, in FUL_SLOT_PLACE:
+ *                         FUL_BAL_PLACE and FUL_BAL_SETTLE only
  * A request is a call with label FUL_ROOT_REQ_* and no buffer bytes; the
  * reply's MR0 is the result (>= 0, or -FUL_E*). A label the badge does
  * not allow answers -FUL_ENOSYS.
@@ -19,6 +21,7 @@
 #define FUL_ROOT_BADGE_PROG 1
 #define FUL_ROOT_BADGE_SHELL 2
 #define FUL_ROOT_BADGE_BAL 3
+#define FUL_ROOT_BADGE_PLACE 4
 
 #define FUL_ROOT_REQ_DONE 0 /* a send: the system program is done */
 #define FUL_ROOT_REQ_DEMO 1 /* run the demo again: MR0 0 */

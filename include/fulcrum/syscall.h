@@ -91,9 +91,11 @@
  * mapped with MAP like a frame (READ, maybe WRITE; never EXEC). */
 #define FUL_SYS_PWIN_CREATE 52 /* pool     dst    npages (1..FUL_PWIN_MAX_PAGES, empty) */
 #define FUL_SYS_PWIN_SET 53    /* pwin     slot   frame  page  rights (0: empty the slot) */
-/* Kill every thread of a task (what a crash of a whole server does); the
- * caller's own task: EINVAL. -> the number killed. Threads the task
- * starts meanwhile may live: call again until it returns 0. */
+/* Kill every thread of a task (what a crash of a whole server does, or
+ * the end of a process) and delete the task's capabilities to itself,
+ * which would keep it alive for ever; the caller's own task: EINVAL.
+ * -> the number killed. Threads the task starts meanwhile may live:
+ * call again until it returns 0. */
 #define FUL_SYS_TASK_KILL 54   /* vs (ADMIN) */
 /* Kill one user thread by its id, in any state and on any core, with
  * the scheduling control (ADMIN; what the console monitor's kill does,

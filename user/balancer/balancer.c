@@ -155,6 +155,26 @@ unsigned bal_place(unsigned slice_ms, unsigned affinity)
 	return cpu;
 }
 
+unsigned bal_place_nice(unsigned slice_ms, int nice, unsigned long *seq)
+{
+	bal_lock();
+	*seq = bal.log.next;
+	unsigned cpu = bal_place_locked(slice_ms, 0, nice);
+	bal_unlock();
+	return cpu;
+}
+
+bool bal_placed(unsigned long seq, unsigned tid)
+{
+	bool ok = bal_wait_settled(tid);
+	bal_lock();
+	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
+	if (d && d->kind == LB_KIND_PLACE && d->nmoves && !d->move[0].tid)
+		d->move[0].tid = tid; /* the record names the new thread */
+	bal_unlock();
+	return ok;
+}
+
 bool bal_wait_settled(unsigned tid)
 {
 	unsigned long dl = ful_counter() + ful_us_to_ticks(BAL_SETTLE_US);

@@ -45,6 +45,13 @@ unsigned bal_tunables(char *name, unsigned n, struct lb_tunable *out,
 /** The core for a new thread of @slice_ms (affinity 0: any, nice 0);
  *  logged. bal_thread_spawn places with the thread's own nice value. */
 unsigned bal_place(unsigned slice_ms, unsigned affinity);
+/** The core for a thread of @nice that a client is about to create
+ *  (FUL_BAL_PLACE), logged as decision *@seq. */
+unsigned bal_place_nice(unsigned slice_ms, int nice, unsigned long *seq);
+/** The client created thread @tid where decision @seq placed it
+ *  (FUL_BAL_SETTLE): wait until the kernel counts it (false after a
+ *  generous timeout), and name it in the decision's record. */
+bool bal_placed(unsigned long seq, unsigned tid);
 /** Place, then ful_thread_spawn @a there (a->cpu is ignored); waits
  *  until the kernel counts the new thread. 0 or -FUL_E*. */
 int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
@@ -79,5 +86,27 @@ const struct lb_log *bal_log(void);
 unsigned long bal_log_next(void);
 /** Print records [from, bal_log_next()) as "LBLOG {...}" lines. */
 void bal_log_dump(unsigned long from);
+
+/** Answer balancer-control request @m (<fulcrum/balctl.h>) into @r as
+ *  its badge allows: FUL_ROOT_BADGE_BAL every request, _PLACE only
+ *  PLACE and SETTLE, any other -FUL_BAL_EPERM (balctl.c). */
+void bal_ctl_request(const struct ful_msg *m, struct ful_msg *r);
+/** Serve balancer control for this task's balancer on an endpoint of
+ *  its own, from a thread on the caller's core (balserve.c): the slot
+ *  of a placement capability to that endpoint (a WRITE copy badged
+ *  FUL_ROOT_BADGE_PLACE), for the processes this task starts
+ *  (ful_proc_attr.place); -FUL_E*. Once per task: later calls return
+ *  the same slot. */
+long bal_serve_start(void);
+
+/* What bal_serve_start's thread has answered. */
+struct bal_serve_stats {
+	unsigned long places;      /* FUL_BAL_PLACE answered with a core */
+	unsigned long settled;     /* FUL_BAL_SETTLE answered 0 */
+	unsigned long first_place; /* counter at the first PLACE since the
+				    * last reset, 0: none */
+};
+/** A copy of the figures; with @reset, forget the first PLACE's time. */
+void bal_serve_stats(struct bal_serve_stats *out, bool reset);
 
 #endif

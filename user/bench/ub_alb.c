@@ -1,25 +1,31 @@
 /*
  * ubench=alb: paper 001's experiments (Tables I to VI) with Fulcrum's own
- * CPU-bound workloads (wl_*.c) under the "count" policy (runnable counts,
- * the paper's original kernel) and "alb" (average weight of tasks), under
- * multi-threaded TCG.
+ * CPU-bound workloads, each a program of its own (user/workloads), under
+ * the "count" policy (runnable counts, the paper's original kernel) and
+ * "alb" (average weight of tasks), under multi-threaded TCG.
  *
- *   single workload   one workload at a time, wl_threads threads (default
+ *   single workload   one program at a time, wl_threads threads (default
  *                     5) of nice 0 (Tables I, II, V)
- *   multiple          the sets of Table III, two workloads of wl_threads
+ *   multiple          the sets of Table III, two programs of wl_threads
  *                     threads each, the first at nice 0, the second at
  *                     nice 5: set1 matmul + crc (timed compilation +
  *                     flac), set2 lz77 + queens (gzip + sunflow), set3
  *                     crc + queens (flac + sunflow) (Tables III, IV, VI)
  *
- * One run: bal_init(policy), bal_start (timer rounds, the policy's
- * default period), spawn every thread through bal_thread_spawn (the
- * policy places it, with its nice), each does its fixed share of work
- * and ends. This program (core 0) samples every 10 ms the spread of the
- * per-core weights (max - min over the cores the policies place on,
- * 1..n-1; the load area's weight) until the last thread ends, then stops
- * the balancer. Figures of a run:
- *   completion   last thread's end minus the first spawn, ms
+ * This program runs the policy under test in a balancer of its own
+ * (bal_init, bal_start: timer rounds at the policy's default period) and
+ * serves its placements to the programs it starts (bal_serve_start: the
+ * placement capability they get in FUL_SLOT_PLACE), so each of their
+ * threads is placed by the policy with its nice value when the program
+ * creates it. A program starts on core 0 (this program's, which the
+ * policies do not place on), sets its inputs up there, starts its
+ * threads and sleeps until they end. The second program of a set starts
+ * once the first one's threads are all placed, so that the placements
+ * come in the same order in every run. This program samples every
+ * 10 ms the spread of the per-core weights (max - min over cores
+ * 1..n-1; the load area's weight) until both programs have ended.
+ * Figures of a run:
+ *   completion   the last program's end minus the first placement, ms
  *   migrations   threads that arrived at some core (load area mig_in)
  *   imbalance    mean of the sampled max - min weight
  *   completion_vs_busy  completion over the cores' busy time in the run
@@ -27,39 +33,38 @@
  *                1000 when no core idles before the end; the host's
  *                varying speed cancels out of it (as in ub_matmul.c)
  * Each repetition runs every set under both policies, the order of the
- * two alternating from one repetition to the next. Every thread's
- * checksum must equal its workload's reference (computed once, on core
- * 0, before the runs), or the benchmark fails.
+ * two alternating from one repetition to the next. Every program must
+ * exit 0: each of its threads computed the same checksum, which its
+ * workload checks itself (a round trip, a known answer, a second
+ * algorithm); each program also runs once alone before the runs.
  * Boot arguments: wl_repeat=1..9 (default 3), wl_threads=1..8,
  * wl_scale=percent of the default work (default 100).
  */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ful/ful.h>
+#include <ful/posix.h>
 
 #include "../balancer/balancer.h"
 #include "../tests/utest.h"
-#include "wl.h"
 
 #define AL_MAX_REPEAT	9
 #define AL_REPEAT	3
 #define AL_THREADS	5
+#define AL_MAX_THREADS	8
 #define AL_NICE_B	5
-#define AL_PRIO		100
-#define AL_SLICE_MS	10
-#define AL_SAMPLE_US	10000
+#define AL_SAMPLE_US	5000
 #define AL_RUN_TIMEOUT	120000000UL
-#define AL_MAX_PER_RUN	(2 * WL_MAX_THREADS)
+#define AL_POOL_KIB	256
 
 enum { AL_LZ77, AL_CRC, AL_QUEENS, AL_MATMUL, AL_MEMCPY, AL_NWL };
 enum { AL_COUNT, AL_ALB, AL_NPOL };
 
-static const struct wl_def *const al_wl[AL_NWL] = {
-	&wl_lz77, &wl_crc, &wl_queens, &wl_matmul, &wl_memcpy};
+static const char *const al_wl[AL_NWL] = {"lz77", "crc", "queens",
+					  "matmul", "memcpy"};
 static const char *const al_pol[AL_NPOL] = {"count", "alb"};
 
 /* The sets: one workload (b < 0) or a pair of Table III. */
@@ -74,12 +79,12 @@ static const struct al_set {
 };
 #define AL_NSETS (sizeof(al_sets) / sizeof(al_sets[0]))
 
-struct al_thread {
-	const struct wl_def *w;
-	unsigned slot;
-	uint64_t sum;
-	unsigned long end;
-	struct ful_thread th;
+/* A program of a run. */
+struct al_prog {
+	struct ful_proc p;
+	bool live;
+	int status;
+	unsigned long end; /* counter when its end was seen */
 };
 
 struct al_run {
@@ -88,22 +93,12 @@ struct al_run {
 };
 
 static struct {
-	long done; /* notification: the last thread ended */
-	_Atomic unsigned left;
 	unsigned ncpus, threads, repeat, scale;
-	uint64_t ref[AL_NWL];
-	struct al_thread t[AL_MAX_PER_RUN];
+	long place; /* the placement capability the programs get */
+	struct al_prog prog[2];
+	unsigned long b0_at, b0; /* al_busy() when the first thread came */
 	struct al_run run[AL_NSETS][AL_NPOL][AL_MAX_REPEAT];
 } al;
-
-static void al_thread_main(void *arg)
-{
-	struct al_thread *t = arg;
-	t->sum = t->w->work(t->slot);
-	t->end = ful_counter();
-	if (atomic_fetch_sub(&al.left, 1) == 1)
-		ful_ntfn_signal((unsigned)al.done, 1);
-}
 
 /** Threads that arrived at some core so far. */
 static unsigned long al_mig_in(void)
@@ -144,57 +139,121 @@ static unsigned long al_busy(unsigned long now)
 	return sum;
 }
 
-/** Spawn the threads of workload @wl at @nice from index @at. */
-static int al_spawn(int wl, int nice, unsigned at)
+/** Start program @wl with @threads threads at @nice as @g; 0 or -FUL_E*. */
+static int al_spawn(int wl, unsigned threads, int nice, bool verbose,
+		    struct al_prog *g)
 {
-	for (unsigned i = 0; i < al.threads; i++) {
-		struct al_thread *t = &al.t[at + i];
-		*t = (struct al_thread){.w = al_wl[wl], .slot = i};
-		struct ful_thread_args a = {.fn = al_thread_main,
-					    .arg = t,
-					    .pool = FUL_SLOT_POOL,
-					    .vs = FUL_SLOT_SELF_VS,
-					    .prio = AL_PRIO,
-					    .slice_ms = AL_SLICE_MS,
-					    .nice = nice,
-					    .name = al_wl[wl]->name};
-		int err = bal_thread_spawn(&a, &t->th);
-		if (err)
-			return err;
-	}
-	return 0;
+	char th[16], ni[16], sc[16];
+	snprintf(th, sizeof(th), "threads=%u", threads);
+	snprintf(ni, sizeof(ni), "nice=%d", nice);
+	snprintf(sc, sizeof(sc), "scale=%u", al.scale);
+	char *argv[] = {(char *)al_wl[wl], th, ni, sc,
+			verbose ? "-v" : NULL, NULL};
+	struct ful_proc_attr a = {.cpu = 0,
+				  .pool_kib = AL_POOL_KIB,
+				  .place = (unsigned)al.place};
+	*g = (struct al_prog){0};
+	int err = ful_proc_spawn(al_wl[wl], argv, &a, &g->p);
+	g->live = !err;
+	return err;
 }
 
-/** Wait for the last thread, sampling the spread; its mean or ~0UL. */
-static unsigned long al_wait(void)
+/** Look for @g's end for up to @us; true once it has ended. */
+static bool al_poll(struct al_prog *g, unsigned long us)
 {
-	unsigned long sum = 0, n = 0, bits;
+	if (g->live && ful_proc_wait(&g->p, &g->status, us) == 0) {
+		g->live = false;
+		g->end = ful_counter();
+	}
+	return !g->live;
+}
+
+/** Wait until @n more placements than @places have been answered (or
+ *  @g ended); false after the run's timeout. */
+static bool al_wait_placed(unsigned long places, unsigned n,
+			   struct al_prog *g)
+{
 	unsigned long dl = ful_counter() + ful_us_to_ticks(AL_RUN_TIMEOUT);
-	while (atomic_load(&al.left)) {
-		sum += al_spread();
-		n++;
-		ful_ntfn_wait((unsigned)al.done, &bits, AL_SAMPLE_US);
+	for (;;) {
+		struct bal_serve_stats st;
+		bal_serve_stats(&st, false);
+		if (st.places >= places + n || al_poll(g, 1000))
+			return true;
 		if (ful_counter() > dl)
-			return ~0UL;
+			return false;
 	}
-	return n ? sum / n : 0;
 }
 
-/** Reap the @n threads and check their sums; 0 or -FUL_E*. */
+/** Wait until @n more threads than @settled have settled (or @g ended). */
+static bool al_wait_settled(unsigned long settled, unsigned n,
+			    struct al_prog *g)
+{
+	unsigned long dl = ful_counter() + ful_us_to_ticks(AL_RUN_TIMEOUT);
+	for (;;) {
+		struct bal_serve_stats st;
+		bal_serve_stats(&st, false);
+		if (st.settled >= settled + n || al_poll(g, 1000))
+			return true;
+		if (ful_counter() > dl)
+			return false;
+	}
+}
+
+/** Wait for the @n programs' ends, sampling the spread: its mean, or
+ *  ~0UL after the run's timeout (the programs are killed). */
+static unsigned long al_wait(unsigned n)
+{
+	unsigned long sum = 0, k = 0;
+	unsigned long dl = ful_counter() + ful_us_to_ticks(AL_RUN_TIMEOUT);
+	for (;;) {
+		bool all = true;
+		sum += al_spread();
+		k++;
+		for (unsigned i = 0; i < n; i++)
+			all &= al_poll(&al.prog[i], AL_SAMPLE_US / n);
+		if (all)
+			return k ? sum / k : 0;
+		if (ful_counter() > dl)
+			break;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (al.prog[i].live)
+			ful_proc_kill(&al.prog[i].p);
+	return ~0UL;
+}
+
+/** Start the programs of set @set; 0 or -FUL_E*. */
+static int al_start(const struct al_set *set)
+{
+	struct bal_serve_stats st;
+	bal_serve_stats(&st, true);
+	int err = al_spawn(set->a, al.threads, 0, false, &al.prog[0]);
+	/* The cores' busy time from when the first thread comes (within a
+	 * poll, 1 ms, of its placement): completion_vs_busy's base. */
+	if (!err && !al_wait_placed(st.places, 1, &al.prog[0]))
+		err = -FUL_ETIMEOUT;
+	al.b0_at = ful_counter();
+	al.b0 = al_busy(al.b0_at);
+	if (!err && set->b >= 0) {
+		if (!al_wait_settled(st.settled, al.threads, &al.prog[0]))
+			err = -FUL_ETIMEOUT;
+		if (!err)
+			err = al_spawn(set->b, al.threads, AL_NICE_B, false,
+				       &al.prog[1]);
+	}
+	return err;
+}
+
+/** The programs' exit statuses: 0, or -FUL_EINVAL if one failed. */
 static int al_finish(unsigned n, const struct al_set *s)
 {
 	int err = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct al_thread *t = &al.t[i];
-		if (t->th.mem)
-			ful_thread_reap(&t->th, UT_TIMEOUT_US);
-		int wl = t->w == al_wl[s->a] ? s->a : s->b;
-		if (t->sum == 0 || t->sum != al.ref[wl]) {
-			printf("alb: %s thread %u (%s) computed a wrong "
-			       "result\n", s->name, i, t->w->name);
+	for (unsigned i = 0; i < n; i++)
+		if (al.prog[i].status) {
+			printf("alb: %s: %s exited with status %#x\n", s->name,
+			       al_wl[i ? s->b : s->a], al.prog[i].status);
 			err = -FUL_EINVAL;
 		}
-	}
 	return err;
 }
 
@@ -202,27 +261,28 @@ static int al_finish(unsigned n, const struct al_set *s)
 static int al_run_one(unsigned s, unsigned p, struct al_run *out)
 {
 	const struct al_set *set = &al_sets[s];
-	unsigned n = al.threads * (set->b < 0 ? 1 : 2);
+	unsigned n = set->b < 0 ? 1 : 2;
 	int err = bal_init(al_pol[p]);
 	err = err ? err : bal_start();
 	if (err)
 		return err;
-	atomic_store(&al.left, n);
-	unsigned long m0 = al_mig_in(), t0 = ful_counter(), b0 = al_busy(t0);
-	err = al_spawn(set->a, 0, 0);
-	if (!err && set->b >= 0)
-		err = al_spawn(set->b, AL_NICE_B, al.threads);
-	unsigned long imb = err ? 0 : al_wait();
+	unsigned long m0 = al_mig_in();
+	err = al_start(set);
+	unsigned long imb = al_wait(err ? (al.prog[0].live ? 1 : 0) : n);
 	bal_stop();
 	out->migrations = al_mig_in() - m0;
 	if (err || imb == ~0UL)
 		return err ? err : -FUL_ETIMEOUT;
-	unsigned long end = t0;
+	struct bal_serve_stats st;
+	bal_serve_stats(&st, false);
+	unsigned long t0 = st.first_place, end = t0;
 	for (unsigned i = 0; i < n; i++)
-		end = al.t[i].end > end ? al.t[i].end : end;
+		end = al.prog[i].end > end ? al.prog[i].end : end;
+	if (!t0)
+		return -FUL_ESTATE; /* no thread was placed */
 	out->completion_ms = ful_ticks_to_us(end - t0) / 1000;
-	unsigned long ideal = (al_busy(end) - b0) / (al.ncpus - 1);
-	out->vs_busy = (end - t0) * 1000 / (ideal | 1);
+	unsigned long ideal = (al_busy(end) - al.b0) / (al.ncpus - 1);
+	out->vs_busy = (end - al.b0_at) * 1000 / (ideal | 1);
 	out->imbalance = imb;
 	return al_finish(n, set);
 }
@@ -290,7 +350,8 @@ static unsigned al_arg(const char *key, unsigned def, unsigned lo,
 	return x >= lo && x <= hi ? (unsigned)x : def;
 }
 
-/** Boot arguments, inputs and references; false on failure. */
+/** Boot arguments, the balancer's server, and each program once alone
+ *  (it must pass its own check); false on failure. */
 static bool al_setup(void)
 {
 	al.ncpus = ut_ncpus();
@@ -299,20 +360,27 @@ static bool al_setup(void)
 		return false;
 	}
 	al.repeat = al_arg("wl_repeat", AL_REPEAT, 1, AL_MAX_REPEAT);
-	al.threads = al_arg("wl_threads", AL_THREADS, 1, WL_MAX_THREADS);
+	al.threads = al_arg("wl_threads", AL_THREADS, 1, AL_MAX_THREADS);
 	al.scale = al_arg("wl_scale", 100, 1, 10000);
-	al.done = ut_ntfn_new();
-	if (al.done <= 0)
+	al.place = bal_init("count") ? -FUL_EINVAL : bal_serve_start();
+	if (al.place < 0) {
+		printf("alb: no balancer to serve: error %ld\n", al.place);
 		return false;
+	}
 	for (unsigned w = 0; w < AL_NWL; w++) {
 		unsigned long t0 = ful_counter();
-		al_wl[w]->setup(al.scale);
-		al.ref[w] = al_wl[w]->work(0);
-		printf("alb: %s (for %s): one thread's share %lu ms on core 0\n",
-		       al_wl[w]->name, al_wl[w]->paper,
-		       ful_ticks_to_us(ful_counter() - t0) / 1000);
-		if (!al.ref[w]) {
-			printf("alb: %s fails its own check\n", al_wl[w]->name);
+		struct al_prog *g = &al.prog[0];
+		int err = al_spawn((int)w, 1, 0, true, g);
+		for (unsigned k = 0; !err && !al_poll(g, 100000); k++)
+			if (k == AL_RUN_TIMEOUT / 100000) {
+				ful_proc_kill(&g->p);
+				err = -FUL_ETIMEOUT;
+			}
+		printf("alb: %s alone, one thread: %lu ms, status %d\n",
+		       al_wl[w], ful_ticks_to_us(g->end - t0) / 1000,
+		       err ? err : g->status);
+		if (err || g->status) {
+			printf("alb: %s fails its own check\n", al_wl[w]);
 			return false;
 		}
 	}

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fulcrum/balctl.h>
 #include <ful/posix.h>
 
 #include "lib.h"
@@ -96,6 +97,57 @@ static long report_get(void)
 	return ep;
 }
 
+/** Does this task hold an endpoint in @slot? */
+static bool proc_has_ep(unsigned slot)
+{
+	return (ful_cap_info(slot) & 0xff) == FUL_CAP_ENDPOINT;
+}
+
+/** The capabilities a child gets into @g: its pool (@pool, if any), F's
+ *  endpoint (if we have one) and its ring's notification and doorbell
+ *  (@ring, slots @rs), and a placement capability (attr->place, or our
+ *  own): their number. */
+static unsigned proc_grants(const struct ful_proc_attr *attr, long pool,
+			    bool ring, const long rs[], struct ful_cap_grant *g)
+{
+	unsigned n = 0;
+	if (pool > 0)
+		g[n++] = (struct ful_cap_grant){(unsigned)pool, FUL_SLOT_POOL,
+						FUL_R_ALL, 0};
+	if (proc_has_ep(FUL_SLOT_FS)) {
+		g[n++] = (struct ful_cap_grant){FUL_SLOT_FS, FUL_SLOT_FS,
+						FUL_R_WRITE, 0};
+		if (ring) {
+			g[n++] = (struct ful_cap_grant){
+				(unsigned)rs[1], FUL_PROC_SLOT_FSR_NTFN,
+				FUL_R_READ, 0};
+			g[n++] = (struct ful_cap_grant){
+				(unsigned)rs[2], FUL_PROC_SLOT_FSR_BELL,
+				FUL_R_WRITE, 0};
+		}
+	}
+	unsigned place = attr && attr->place ? attr->place : FUL_SLOT_PLACE;
+	if (proc_has_ep(place))
+		g[n++] = (struct ful_cap_grant){place, FUL_SLOT_PLACE,
+						FUL_R_WRITE, 0};
+	return n;
+}
+
+/** A pool of attr->pool_kib for the child (its slot), 0 if it gets
+ *  none, or -FUL_E*. */
+static long proc_pool(const struct ful_proc_attr *attr)
+{
+	if (!attr || !attr->pool_kib)
+		return 0;
+	long slot = ful_slot_alloc();
+	long err = slot < 0 ? slot
+			    : ful_pool_create(FUL_SLOT_POOL, (unsigned)slot,
+					      attr->pool_kib * 1024UL);
+	if (err < 0 && slot > 0)
+		ful_slot_free((unsigned)slot);
+	return err < 0 ? err : slot;
+}
+
 int ful_proc_spawn(const char *module, char *const argv[],
 		   const struct ful_proc_attr *attr, struct ful_proc *p)
 {
@@ -116,12 +168,9 @@ int ful_proc_spawn(const char *module, char *const argv[],
 	ful_spin_lock(&proc_lock);
 	p->pid = next_pid++;
 	ful_spin_unlock(&proc_lock);
-	struct ful_cap_grant caps[3] = {
-		{FUL_SLOT_FS, FUL_SLOT_FS, FUL_R_WRITE, 0},
-		{(unsigned)rs[1], FUL_PROC_SLOT_FSR_NTFN, FUL_R_READ, 0},
-		{(unsigned)rs[2], FUL_PROC_SLOT_FSR_BELL, FUL_R_WRITE, 0},
-	};
-	bool has_fs = (ful_cap_info(FUL_SLOT_FS) & 0xff) == FUL_CAP_ENDPOINT;
+	struct ful_cap_grant caps[5];
+	long pool = proc_pool(attr);
+	unsigned ncaps = proc_grants(attr, pool, ring >= 0, rs, caps);
 	struct ful_map_grant maps[3] = {
 		{(unsigned)frame, FUL_R_READ, FUL_PROC_ARGS_VADDR},
 		{(unsigned)rs[0], FUL_R_READ | FUL_R_WRITE, FUL_FSR_CLIENT_VADDR},
@@ -135,14 +184,17 @@ int ful_proc_spawn(const char *module, char *const argv[],
 		.arg1 = FUL_PROC_ARGS_VADDR,
 		.report_ep = (unsigned)ep,
 		.report_badge = (unsigned long)p->pid,
+		.vs_rights = pool > 0 ? FUL_R_ALL : 0,
 		.caps = caps,
-		.ncaps = !has_fs ? 0 : ring >= 0 ? 3 : 1,
+		.ncaps = ncaps,
 		.maps = maps,
 		.nmaps = ring >= 0 ? 3 : 1,
 	};
-	int err = ful_spawn(&a, &p->task);
+	int err = pool < 0 ? (int)pool : ful_spawn(&a, &p->task);
 	fs_ring_slots_drop(rs); /* the child has its own copies, or none */
 	if (err < 0) {
+		if (pool > 0)
+			ful_slot_drop((unsigned)pool);
 		fs_ring_free(ring);
 		ful_cap_delete((unsigned)frame);
 		ful_slot_free((unsigned)frame);
@@ -151,13 +203,22 @@ int ful_proc_spawn(const char *module, char *const argv[],
 	}
 	p->args_frame = (unsigned)frame;
 	p->ring = ring;
+	p->pool = pool > 0 ? (unsigned)pool : 0;
 	return 0;
 }
 
-/** Tear @p down (its task, the argument page): after its end. */
+/** Tear @p down (every thread of its task, the task, its pool, the
+ *  argument page): after its end. A process that made threads also
+ *  holds its own vspace: TASK_KILL drops that hold too. */
 static void proc_reap(struct ful_proc *p)
 {
+	if (p->pool)
+		for (unsigned i = 0; i < 8 && ful_task_kill(p->task.vs) > 0; i++)
+			;
 	ful_task_destroy(&p->task);
+	if (p->pool)
+		ful_slot_drop(p->pool);
+	p->pool = 0;
 	fs_ring_free(p->ring);
 	p->ring = -1;
 	if (p->args_frame) {
@@ -217,7 +278,10 @@ static bool proc_dead(const struct ful_proc *p)
 
 int ful_proc_wait(struct ful_proc *p, int *status, unsigned long timeout_us)
 {
-	const unsigned long step = 20000; /* how often a fault is looked for */
+	/* How often a fault is looked for (an exit message ends a wait at
+	 * once; a shorter timeout, a shorter step). */
+	const unsigned long step = timeout_us && timeout_us < 20000 ? timeout_us
+								    : 20000;
 	unsigned long waited = 0;
 	int st = 0;
 	bool done = early_take(p->pid, &st);
@@ -264,7 +328,7 @@ int posix_spawn(pid_t *restrict pid, const char *restrict path,
 		return EAGAIN;
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
-	struct ful_proc_attr pa = {.cpu = si.cpu};
+	struct ful_proc_attr pa = {.cpu = si.cpu, .pool_kib = FUL_PROC_POOL_KIB};
 	int err = ful_proc_spawn(name, argv, &pa, p);
 	if (err < 0) {
 		p->pid = 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <fulcrum/balctl.h>
 #include <ful/ful.h>
 
 #include "lib.h"
@@ -21,9 +22,50 @@
 #define DEFAULT_STACK (16 * 1024)
 #define ROUND_UP(x, a) (((x) + (a) - 1) & ~((size_t)(a) - 1))
 
+long ful_place(int nice, unsigned long *seq)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_BAL_PLACE, 0),
+			    .mr = {(unsigned long)(long)nice}};
+	long err = ful_call(FUL_SLOT_PLACE, &m, FUL_FOREVER);
+	if (err < 0)
+		return err;
+	if (seq)
+		*seq = m.mr[1];
+	return (long)m.mr[0];
+}
+
+long ful_place_settle(long tid, unsigned long seq)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_BAL_SETTLE, 0),
+			    .mr = {(unsigned long)tid, seq}};
+	long err = ful_call(FUL_SLOT_PLACE, &m, FUL_FOREVER);
+	return err < 0 ? err : (long)m.mr[0];
+}
+
+/** The core for a thread of @a: a->cpu, or with FUL_CPU_PLACE the one
+ *  the balancer behind FUL_SLOT_PLACE names (*@seq its decision,
+ *  *@placed set), or the calling thread's core if there is none to ask. */
+static unsigned spawn_cpu(const struct ful_thread_args *a, unsigned long *seq,
+			  bool *placed)
+{
+	*placed = false;
+	if (a->cpu != FUL_CPU_PLACE)
+		return a->cpu;
+	long cpu = ful_place(a->nice, seq);
+	*placed = cpu >= 0;
+	if (cpu >= 0)
+		return (unsigned)cpu;
+	struct ful_sysinfo si;
+	ful_sysinfo(&si);
+	return si.cpu;
+}
+
 /** Start a->fn(a->arg) in a new thread of this task (see ful.h). */
 int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 {
+	unsigned long seq = 0;
+	bool placed;
+	unsigned cpu = spawn_cpu(a, &seq, &placed);
 	size_t stack = ROUND_UP(a->stack_size ? a->stack_size : DEFAULT_STACK,
 				FUL_IPCBUF_SIZE);
 	size_t ipc = a->ipcbuf ? 0 : FUL_IPCBUF_SIZE;
@@ -45,7 +87,7 @@ int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 		.arg0 = (unsigned long)st,
 		.ipcbuf = (unsigned long)(a->ipcbuf ? a->ipcbuf : mem + stack),
 		.prio = a->prio,
-		.cpu = a->cpu,
+		.cpu = cpu,
 		.slice_ms = a->slice_ms ? a->slice_ms : 10,
 		.nice = a->nice,
 	};
@@ -69,6 +111,9 @@ int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 	out->tid = tid;
 	out->slot = (unsigned)slot;
 	out->mem = mem;
+	/* The next placement must see this thread where it went. */
+	if (placed)
+		ful_place_settle(tid, seq);
 	return 0;
 }
 

@@ -39,9 +39,6 @@ long root_serve(bool until_done);
 /** Start the shell (user/shell) and serve requests for ever. Returns
  *  only if it cannot start or the endpoint fails. */
 void root_shell_serve(void);
-/** Answer the balancer-control request @m (<fulcrum/balctl.h>, from a
- *  holder of the balancer capability) into @r (serve.c). */
-void root_balctl(const struct ful_msg *m, struct ful_msg *r);
 
 /** Start D, the disk driver server (disk.c, boot argument `disk`), with
  *  a window of @cache_pages for B (0: none), and wait until it serves a

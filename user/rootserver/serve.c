@@ -46,10 +46,8 @@ static void root_request(const struct ful_msg *m, struct ful_msg *r)
 	bool prog = m->badge == FUL_ROOT_BADGE_SHELL ||
 		    m->badge == FUL_ROOT_BADGE_PROG;
 	*r = (struct ful_msg){.mr = {(unsigned long)-FUL_ENOSYS}};
-	if (bal && m->badge == FUL_ROOT_BADGE_BAL)
-		root_balctl(m, r);
-	else if (bal)
-		r->mr[0] = (unsigned long)-FUL_BAL_EPERM;
+	if (bal)
+		bal_ctl_request(m, r);
 	else if (label == FUL_ROOT_REQ_FS_RING && prog)
 		r->mr[0] = (unsigned long)root_fs_ring(root_prog_vs(), m);
 	else if (label == FUL_ROOT_REQ_FS_RING_FREE && prog)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <fulcrum/balctl.h>
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
 #include <fulcrum/disk.h>
@@ -21,7 +22,7 @@
 
 #include "root.h"
 
-#define SP_MAX_PEERS 6
+#define SP_MAX_PEERS 12
 #define SP_PRIO 100 /* the rootserver's: the tests ran in it before */
 
 struct sysprog {
@@ -37,14 +38,18 @@ struct sysprog {
 	unsigned long badge; /* of its report capability (<fulcrum/rootsrv.h>) */
 };
 
+/* Paper 001's workloads (user/workloads), programs of their own. */
+#define WORKLOADS "lz77", "crc", "queens", "matmul", "memcpy"
+
 static const struct sysprog sysprogs[] = {
 	{"tests", {"badinput", "faulter", "ipctest", "fstest", "postmark",
-		   "bonnie"}, FUL_R_ALL, true, true,
+		   "bonnie", WORKLOADS}, FUL_R_ALL, true, true,
 	 true, true, FUL_ROOT_BADGE_PROG},
-	{"bench", {"ipcpeer", "postmark", "bonnie"}, 0, false, false, true, true,
-	 FUL_ROOT_BADGE_PROG},
+	{"bench", {"ipcpeer", "postmark", "bonnie", WORKLOADS}, 0, false,
+	 false, true, true, FUL_ROOT_BADGE_PROG},
 	{"fuzz", {NULL}, 0, false, false, false, false, FUL_ROOT_BADGE_PROG},
-	{"shell", {"fstest", "hello", "postmark", "bonnie"}, FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
+	{"shell", {"fstest", "hello", "postmark", "bonnie", WORKLOADS},
+	 FUL_R_READ | FUL_R_ADMIN, true, false, false, true,
 	 FUL_ROOT_BADGE_SHELL},
 };
 
@@ -80,6 +85,12 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_CONSOLE,
 						.dst = FUL_SLOT_CONSOLE,
 						.rights = sp->console};
+	/* Every system program may ask where a new thread goes, and hands
+	 * that on to the processes it starts (<fulcrum/balctl.h>). */
+	g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
+					.dst = FUL_SLOT_PLACE,
+					.rights = FUL_R_WRITE,
+					.badge = FUL_ROOT_BADGE_PLACE};
 	if (sp->balancer)
 		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
 						.dst = FUL_SLOT_BALANCER,
@@ -149,7 +160,7 @@ static long sp_start(const struct sysprog *sp, struct ful_task *t)
 		{.frame = FUL_SLOT_LOAD, .rights = FUL_R_READ,
 		 .va = FUL_LOAD_VADDR},
 	};
-	struct ful_cap_grant g[12 + SP_MAX_PEERS];
+	struct ful_cap_grant g[13 + SP_MAX_PEERS];
 	int mod = ful_module_find(sp->name);
 	unsigned ng = sp_grants(sp, g);
 	if (mod < 0 || !ng)

@@ -36,7 +36,7 @@ void sh_run(const char *args)
 	static char buf[256];
 	char *argv[RUN_MAX_ARGS + 1];
 	int argc = run_split(args, buf, sizeof buf, argv);
-	struct ful_proc_attr a = {.cpu = 0};
+	struct ful_proc_attr a = {.cpu = 0, .pool_kib = FUL_PROC_POOL_KIB};
 	char **av = argv;
 	if (argc >= 2 && !strcmp(argv[0], "-c")) {
 		a.cpu = (unsigned)strtoul(argv[1], NULL, 0);

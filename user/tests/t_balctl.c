@@ -14,7 +14,14 @@
  *                  multiple of 5 % within +-50 %), none for a kernel
  *                  thread or a stale id; malformed lengths refused; the
  *                  boot policy put back
+ *   balctl_place   the placement capability (FUL_SLOT_PLACE): PLACE and
+ *                  SETTLE only, nice out of range and malformed requests
+ *                  refused; a thread created where PLACE said is named
+ *                  by the decision's record after SETTLE (EXPLAIN), and
+ *                  ful_thread_spawn's FUL_CPU_PLACE does the same
  */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/balctl.h>
@@ -189,4 +196,65 @@ UTEST(balctl_scores, 1)
 	UT_CHECK_EQ(bc_policy(boot), 0);
 	UT_CHECK(bc_get(&st) > 0);
 	UT_CHECK(!strcmp(st.policy, boot));
+}
+
+static _Atomic int bc_ran;
+
+static void bc_thread(void *arg)
+{
+	(void)arg;
+	atomic_store(&bc_ran, 1);
+}
+
+/** EXPLAIN of @tid through the balancer capability: the text. */
+static const char *bc_explain(unsigned long tid, long *told)
+{
+	struct ful_msg m = {.info = FUL_MSG(FUL_BAL_EXPLAIN, 0), .mr = {tid}};
+	long err = ful_call(FUL_SLOT_BALANCER, &m, 20000000UL);
+	*told = err < 0 ? err : (long)m.mr[0];
+	return ful_ipcbuf();
+}
+
+UTEST(balctl_place, 1)
+{
+	/* The placement capability: PLACE and SETTLE, nothing else. */
+	UT_CHECK_EQ(bc_call(FUL_SLOT_PLACE, FUL_BAL_GET, 0), -FUL_BAL_EPERM);
+	strcpy(ful_ipcbuf(), "count");
+	UT_CHECK_EQ(bc_call(FUL_SLOT_PLACE, FUL_BAL_POLICY, 6),
+		    -FUL_BAL_EPERM);
+	UT_CHECK_EQ(ful_place(20, NULL), -FUL_BAL_ERANGE);
+	UT_CHECK_EQ(ful_place(-21, NULL), -FUL_BAL_ERANGE);
+	UT_CHECK_EQ(bc_call(FUL_SLOT_PLACE, FUL_BAL_PLACE, 8), -FUL_BAL_EMSG);
+	UT_CHECK_EQ(ful_place_settle(0, 0), 0); /* no thread: nothing to wait */
+	UT_CHECK_EQ(bc_call(FUL_SYSPROG_SLOT_DONE, FUL_BAL_PLACE, 0),
+		    -FUL_BAL_EPERM); /* another badge */
+	/* A thread placed by the rootserver's policy: it starts on the core
+	 * the decision names, and the decision's record names it. */
+	unsigned long seq = 0;
+	long cpu = ful_place(-5, &seq);
+	UT_CHECK(cpu >= 0 && cpu < (long)ut_ncpus());
+	atomic_store(&bc_ran, 0);
+	struct ful_thread th;
+	struct ful_thread_args a = {.fn = bc_thread, .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 90,
+				    .cpu = (unsigned)cpu, .nice = -5,
+				    .name = "placed"};
+	UT_CHECK_EQ(ful_thread_spawn(&a, &th), 0);
+	UT_CHECK_EQ(ful_place_settle(th.tid, seq), 0);
+	long told;
+	const char *text = bc_explain((unsigned long)th.tid, &told);
+	char want[32];
+	snprintf(want, sizeof(want), "placed on cpu%ld", cpu);
+	UT_CHECK(told >= 1);
+	UT_CHECK(strstr(text, want) != NULL);
+	UT_WAIT(atomic_load(&bc_ran));
+	UT_CHECK(ful_thread_reap(&th, UT_TIMEOUT_US));
+	/* FUL_CPU_PLACE does the same in ful_thread_spawn. */
+	atomic_store(&bc_ran, 0);
+	a.cpu = FUL_CPU_PLACE;
+	UT_CHECK_EQ(ful_thread_spawn(&a, &th), 0);
+	UT_WAIT(atomic_load(&bc_ran));
+	text = bc_explain((unsigned long)th.tid, &told);
+	UT_CHECK(told >= 1 && strstr(text, "placed on cpu") != NULL);
+	UT_CHECK(ful_thread_reap(&th, UT_TIMEOUT_US));
 }

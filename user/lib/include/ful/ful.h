@@ -150,7 +150,7 @@ struct ful_thread_args {
 	unsigned dst;          /* slot for the thread cap; 0: ful_slot_alloc() */
 	void *ipcbuf;          /* FUL_IPCBUF_SIZE-aligned, writable; NULL: malloc'd */
 	unsigned prio;         /* 0..254 */
-	unsigned cpu;
+	unsigned cpu;          /* FUL_CPU_PLACE: where the balancer says */
 	unsigned slice_ms;     /* 0: 10 ms */
 	int nice;
 	size_t stack_size;     /* 0: 16 KiB */
@@ -163,10 +163,26 @@ struct ful_thread {
 	void *mem;             /* stack + TLS (+ IPC buffer): free() once dead */
 };
 
+/* ful_thread_args.cpu: let the balancer place the thread. The program
+ * asks the placement capability in its FUL_SLOT_PLACE
+ * (<fulcrum/balctl.h>: FUL_BAL_PLACE with the thread's nice, and once
+ * the thread runs FUL_BAL_SETTLE); without one, the thread starts on
+ * the caller's core and the balancer's rounds move it if they must. */
+#define FUL_CPU_PLACE 0xffffffffu
+
 /** Start a thread in this task running a->fn(a->arg), with its own
  *  stack and TLS block (picolibc errno, stdio line buffer) taken from
  *  malloc. Returns 0 and fills @out, or -FUL_E* (nothing left behind). */
 int ful_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
+
+/** FUL_BAL_PLACE on FUL_SLOT_PLACE: the core for a new thread of
+ *  @nice, and in *@seq (may be NULL) the decision's number for
+ *  ful_place_settle; or -FUL_E* (-FUL_EBADCAP: no capability), or
+ *  -FUL_BAL_E* as the balancer answers. */
+long ful_place(int nice, unsigned long *seq);
+/** FUL_BAL_SETTLE: wait until thread @tid, created where ful_place()
+ *  said (decision @seq), is counted on its core. 0 or an error. */
+long ful_place_settle(long tid, unsigned long seq);
 
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
 static inline bool ful_thread_dead(unsigned slot)

@@ -52,18 +52,29 @@ struct ful_proc {
 	unsigned args_frame; /* the argument page (caller's frame cap) */
 	int pid;
 	int ring;            /* its ring to F, -1 if none */
+	unsigned pool;       /* its pool (attr->pool_kib), 0 if none */
 };
 
 struct ful_proc_attr {
 	unsigned cpu;  /* core of its first thread */
 	unsigned prio; /* 0: FUL_PROC_PRIO */
 	bool fs_ipc;   /* talk to F over IPC, not through a ring */
+	unsigned pool_kib; /* a pool of this budget for the child's own
+			    * objects (threads: FUL_SLOT_POOL), and its
+			    * vspace (FUL_SLOT_SELF_VS); 0: neither */
+	unsigned place; /* slot of the placement capability the child gets
+			 * in FUL_SLOT_PLACE (<fulcrum/balctl.h>); 0: our
+			 * own FUL_SLOT_PLACE, if we hold one */
 };
 #define FUL_PROC_PRIO 80 /* clients: below F and B (paper 002) */
+/* The pool posix_spawn() and the shell's `run` give a child, so that it
+ * may create threads (the workloads of user/workloads do). */
+#define FUL_PROC_POOL_KIB 256
 
 /** Start boot module @module as a process with arguments @argv
  *  (argv[0] its name, NULL-terminated) and this process's working
- *  directory; F's endpoint goes with it if this process has one.
+ *  directory; F's endpoint goes with it if this process has one, and a
+ *  placement capability (attr->place, else our own) if there is one.
  *  Needs the module's frame, a pool and ADMIN on the own vspace (a
  *  system program). 0, or -FUL_E* with nothing left behind. */
 int ful_proc_spawn(const char *module, char *const argv[],
@@ -74,8 +85,8 @@ int ful_proc_spawn(const char *module, char *const argv[],
  *  then the process is gone; or -FUL_ETIMEOUT (it keeps running). */
 int ful_proc_wait(struct ful_proc *p, int *status, unsigned long timeout_us);
 
-/** Kill @p (its first thread; a single-threaded process) and tear it
- *  down as ful_proc_wait() does after an end: 0 or -FUL_E*. */
+/** Kill @p (its first thread, and with a pool every thread) and tear
+ *  it down as ful_proc_wait() does after an end: 0 or -FUL_E*. */
 int ful_proc_kill(struct ful_proc *p);
 
 /* Requests to F (fs_client.c): between ful_fs_begin() and ful_fs_end()

@@ -1,16 +1,18 @@
 /*
- * Balancer control (<fulcrum/balctl.h>): the rootserver's answers to
- * holders of the balancer capability. Checks the message, then asks the
- * balancer library, which applies every change under the lock its
- * rounds hold (between rounds). A failed request changes nothing.
+ * Balancer control (<fulcrum/balctl.h>): the answers to holders of the
+ * balancer capability (the rootserver's, serve.c) or of a placement
+ * capability (the rootserver's, or a task's own balancer: balserve.c).
+ * Checks the badge and the message, then asks the balancer library,
+ * which applies every change under the lock its rounds hold (between
+ * rounds). A failed request changes nothing.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <fulcrum/balctl.h>
+#include <fulcrum/rootsrv.h>
 
-#include "../balancer/balancer.h"
-#include "root.h"
+#include "balancer.h"
 
 /** Is @s (@n bytes of the request) a non-empty name, NUL-terminated
  *  within FUL_BAL_NAME_MAX? */
@@ -145,12 +147,49 @@ static long balctl_scores(unsigned long len, struct ful_msg *r)
 	return k;
 }
 
-void root_balctl(const struct ful_msg *m, struct ful_msg *r)
+/** PLACE: the core for a thread of nice @nice; its decision in r->mr[1]. */
+static long balctl_place(long nice, struct ful_msg *r)
+{
+	if (nice < -20 || nice > 19)
+		return -FUL_BAL_ERANGE;
+	unsigned long seq;
+	unsigned cpu = bal_place_nice(0, (int)nice, &seq);
+	r->mr[1] = seq;
+	return cpu;
+}
+
+/** SETTLE: wait for thread @tid, placed by decision @seq. */
+static long balctl_settle(unsigned long tid, unsigned long seq)
+{
+	if (!tid || tid > 0xffffffffUL)
+		return 0;
+	return bal_placed(seq, (unsigned)tid) ? 0 : -FUL_BAL_ETIMEOUT;
+}
+
+/** A request that any balancer or placement capability may make. */
+static long balctl_placement(unsigned long label, const struct ful_msg *m,
+			     struct ful_msg *r)
+{
+	if (FUL_MSG_LEN(m->info))
+		return -FUL_BAL_EMSG;
+	if (label == FUL_BAL_PLACE)
+		return balctl_place((long)m->mr[0], r);
+	return balctl_settle(m->mr[0], m->mr[1]);
+}
+
+void bal_ctl_request(const struct ful_msg *m, struct ful_msg *r)
 {
 	unsigned long label = FUL_MSG_LABEL(m->info),
 		      len = FUL_MSG_LEN(m->info);
+	bool placement = label == FUL_BAL_PLACE || label == FUL_BAL_SETTLE;
 	long res = -FUL_BAL_EMSG;
-	if (label == FUL_BAL_GET && len == 0)
+	*r = (struct ful_msg){0};
+	if (placement && (m->badge == FUL_ROOT_BADGE_BAL ||
+			  m->badge == FUL_ROOT_BADGE_PLACE))
+		res = balctl_placement(label, m, r);
+	else if (m->badge != FUL_ROOT_BADGE_BAL)
+		res = -FUL_BAL_EPERM;
+	else if (label == FUL_BAL_GET && len == 0)
 		res = balctl_get(r);
 	else if (label == FUL_BAL_SET)
 		res = balctl_set(len);

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "wl.h"
+#include "../wl.h"
 
 #define MC_BUF	 (64 * 1024)
 #define MC_CHUNK 4096

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "wl.h"
+#include "../wl.h"
 
 #define LZ_BLK	  16384
 #define LZ_WIN	  4095

@@ -5,7 +5,7 @@
  * in 001's set 1). Each product is checked against the textbook i-j-k
  * product computed once.
  */
-#include "wl.h"
+#include "../wl.h"
 
 #define MT_N	 48
 #define MT_UNITS 1000 /* products per thread at scale 100 */

@@ -1,8 +1,11 @@
 /*
  * The CPU-bound workloads of paper 001's tables (issue 12, item 6), each
- * in its own source file with its own entry (wl_<name>.c): a stand-in for
- * one Phoronix program. ub_alb.c runs them as threads of the benchmark
- * program, placed and rebalanced by the policy under test.
+ * a program of its own (user/workloads/<name>/: a stand-in for one
+ * Phoronix program) built on one main (wl_prog.c): it sets its inputs
+ * up, starts its threads where the balancer places them (FUL_CPU_PLACE,
+ * at its nice value), waits for them and checks what they computed.
+ * ubench=alb (user/bench/ub_alb.c) starts them as processes, alone or in
+ * the pairs of 001's Table III, under each policy.
  *
  * setup(scale) builds the inputs once (scale in percent of the default
  * work) and whatever reference the workload checks itself against;
@@ -11,8 +14,8 @@
  * check failed (a round trip, a known answer, a second algorithm).
  * slot is 0..WL_MAX_THREADS-1: the thread's private buffers.
  */
-#ifndef BENCH_WL_H
-#define BENCH_WL_H
+#ifndef WORKLOADS_WL_H
+#define WORKLOADS_WL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,5 +53,10 @@ static inline unsigned wl_scaled(unsigned units, unsigned scale)
 }
 
 extern const struct wl_def wl_lz77, wl_crc, wl_queens, wl_matmul, wl_memcpy;
+
+/** The program's main (wl_prog.c) for workload @w: its exit status, 0
+ *  when every thread computed the workload's checksum, 1 when one did
+ *  not, 2 on a usage error. */
+int wl_prog_main(const struct wl_def *w, int argc, char **argv);
 
 #endif

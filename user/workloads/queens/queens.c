@@ -4,7 +4,7 @@
  * multiple-workload program). Pure integer work and branches, no memory
  * traffic. Checked against the known counts (OEIS A000170).
  */
-#include "wl.h"
+#include "../wl.h"
 
 #define QN	 10 /* 724 solutions */
 #define Q_UNITS	 300 /* boards per thread at scale 100 */

@@ -8,7 +8,7 @@
  */
 #include <stddef.h>
 
-#include "wl.h"
+#include "../wl.h"
 
 #define CRC_BUF	  (128 * 1024)
 #define CRC_UNITS 600 /* passes per thread at scale 100 */
