@@ -43,8 +43,8 @@
  *                   thread's. Only waits.
  *
  * PLACE and SETTLE are also open to a placement capability: a copy
- * badged FUL_ROOT_BADGE_PLACE, which a system program holds in its
- * FUL_SLOT_PLACE and hands on to the processes it starts
+ * badged FUL_ROOT_BADGE_PLACE, which a system program that starts
+ * processes holds in its FUL_SLOT_PLACE and hands on to the processes it starts
  * (ful_proc_spawn), so that their threads are placed by the policy
  * (ful_thread_spawn with cpu FUL_CPU_PLACE). A program that runs a
  * balancer of its own (the benchmark of paper 001) serves the same

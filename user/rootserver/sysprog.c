@@ -85,12 +85,14 @@ static unsigned sp_grants(const struct sysprog *sp, struct ful_cap_grant *g)
 		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_CONSOLE,
 						.dst = FUL_SLOT_CONSOLE,
 						.rights = sp->console};
-	/* Every system program may ask where a new thread goes, and hands
-	 * that on to the processes it starts (<fulcrum/balctl.h>). */
-	g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
-					.dst = FUL_SLOT_PLACE,
-					.rights = FUL_R_WRITE,
-					.badge = FUL_ROOT_BADGE_PLACE};
+	/* A system program that starts processes may ask where a new
+	 * thread goes, and hands that on to them (<fulcrum/balctl.h>). The
+	 * fuzzer starts none, and its slots above 191 are its workers'. */
+	if (sp->peers[0])
+		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
+						.dst = FUL_SLOT_PLACE,
+						.rights = FUL_R_WRITE,
+						.badge = FUL_ROOT_BADGE_PLACE};
 	if (sp->balancer)
 		g[n++] = (struct ful_cap_grant){.src = FUL_SLOT_BALANCER,
 						.dst = FUL_SLOT_BALANCER,
