@@ -38,8 +38,9 @@
  *   FUL_BAL_SETTLE  MR0 the id of the thread just created on the core
  *                   PLACE gave. Returns (MR0 0) once the kernel counts
  *                   it on a core, so that the next decision sees it;
- *                   -FUL_BAL_ETIMEOUT if it never arrives (a generous
- *                   timeout); 0 at once for an id that is not a live
+ *                   -FUL_BAL_ETIMEOUT if it has not arrived within 2 s
+ *                   (a thread created and never started must not hold
+ *                   the server, which serves every client); 0 at once for an id that is not a live
  *                   thread's. Only waits.
  *
  * PLACE and SETTLE are also open to a placement capability: a copy

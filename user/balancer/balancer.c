@@ -15,6 +15,7 @@
 
 #define BAL_PRIO 200 /* above every worker: a round is never delayed */
 #define BAL_SETTLE_US 20000000UL
+#define BAL_PLACED_US 2000000UL /* FUL_BAL_SETTLE's wait */
 
 static struct {
 	atomic_flag lock;
@@ -164,20 +165,10 @@ unsigned bal_place_nice(unsigned slice_ms, int nice, unsigned long *seq)
 	return cpu;
 }
 
-bool bal_placed(unsigned long seq, unsigned tid)
+/** bal_wait_settled with a timeout of @us. */
+static bool bal_wait_settled_us(unsigned tid, unsigned long us)
 {
-	bool ok = bal_wait_settled(tid);
-	bal_lock();
-	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
-	if (d && d->kind == LB_KIND_PLACE && d->nmoves && !d->move[0].tid)
-		d->move[0].tid = tid; /* the record names the new thread */
-	bal_unlock();
-	return ok;
-}
-
-bool bal_wait_settled(unsigned tid)
-{
-	unsigned long dl = ful_counter() + ful_us_to_ticks(BAL_SETTLE_US);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(us);
 	struct ful_load_thread t;
 	for (;;) {
 		ful_load_read_thread(ful_load_area(), FUL_TID_SLOT(tid), &t);
@@ -188,6 +179,25 @@ bool bal_wait_settled(unsigned tid)
 			return false;
 		ful_yield();
 	}
+}
+
+bool bal_wait_settled(unsigned tid)
+{
+	return bal_wait_settled_us(tid, BAL_SETTLE_US);
+}
+
+bool bal_placed(unsigned long seq, unsigned tid)
+{
+	/* A client's thread that was started arrives within milliseconds;
+	 * one created and never started would hold whoever serves the
+	 * client (every other client with it) for the whole wait. */
+	bool ok = bal_wait_settled_us(tid, BAL_PLACED_US);
+	bal_lock();
+	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
+	if (d && d->kind == LB_KIND_PLACE && d->nmoves && !d->move[0].tid)
+		d->move[0].tid = tid; /* the record names the new thread */
+	bal_unlock();
+	return ok;
 }
 
 int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)

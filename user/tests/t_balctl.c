@@ -17,8 +17,10 @@
  *   balctl_place   the placement capability (FUL_SLOT_PLACE): PLACE and
  *                  SETTLE only, nice out of range and malformed requests
  *                  refused; a thread created where PLACE said is named
- *                  by the decision's record after SETTLE (EXPLAIN), and
- *                  ful_thread_spawn's FUL_CPU_PLACE does the same
+ *                  by the decision's record after SETTLE (EXPLAIN); a
+ *                  SETTLE on a thread never started ends in ETIMEOUT
+ *                  within its bounded wait; ful_thread_spawn's
+ *                  FUL_CPU_PLACE places as PLACE does
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -236,7 +238,7 @@ UTEST(balctl_place, 1)
 	atomic_store(&bc_ran, 0);
 	struct ful_thread th;
 	struct ful_thread_args a = {.fn = bc_thread, .pool = FUL_SLOT_POOL,
-				    .vs = FUL_SLOT_SELF_VS, .prio = 90,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 110,
 				    .cpu = (unsigned)cpu, .nice = -5,
 				    .name = "placed"};
 	UT_CHECK_EQ(ful_thread_spawn(&a, &th), 0);
@@ -249,6 +251,24 @@ UTEST(balctl_place, 1)
 	UT_CHECK(strstr(text, want) != NULL);
 	UT_WAIT(atomic_load(&bc_ran));
 	UT_CHECK(ful_thread_reap(&th, UT_TIMEOUT_US));
+	/* A thread created and never started does not hold the server
+	 * beyond SETTLE's bounded wait. */
+	static char ipcb[FUL_IPCBUF_SIZE] __attribute__((aligned(FUL_IPCBUF_SIZE)));
+	static unsigned long stk[64] __attribute__((aligned(16)));
+	struct ful_thread_attr ta = {.entry = (unsigned long)bc_thread,
+				     .sp = (unsigned long)&stk[64],
+				     .ipcbuf = (unsigned long)ipcb,
+				     .prio = 90, .cpu = (unsigned)cpu,
+				     .slice_ms = 10};
+	long slot = ful_slot_alloc();
+	UT_CHECK(slot > 0);
+	long tid = ful_thread_create(FUL_SLOT_POOL, FUL_SLOT_SELF_VS,
+				     (unsigned)slot, &ta);
+	UT_CHECK(tid > 0);
+	unsigned long t0 = ful_counter();
+	UT_CHECK_EQ(ful_place_settle(tid, seq), -FUL_BAL_ETIMEOUT);
+	UT_CHECK(ful_ticks_to_us(ful_counter() - t0) < 10000000UL);
+	ful_slot_drop((unsigned)slot);
 	/* FUL_CPU_PLACE does the same in ful_thread_spawn. */
 	atomic_store(&bc_ran, 0);
 	a.cpu = FUL_CPU_PLACE;
