@@ -124,6 +124,78 @@ HTEST(alb_place_fills_to_average)
 	CHECK(area.cpu[1].nrunnable == 2 && area.cpu[3].nrunnable == 2);
 }
 
+/* A Table III set as ubench=alb spawns it: five nice 0 threads (1024),
+ * then five nice 5 (335), on cores 1..3. The first three nice 5 threads
+ * fill core 3; the last two fit nowhere (each would pass the average
+ * avg' on every core) and go to the core below avg' with the fewest
+ * runnable threads: 2383 / 2383 / 2029 and 3 / 3 / 4 threads. By the
+ * least weighted core (the rule before) the fourth went to core 3
+ * (2029 against 2048): 2383 / 2048 / 2364 and 3 / 2 / 5 threads, half of
+ * the set's work on one core, which took 5 to 6 moves to spread. */
+HTEST(alb_place_table3_set)
+{
+	static const unsigned want[10] = {1, 2, 3, 1, 2, 3, 3, 3, 1, 2};
+	setup(4, "alb");
+	for (unsigned i = 0; i < 10; i++) {
+		int nice = i < 5 ? 0 : 5;
+		unsigned c = place_nice(nice);
+		CHECK_EQ(c, want[i]);
+		bool fits = (weight_of(c) + ful_weight_of_nice(nice)) * 3 <=
+			    dec.msum + ful_weight_of_nice(nice);
+		CHECK_EQ(dec.move[0].why, fits ? LB_W_FILL : LB_W_OVERSHOOT);
+		/* never above avg' by as much as the thread's weight */
+		CHECK(weight_of(c) * 3 < dec.msum + ful_weight_of_nice(nice));
+		addn(i + 1, c, nice);
+	}
+	CHECK(weight_of(1) == 2383 && weight_of(2) == 2383 &&
+	      weight_of(3) == 2029);
+	CHECK(area.cpu[1].nrunnable == 3 && area.cpu[2].nrunnable == 3 &&
+	      area.cpu[3].nrunnable == 4);
+	/* and nothing to rebalance: every core holds its fill */
+	CHECK_EQ(rebalance(), 0);
+	CHECK_EQ(dec.reason, LB_R_WITHIN_FILL);
+}
+
+/* The overshoot's core: among the cores below avg' the fewest runnable,
+ * then the least weighted. A nice 4 thread (423) alone on core 1: a
+ * nice 0 thread fits nowhere (avg' 482) and goes to an idle core, not to
+ * core 1 below avg'. */
+HTEST(alb_place_overshoot_core)
+{
+	setup(4, "alb");
+	addn(1, 1, 4);
+	CHECK_EQ(place_nice(0), 2);
+	CHECK_EQ(dec.move[0].why, LB_W_OVERSHOOT);
+	/* The fourth nice 5 thread of alb_place_table3_set with the cores
+	 * in another order: 2029 (four threads) / 2048 (two) / 2048 (two),
+	 * avg' 2153.3: core 2, not the least weighted core 1. */
+	setup(4, "alb");
+	addn(1, 1, 0);
+	for (unsigned t = 2; t <= 4; t++)
+		addn(t, 1, 5);
+	addn(5, 2, 0);
+	addn(6, 2, 0);
+	addn(7, 3, 0);
+	addn(8, 3, 0);
+	CHECK_EQ(place_nice(5), 2);
+	CHECK_EQ(dec.move[0].why, LB_W_OVERSHOOT);
+	CHECK_EQ(dec.move[0].to_after, 2383);
+	/* Equal counts: the least weighted. 2554 (two nice -1) / 2048 (two
+	 * nice 0) / 2383 (three), avg' 2669.7, every core below it and
+	 * none that a nice 0 thread fits: core 2. */
+	setup(4, "alb");
+	addn(1, 1, -1);
+	addn(2, 1, -1);
+	addn(3, 2, 0);
+	addn(4, 2, 0);
+	addn(5, 3, 0);
+	addn(6, 3, 0);
+	addn(7, 3, 5);
+	CHECK_EQ(weight_of(1), 2554);
+	CHECK_EQ(place_nice(0), 2);
+	CHECK_EQ(dec.move[0].why, LB_W_OVERSHOOT);
+}
+
 HTEST(alb_place_exact_fit_and_ties)
 {
 	setup(4, "alb");

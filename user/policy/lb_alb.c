@@ -11,8 +11,12 @@
  * is less than the average weight", taking the new thread's weight w
  * into the average): the first eligible core, in id order, that the
  * thread fills without passing the average (W + w <= avg'); if it fits
- * nowhere, the least weighted core (ties: fewer runnable, lowest id),
- * which is below avg' and so ends above it by less than w.
+ * nowhere, of the cores below avg' (there is one: they cannot all be at
+ * or above their own average), the one with the fewest runnable threads
+ * (ties: the least weighted, then the lowest id): it ends above avg' by
+ * less than w, as any of them would, and the weights cannot tell them
+ * apart by more than a thread, so the threads are spread (docs/design.md,
+ * "alb", rule 8).
  *
  * Rebalance: while some core is below the average, the least weighted
  * one (dst) takes a thread from the heaviest core above the average that
@@ -251,6 +255,25 @@ static unsigned alb_first_fit(const unsigned long *wt, ful_cpus_t cores,
 	return LB_NO_CPU;
 }
 
+/** Of the cores of @cores below the average @sum / @n, the one with the
+ *  fewest runnable threads (ties: the least weighted, then the lowest
+ *  id); LB_NO_CPU if none is below it. */
+static unsigned alb_below_fewest(const unsigned long *wt, const unsigned *nrun,
+				 ful_cpus_t cores, unsigned long sum,
+				 unsigned n)
+{
+	unsigned best = LB_NO_CPU;
+	for (unsigned c = 0; !ful_cpus_empty(cores);
+	     c++, cores = ful_cpus_shr1(cores)) {
+		if (!ful_cpus_low(cores) || wt[c] * n >= sum)
+			continue;
+		if (best == LB_NO_CPU || nrun[c] < nrun[best] ||
+		    (nrun[c] == nrun[best] && wt[c] < wt[best]))
+			best = c;
+	}
+	return best;
+}
+
 /** Placement: fill cores up to the average weight (see the top). */
 static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
 			  const struct lb_new_thread *t, struct lb_decision *d)
@@ -263,14 +286,14 @@ static unsigned alb_place(struct lb_policy *p, const struct lb_snap *s,
 	unsigned n = s->conf.neligible ? s->conf.neligible : 1;
 	unsigned to = alb_first_fit(d->v.weight, cores, w, sum, n);
 	unsigned why = LB_W_FILL;
-	if (to == LB_NO_CPU && ful_cpus_eq(cores, s->conf.mask)) {
-		to = s->mmin; /* the snapshot's least weighted */
+	if (to == LB_NO_CPU) {
+		to = alb_below_fewest(d->v.weight, d->v.nrun, cores, sum + w, n);
 		why = LB_W_OVERSHOOT;
-	} else if (to == LB_NO_CPU) {
+	}
+	if (to == LB_NO_CPU) { /* an affinity with no core below avg' */
 		struct lb_mround r = {.mask = cores, .m = d->v.weight,
 				      .nrun = d->v.nrun};
 		to = lb_mround_least(&r, cores);
-		why = LB_W_OVERSHOOT;
 	}
 	lb_place_log(d, t, to, d->v.weight[to] + w, why);
 	return to;
