@@ -239,30 +239,24 @@ struct oz_acc {
 };
 
 /**
- * oz_record's work for core @c, eligible (@elig) or not, allowed as a
- * placement's destination (@allow): its load into d->v.load; if
- * eligible, its utilization over the short sliding window at k.now,
- * permille, into d->ut.util, exactly what ful_util_cpu gives (a host
- * test compares the two on 2,000 random core states), and its rank.
- * One seqcount copy of 7 fields. A record in the decision's window (a
- * core that ran, or went idle, since the window began) is the common
- * case, straight-line: the window's busy time so far (with the open
- * stretch since `stamp` if busy), at most e, plus the last window's rate
- * over the rest (ful_win_sliding's formula); any other goes to
- * oz_cpu_util_slow. @k1000 is 1000, in a register: a division by it is
- * one udiv, fewer instructions than a multiply by its inverse.
+ * Core @c's utilization over the short sliding window at @now,
+ * permille, exactly what ful_util_cpu gives (a host test compares the
+ * two on 2,000 random core states), and its load (*@loadp), under one
+ * seqcount copy of 7 fields: for a core whose record has no util_now
+ * (an idle core, or one that has not ticked since it left idle). A
+ * record in the decision's window (a core that ran, or went idle, since
+ * the window began) is the common case, straight-line: the window's busy
+ * time so far (with the open stretch since `stamp` if busy), at most e,
+ * plus the last window's rate over the rest (ful_win_sliding's formula);
+ * any other goes to oz_cpu_util_slow. Out of line: oz_record_cpu reads a
+ * busy core's one word.
  */
-static inline __attribute__((always_inline)) void
-oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
-	      bool allow, const struct oz_clk k, unsigned long k1000,
-	      struct lb_decision *d, struct oz_acc *a)
+static __attribute__((noinline)) unsigned
+oz_cpu_exact(const struct ful_load_page *ar, unsigned c, unsigned long now,
+	     unsigned long *loadp)
 {
 	const struct ful_load_cpu *r = &ar->cpu[c];
-	if (!elig) {
-		d->v.load[c] = FUL_LOAD_RLX(&r->load);
-		d->ut.util[c] = LB_UTIL_NONE;
-		return;
-	}
+	const struct oz_clk k = oz_clock(ar, now);
 	unsigned long load, stamp, idle, widx, busy, base, pm;
 	unsigned seq;
 	do {
@@ -275,15 +269,46 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 		base = FUL_LOAD_RLX(&r->win_base);
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
+	*loadp = load;
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
-		pm = oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
-				      (unsigned)pm);
+	if (__builtin_expect(widx != k.idx || stamp > k.now, 0))
+		return oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
+					(unsigned)pm);
+	cur += idle ? 0 : k.now - stamp;
+	cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
+	/* ful_win_permille, win != 0 here (oz_clock) */
+	return (unsigned)(cur >= k.win ? 1000 : cur * 1000 / k.win);
+}
+
+/**
+ * oz_record's work for core @c, eligible (@elig) or not, allowed as a
+ * placement's destination (@allow): its load into d->v.load; if
+ * eligible, its utilization over the short sliding window into
+ * d->ut.util[c], and its rank. A busy core's figure is its util_now
+ * word, one load: what the kernel's last tick of the core computed (the
+ * sliding figure at its `stamp`, at most a tick old: <fulcrum/load.h>),
+ * with the load read as a separate word. A core without one (idle, or
+ * not ticked since it left idle) is read and rolled to @now exactly
+ * (oz_cpu_exact).
+ */
+static inline __attribute__((always_inline)) void
+oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
+	      bool allow, unsigned long now, struct lb_decision *d,
+	      struct oz_acc *a)
+{
+	const struct ful_load_cpu *r = &ar->cpu[c];
+	if (!elig) {
+		d->v.load[c] = FUL_LOAD_RLX(&r->load);
+		d->ut.util[c] = LB_UTIL_NONE;
+		return;
+	}
+	unsigned w = FUL_LOAD_RLX(&r->util_now);
+	unsigned long load, pm;
+	if (__builtin_expect(w & FUL_UTIL_NOW_OK, 1)) {
+		pm = FUL_UTIL_NOW_PM(w);
+		load = FUL_LOAD_RLX(&r->load);
 	} else {
-		cur += idle ? 0 : k.now - stamp;
-		cur = (cur > k.e ? k.e : cur) + pm * k.tail / k1000;
-		/* ful_win_permille, win != 0 here (oz_clock) */
-		pm = cur >= k.win ? 1000 : cur * k1000 / k.win;
+		pm = oz_cpu_exact(ar, c, now, &load);
 	}
 	d->v.load[c] = load;
 	d->ut.util[c] = (unsigned short)pm;
@@ -315,9 +340,7 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
 			   .h = LB_NO_CPU};
 	unsigned n = s->conf.ncpus;
-	const struct oz_clk k = oz_clock(ar, s->now);
-	unsigned long k1000 = 1000;
-	__asm__("" : "+r"(k1000)); /* not a constant to the compiler */
+	unsigned long now = s->now;
 	memcpy(&d->ut, &oz_tun.head, 8); /* zone, spot, cpus_avg, bound */
 	d->has_util = true;
 	d->ut.tid = 0;
@@ -328,11 +351,11 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 		if (c >= n)
 			break;
 		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, k1000, d, &a);
+			      ful_cpus_has(allowed, c), now, d, &a);
 	}
 	for (unsigned c = 8; c < n; c++)
 		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, k1000, d, &a);
+			      ful_cpus_has(allowed, c), now, d, &a);
 	d->sum = a.lsum;
 	d->ut.busiest = (lb_cpu_t)a.h;
 	if (__builtin_expect(oz_tun.head.cpus_avg != 0, 0)) {
@@ -660,6 +683,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	d->reason = (unsigned char)reason;
 	if (reason != LB_R_MOVED)
 		return 0;
+	(void)oz_clock(s->area, s->now); /* the window of `now` */
 	unsigned long win = oz_win.par.win;
 	const struct oz_look l = {.now = s->now, .win = win,
 				  .idx = win ? oz_win.idx : ~0ul,
