@@ -123,7 +123,9 @@ static struct {
 	unsigned cursor;
 	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
 				* its tid, core and affinity do too */
-	unsigned long pad;     /* 32 bytes: an entry's address is a shift */
+	ful_cpus_t aff;        /* so its affinity then (empty: all) is its
+				* affinity now (32 bytes up to 64 cores: an
+				* entry's address is a shift) */
 } oz_core[FUL_LOAD_CPUS];
 
 /** oz_derive's work: the bound of the configured zone and spot, the
@@ -323,18 +325,18 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 /**
  * Read the cores, in one pass: each online core's load into d->v.load
  * (with LB_NEED_SELF the snapshot leaves them to the policy), and each
- * eligible core's utilization into d->ut.util (with its load, under the
- * record's seqcount; the others are LB_UTIL_NONE, not read); the
- * eligible cores' total load in d->sum; the zone, and the figure the
- * zone is judged on (the highest eligible utilization, or with cpus_avg
- * their average). *@lo: the least utilized eligible core of @allowed,
- * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
- * lower load, for the most to the higher, then to the lower id (strict
+ * eligible core's utilization into d->ut.util (oz_record_cpu; the others
+ * are LB_UTIL_NONE, not read); the eligible cores' total load in d->sum;
+ * the zone, and the figure the zone is judged on (the highest eligible
+ * utilization, or with cpus_avg their average). Returns, in .l, the
+ * least utilized eligible core of @allowed, in .h the most utilized
+ * eligible core, LB_NO_CPU if none, with their keys; ties to the lower
+ * load, for the most to the higher, then to the lower id (strict
  * compares of one key per core). O(cores). oz_tun must be derived.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) struct oz_acc
 oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	  ful_cpus_t allowed, unsigned *lo, unsigned *hi)
+	  ful_cpus_t allowed)
 {
 	const struct ful_load_page *ar = s->area;
 	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
@@ -368,8 +370,7 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	} else if (a.h != LB_NO_CPU) {
 		d->ut.figure = (unsigned short)((unsigned long)a.kh >> 40);
 	}
-	*lo = a.l;
-	*hi = a.h;
+	return a;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -383,8 +384,7 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
-	unsigned to, hi;
-	oz_record(s, d, mask, allowed, &to, &hi);
+	unsigned to = oz_record(s, d, mask, allowed).l;
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -404,6 +404,7 @@ struct oz_best {
 	unsigned tid, u, eff;
 	int adj;
 	unsigned long runtime, last; /* its run time, and in the last window */
+	ful_cpus_t aff;              /* its affinity (empty: all cores) */
 };
 
 /* The time of a decision as its looks at tasks need it. */
@@ -523,8 +524,9 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 	/* cpu, state, flags: bytes 0, 1, 2 of the word (little-endian) */
 	unsigned cpu = w & 0xff, flags = (w >> 16) & 0xff;
 	state = (w >> 8) & 0xff;
+	aff = !ful_cpus_empty(aff) ? aff : ful_cpus_all();
 	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
-	    !ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst) ||
+	    !ful_cpus_has(aff, dst) ||
 	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
 		return false;
 	/* its windows (ful_util_thread without the general roll) */
@@ -539,6 +541,7 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->runtime = runtime;
 	o->last = last;
+	o->aff = aff;
 	return true;
 }
 
@@ -550,21 +553,20 @@ static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
 	return aeff > beff || (aeff == beff && au > bu);
 }
 
-/** Whether core @src's kept task is still a candidate for @dst, from
- *  single words of its record: the index's tgen has not moved since it
- *  was weighed (so it is the same thread, on @src, with the same
- *  affinity), it is runnable, and its affinity allows @dst. */
+/** Whether core @src's kept task is still a candidate for @dst: the
+ *  index's tgen has not moved since it was weighed (so it is the same
+ *  thread, on @src, with the affinity it had then, kept with it), that
+ *  affinity allows @dst, and its state byte says runnable. */
 static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
 			      unsigned dst)
 {
 	unsigned tid = oz_core[src].best;
 	const struct ful_load_thread *t = &s->area->thread[FUL_TID_SLOT(tid)];
-	if (!tid || oz_core[src].tgen != s->tgen)
+	if (!tid || oz_core[src].tgen != s->tgen ||
+	    !ful_cpus_has(oz_core[src].aff, dst))
 		return false;
 	unsigned state = FUL_LOAD_RLX(&t->state);
-	ful_cpus_t aff = FUL_LOAD_RLX(&t->affinity);
-	return (state == FUL_TS_READY || state == FUL_TS_RUNNING) &&
-	       ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst);
+	return state == FUL_TS_READY || state == FUL_TS_RUNNING;
 }
 
 /**
@@ -619,6 +621,7 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 			oz_core[src].u = (unsigned short)b->u;
 			oz_core[src].adj = (short)b->adj;
 			oz_core[src].tgen = s->tgen;
+			oz_core[src].aff = b->aff;
 			return true;
 		}
 	} else if (!oz_kept_ok(s, src, dst)) {
@@ -657,10 +660,13 @@ static inline __attribute__((always_inline)) unsigned
 oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	unsigned *src, unsigned *dst)
 {
-	oz_record(s, d, mask, ful_cpus_all(), dst, src);
+	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all());
+	*src = a.h;
+	*dst = a.l;
 	if (d->ut.figure <= oz_tun.bound)
 		return LB_R_BELOW_ZONE;
-	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
+	/* util[dst] >= util[src], from the keys (utilization << 40) */
+	if (a.h == a.l || a.kl >> 40 >= (unsigned long)a.kh >> 40)
 		return LB_R_BALANCED;
 	return LB_R_MOVED;
 }
