@@ -2,8 +2,10 @@
  * "opzone": the operation-zone balancer of paper 004 (Lim, Min, Eom),
  * on the utilization windows of the load area (version 3).
  *
- * Figure: each core's utilization over the short sliding window (the
- * snapshot's util[] of LB_NEED_ALL, read more cheaply: oz_cpu_util).
+ * Figure: each core's utilization over the short sliding window: a
+ * busy core's util_now word (the figure at its last tick, load area
+ * version 6), an idle core's rolled to `now` as the snapshot's util[]
+ * of LB_NEED_ALL is (oz_cpu_exact).
  * cpus_avg = 0 (default) compares the busiest eligible core's figure,
  * cpus_avg = 1 the average over the eligible cores (paper 3.2).
  *
@@ -172,7 +174,7 @@ struct oz_clk {
  * permille, by the general rule of the snapshot's LB_NEED_ALL reader
  * (ful_util_cpu), for a record whose window is not the decision's (an
  * idle core that has not rolled over, a record from before a change of
- * the window length or stamped after `now`). Out of line: oz_record_cpu
+ * the window length or stamped after `now`). Out of line: oz_cpu_exact
  * handles the common case.
  */
 static __attribute__((noinline)) unsigned
