@@ -107,6 +107,8 @@ static struct {
 static struct {
 	unsigned long gen, freq; /* gen ~0: nothing derived yet */
 	unsigned bound;          /* balance only above it, permille */
+	int task_bound;          /* warm: a task moves only if its score is
+				  * above it (the spot); else -1 */
 	unsigned long prize, punish;
 	struct lb_dutil head;
 } oz_tun = {.gen = ~0ul};
@@ -120,7 +122,10 @@ _Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
  * the next walk of its thread index starts (oz_candidate). */
 static struct {
 	unsigned best;         /* tid, 0: none */
-	unsigned short eff, u; /* its rank when it was last weighed */
+	unsigned rank;         /* its rank when it was last weighed: its
+				* score << 16 | its usage, so that the
+				* higher rank, ties to the higher usage,
+				* is one compare (both below 2^16) */
 	short adj;             /* and its adjustment then */
 	unsigned cursor;
 	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
@@ -141,6 +146,7 @@ static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
 		     : z == OZ_HOT ? OZ_HIGH - 1 /* 80 % is already hot */
 				   : spot[p->tun[OZ_T_SPOT].value];
 	oz_tun.bound = b;
+	oz_tun.task_bound = z == OZ_WARM ? (int)b : -1;
 	oz_tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
 	oz_tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
 	oz_tun.head.zone = (unsigned char)z;
@@ -547,14 +553,6 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 	return true;
 }
 
-/** Whether @a ranks above @b: the higher score, ties to the higher usage
- *  (then @b, the one weighed first). */
-static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
-			    unsigned bu)
-{
-	return aeff > beff || (aeff == beff && au > bu);
-}
-
 /** Whether core @src's kept task is still a candidate for @dst: the
  *  index's tgen has not moved since it was weighed (so it is the same
  *  thread, on @src, with the affinity it had then, kept with it), that
@@ -612,15 +610,14 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 	if (found) {
 		b->eff = oz_eff(b->u, b->adj);
 		if (oz_core[src].best == b->tid ||
-		    !oz_above(oz_core[src].eff, oz_core[src].u, b->eff, b->u) ||
+		    (b->eff << 16 | b->u) >= oz_core[src].rank ||
 		    !oz_kept_ok(s, src, dst)) {
 			/* the pick, weighed now: its score, updated by what
 			 * this look sees */
 			b->adj = oz_score(l, b)->adj;
 			b->eff = oz_eff(b->u, b->adj);
 			oz_core[src].best = b->tid;
-			oz_core[src].eff = (unsigned short)b->eff;
-			oz_core[src].u = (unsigned short)b->u;
+			oz_core[src].rank = b->eff << 16 | b->u;
 			oz_core[src].adj = (short)b->adj;
 			oz_core[src].tgen = s->tgen;
 			oz_core[src].aff = b->aff;
@@ -630,8 +627,8 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 		return false;
 	}
 	b->tid = oz_core[src].best; /* the kept one ranks first */
-	b->eff = oz_core[src].eff;
-	b->u = oz_core[src].u;
+	b->eff = oz_core[src].rank >> 16;
+	b->u = oz_core[src].rank & 0xffff;
 	b->adj = oz_core[src].adj;
 	return true;
 }
@@ -702,7 +699,7 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 		return 0;
 	}
 	/* lb_decline / lb_move_one, with the move written in place */
-	bool below = oz_tun.head.zone == OZ_WARM && b.eff <= oz_tun.bound;
+	bool below = (int)b.eff <= oz_tun.task_bound; /* warm only */
 	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
 	if (below) {
 		d->has_reject = true;
