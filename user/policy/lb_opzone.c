@@ -215,7 +215,7 @@ oz_clock_roll(const struct ful_load_page *a, unsigned long now, unsigned seq)
 		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
 	}
 	unsigned long win = oz_win.par.win;
-	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : 0;
+	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : ~0ul; /* none */
 	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
 	unsigned long e = now > oz_win.ws ? now - oz_win.ws : 0;
 	return e > win ? win : e;
@@ -232,8 +232,8 @@ oz_clock(const struct ful_load_page *a, unsigned long now)
 		e = oz_clock_roll(a, now, seq);
 	unsigned long win = oz_win.par.win;
 	return (struct oz_clk){.now = now,
-			       .idx = win ? oz_win.idx : ~0ul, /* no window:
-							* the general reader */
+			       .idx = oz_win.idx, /* ~0 if no window: the
+						   * general reader */
 			       .e = e, .tail = win - e, .win = win};
 }
 
@@ -415,11 +415,6 @@ struct oz_best {
 	ful_cpus_t aff;              /* its affinity (empty: all cores) */
 };
 
-/* The time of a decision as its looks at tasks need it. */
-struct oz_look {
-	unsigned long now, idx, win, ws;
-};
-
 /** @adj moved by @step, within +-OZ_ADJ_MAX. */
 static short oz_step(short adj, int step)
 {
@@ -429,8 +424,8 @@ static short oz_step(short adj, int step)
 }
 
 /**
- * Update the score of the task of @r, seen at the decision's time @l
- * with r->last ticks in the last complete window. High: that window at
+ * Update the score of the task of @r, seen at the decision's time @now
+ * (in the window of oz_win) with r->last ticks in the last complete window. High: that window at
  * or above the bound, and the average since the last look too. A
  * stretch starts at the start of that window; seen high for punish_ms,
  * -5 (and the stretch counts anew); when it ends, it lasted until the
@@ -438,12 +433,12 @@ static short oz_step(short adj, int step)
  * the last look: -5 if that is punish_ms or more, +5 if shorter than
  * prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(const struct oz_look *l,
-				const struct oz_best *r)
+static struct oz_task *oz_score(unsigned long now, const struct oz_best *r)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = l->now, win = l->win, bound = oz_tun.bound;
-	unsigned long lws = l->idx > oz_win.par.idx0 ? l->ws - win : now;
+	unsigned long win = oz_win.par.win, bound = oz_tun.bound;
+	unsigned long lws = oz_win.idx > oz_win.par.idx0 ? oz_win.ws - win
+							 : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
 	bool lhigh = r->last * 1000 >= bound * win;
@@ -509,8 +504,8 @@ _Static_assert(offsetof(struct ful_load_thread, cpu) % 4 == 0 &&
  * seqcount copy of the record (8 fields).
  */
 static inline __attribute__((always_inline)) bool
-oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
-	 unsigned tid, unsigned src, unsigned dst, struct oz_best *o)
+oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
+	 unsigned dst, struct oz_best *o)
 {
 	const struct ful_load_thread *t = &ar->thread[FUL_TID_SLOT(tid)];
 	unsigned state = FUL_LOAD_RLX(&t->state);
@@ -539,13 +534,14 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 		return false;
 	/* its windows (ful_util_thread without the general roll) */
 	unsigned long in = runtime >= base ? runtime - base : 0;
-	unsigned long cur = widx == l->idx ? in : 0;
-	unsigned long last = widx == l->idx       ? wlast
-			     : widx + 1 == l->idx ? in
+	unsigned long idx = oz_win.idx; /* ~0 if no window */
+	unsigned long cur = widx == idx ? in : 0;
+	unsigned long last = widx == idx       ? wlast
+			     : widx + 1 == idx ? in
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, l->win);
+	o->u = ful_win_permille(cur > last ? cur : last, oz_win.par.win);
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->runtime = runtime;
 	o->last = last;
@@ -586,8 +582,8 @@ static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
  * weighed, and compared with the kept one, within as many decisions as
  * the core has tasks. false if there is no candidate.
  */
-static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
-			 unsigned src, unsigned dst, struct oz_best *b)
+static bool oz_candidate(struct lb_snap *s, unsigned src, unsigned dst,
+			 struct oz_best *b)
 {
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
 			     0))
@@ -599,7 +595,7 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 	for (; left; left--) {
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
-		if (oz_weigh(s->area, l, tid, src, dst, b)) {
+		if (oz_weigh(s->area, tid, src, dst, b)) {
 			found = true;
 			left--;
 			break;
@@ -614,7 +610,7 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 		    !oz_kept_ok(s, src, dst)) {
 			/* the pick, weighed now: its score, updated by what
 			 * this look sees */
-			b->adj = oz_score(l, b)->adj;
+			b->adj = oz_score(s->now, b)->adj;
 			b->eff = oz_eff(b->u, b->adj);
 			oz_core[src].best = b->tid;
 			oz_core[src].rank = b->eff << 16 | b->u;
@@ -688,13 +684,9 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	d->reason = (unsigned char)reason;
 	if (reason != LB_R_MOVED)
 		return 0;
-	(void)oz_clock(s->area, s->now); /* the window of `now` */
-	unsigned long win = oz_win.par.win;
-	const struct oz_look l = {.now = s->now, .win = win,
-				  .idx = win ? oz_win.idx : ~0ul,
-				  .ws = oz_win.ws};
+	(void)oz_clock(s->area, s->now); /* oz_win: the window of `now` */
 	struct oz_best b;
-	if (!oz_candidate(s, &l, src, dst, &b)) {
+	if (!oz_candidate(s, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
