@@ -214,12 +214,15 @@ void load_tick(struct owner o)
 	struct cpu *c = o.cpu;
 	struct ful_load_cpu *l = lcpu(c);
 	bool reparam = load_win_tick(o);
-	if (c->current != c->idle)
+	bool busy = c->current != c->idle;
+	if (busy)
 		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
-	lcpu_times(c, l, c->current == c->idle);
+	lcpu_times(c, l, !busy);
 	if (reparam)
 		load_win_publish(c, l);
+	if (busy) /* an idle core keeps 0: its figure falls while it idles */
+		l->util_now = load_win_now(c);
 	seq_end(&l->seq);
 }
 

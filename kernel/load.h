@@ -88,6 +88,11 @@ void load_win_enter(struct cpu *c, struct thread *t);
 bool load_win_tick(struct owner o);
 /** Publish @c's window figures into @l, inside a window of @l. */
 void load_win_publish(struct cpu *c, struct ful_load_cpu *l);
+/** @c's util_now word at a tick while a thread runs: FUL_UTIL_NOW_OK |
+ *  its short sliding figure at c->last_switch, as ful_util_cpu gives it
+ *  for the record just published (0 before the windows are set up).
+ *  Owner, IRQs masked, after the roll of this tick and its publication. */
+uint32_t load_win_now(struct cpu *c);
 /** loadcheck: o.cpu's window figures: its index not ahead of its stamp,
  *  busy in the window and the long window within their lengths,
  *  permille <= 1000, the index published. false with a reason. */
@@ -133,11 +138,13 @@ static inline void lthread_state(struct thread *t, unsigned abi_state)
 /** Publish @c's time figures (kept in c->stats by sched_account, so up
  *  to c->last_switch), and whether the core idles from then on
  *  (@idle_open): true exactly when its current thread is, or is about to
- *  be, the idle thread. Inside a window of @l. */
+ *  be, the idle thread; util_now none (only load_tick computes one, after
+ *  this). Inside a window of @l. */
 static inline void lcpu_times(struct cpu *c, struct ful_load_cpu *l,
 			      bool idle_open)
 {
 	l->idle_open = idle_open;
+	l->util_now = 0;
 	l->busy = c->stats.busy;
 	l->idle = c->stats.idle;
 	l->stamp = c->last_switch;

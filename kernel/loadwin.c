@@ -86,6 +86,7 @@ static inline void lcpu_win(struct cpu *c, struct ful_load_cpu *l)
 	l->util_short = ful_win_permille(w->last, c->win_par.win);
 	l->util_long = ful_win_permille(w->llast, c->win_par.win *
 						  FUL_UTIL_LONG_WINS);
+	c->win_lastpm_ok = false; /* load_win_now computes it if needed */
 }
 
 /** Keep @w as thread @t's windows and publish them with its run time,
@@ -191,6 +192,29 @@ void load_win_publish(struct cpu *c, struct ful_load_cpu *l)
 	lcpu_win(c, l);
 }
 
+uint32_t load_win_now(struct cpu *c)
+{
+	uint64_t win = c->win_par.win;
+	if (!win)
+		return 0;
+	if (__builtin_expect(!c->win_lastpm_ok, 0)) {
+		/* once per window, at its first busy tick: the last
+		 * window's permille as the record has it (util_short), and
+		 * what ful_util_cpu_win makes of that again */
+		uint64_t pm = ful_win_permille(c->win.last, win);
+		c->win_lastpm = (uint16_t)ful_win_permille(pm * win / 1000,
+							   win);
+		c->win_lastpm_ok = true;
+	}
+	/* the window of last_switch is c->win.idx (rolled at this tick),
+	 * which started at win_end - win; its busy time so far is what the
+	 * record's busy - win_base says */
+	uint64_t cur = c->win.cur + (c->stats.busy - c->win_busy0);
+	return FUL_UTIL_NOW_OK | ful_win_sliding(cur, c->win_lastpm,
+						 c->last_switch,
+						 c->win_end - win, win);
+}
+
 bool load_win_verify_cpu(struct owner o, char *why, size_t n)
 {
 	struct cpu *c = o.cpu;
@@ -199,8 +223,14 @@ bool load_win_verify_cpu(struct owner o, char *why, size_t n)
 	if (!p->win)
 		return true; /* not set up yet */
 	uint64_t lw = p->win * FUL_UTIL_LONG_WINS;
+	unsigned at_stamp = 0;
+	if (l->util_now)
+		ful_util_cpu(l, p, l->stamp, &at_stamp, NULL);
 	const char *bad =
 		l->win_idx > ful_win_index(p, l->stamp) ? "index ahead of stamp"
+		: l->util_now && (l->idle_open ||
+				  l->util_now != (FUL_UTIL_NOW_OK | at_stamp))
+			? "util_now not the figure at stamp"
 		: l->busy - l->win_base > p->win      ? "window busy > length"
 		: l->win_base - l->lwin_base > lw      ? "long busy > length"
 		: l->util_short > 1000 || l->util_long > 1000 ? "permille > 1000"
@@ -209,10 +239,11 @@ bool load_win_verify_cpu(struct owner o, char *why, size_t n)
 	if (bad)
 		ksnprintf(why, n,
 			  "cpu%u windows: %s (idx %lu at stamp %lu, busy %lu "
-			  "base %lu lbase %lu, %u/%u permille, win %lu)",
+			  "base %lu lbase %lu, %u/%u permille, now 0x%x/%u, "
+			  "win %lu)",
 			  c->id, bad, l->win_idx, l->stamp, l->busy,
 			  l->win_base, l->lwin_base, l->util_short,
-			  l->util_long, p->win);
+			  l->util_long, l->util_now, at_stamp, p->win);
 	return !bad;
 }
 

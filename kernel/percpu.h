@@ -103,6 +103,13 @@ struct cpu {
 	unsigned win_seq;          /* [O] that util_seq */
 	bool win_unpub;            /* [O] rolled at a tick: load_tick
 				    * publishes the window figures */
+	bool win_lastpm_ok;        /* [O] win_lastpm is of window win.idx
+				    * (cleared at each publication of the
+				    * window figures, lcpu_win) */
+	uint16_t win_lastpm;       /* [O] the last window's permille as a
+				    * reader of the record takes it, for
+				    * util_now (load_win_now, at the first
+				    * busy tick of a window) */
 	struct runqueue rq;        /* [O] */
 	struct mbox mbox __attribute__((aligned(CACHELINE))); /* [A] */
 	struct icc_req pool[ICC_POOL_SIZE] __attribute__((aligned(CACHELINE)));

@@ -1,5 +1,5 @@
 /*
- * Fulcrum load ABI, version 5: what the kernel publishes about every
+ * Fulcrum load ABI, version 6: what the kernel publishes about every
  * core's and every thread's load, read by the rootserver's balancer
  * without a system call.
  *
@@ -24,6 +24,13 @@
  * took the record's last padding word, the record stays 64 bytes). A
  * reader that uses hdr.ev_offset and hdr.thread_offset, as libfulcrum
  * does, finds everything; the field order is unchanged.
+ *
+ * Version 6 (issue 12, the operation-zone policy's cost): a core's
+ * idle_open is a 32-bit word (it was an unsigned long holding 0 or 1),
+ * and the other half of its 8 bytes is util_now, the core's short
+ * sliding figure as of its last tick (below). Every other offset is
+ * unchanged; a reader that copied idle_open as a 64-bit word must read
+ * 32 bits.
  *
  * Consistency: every ful_load_cpu and every ful_load_thread has its own
  * sequence counter. The writer (the core that owns the core or the
@@ -108,6 +115,22 @@
  *             tick or switch in a new window. An idle core (no tick)
  *             does not roll: ful_util_cpu (<ful/load.h>) rolls a copy to
  *             `now` at read time, from `stamp` and `idle_open`
+ *   util_now  (version 6) FUL_UTIL_NOW_OK | the short sliding figure at
+ *             `stamp`, permille (FUL_UTIL_NOW_PM): exactly what
+ *             ful_util_cpu gives for this record at now = stamp. Written
+ *             by the core at each of its ticks while a thread runs,
+ *             after busy/stamp/win_* in the same window of the record,
+ *             so a copy under the seqcount agrees with them; 0 at every
+ *             other publication (a switch to or from idle, a roll at a
+ *             switch, the core's start, a tick while idle): "none, roll
+ *             the window fields to now yourself". So a word with
+ *             FUL_UTIL_NOW_OK belongs to a busy core and is at most one
+ *             tick (1 ms) old while the core ticks; an idle core (no
+ *             tick) never has one. It is one aligned 32-bit word: a
+ *             reader may load it alone, without the seqcount, and gets
+ *             the figure of some tick (or 0), never a torn one. It saves
+ *             a reader of a busy core the seven fields and the
+ *             arithmetic of ful_util_cpu (the operation-zone policy)
  *   A thread's figures (written by its owner core only, like the rest):
  *   win_idx   short window index of win_base / the run time since it:
  *             the window of its last switch-in or tick; older than the
@@ -145,7 +168,7 @@
 #ifndef FULCRUM_LOAD_H
 #define FULCRUM_LOAD_H
 
-#define FUL_LOAD_VERSION 5
+#define FUL_LOAD_VERSION 6
 #define FUL_LOAD_VADDR 0x7fc00000UL
 /*
  * The limits are compile-time parameters: the kernel and the rootserver
@@ -191,6 +214,8 @@
 #define FUL_UTIL_WIN_MS_DEFAULT 100
 #define FUL_UTIL_WIN_MS_MIN 10    /* FUL_SYS_UTIL_SET, util_win= */
 #define FUL_UTIL_WIN_MS_MAX 10000
+#define FUL_UTIL_NOW_OK 0x80000000u  /* util_now holds a figure */
+#define FUL_UTIL_NOW_PM(w) ((w) & 0xffffu)
 
 struct ful_load_hdr {
 	unsigned int version;       /* FUL_LOAD_VERSION */
@@ -232,7 +257,10 @@ struct ful_load_cpu {
 	unsigned long switches;
 	unsigned long awake;    /* cycle counter (PMCCNTR) outside wfi, up
 				 * to the core's last wfi entry */
-	unsigned long idle_open; /* 1: idle since stamp, 0: busy since */
+	unsigned int idle_open;  /* 1: idle since stamp, 0: busy since (an
+				  * unsigned long before version 6) */
+	unsigned int util_now;   /* version 6: FUL_UTIL_NOW_OK | short
+				  * sliding figure at stamp, or 0 */
 	unsigned long win_idx;   /* short window of stamp (see above) */
 	unsigned long win_base;  /* busy at the start of window win_idx */
 	unsigned long lwin_base; /* busy at the start of its long window */

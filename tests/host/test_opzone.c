@@ -477,16 +477,21 @@ static unsigned long rnd(unsigned long *x)
 
 OZTEST(cheap_reader_matches_the_snapshot)
 {
-	/* opzone reads each core's sliding figure itself (cheaper): on
-	 * cores stamped in the window of now, the one before, long before,
-	 * idle or busy, it must give what the snapshot's LB_NEED_ALL
-	 * reader gives */
+	/* opzone reads each core's sliding figure itself (cheaper): a
+	 * busy core's is its util_now word, what the kernel's tick at its
+	 * stamp computed (the snapshot's reader at the stamp); a core
+	 * without one (idle, or busy with the word cleared: left idle and
+	 * not ticked since) is rolled to now, as the snapshot's
+	 * LB_NEED_ALL reader does. On cores stamped in the window of now,
+	 * the one before, long before, idle or busy. */
 	unsigned long x = 88172645463325252ul;
 	struct lb_snap ref;
 	struct lb_loads lv;
+	struct ful_win_par par = {0, W, 0};
 	for (unsigned i = 0; i < 2000; i++) {
 		setup(4);
 		now = T0 + rnd(&x) % W;
+		unsigned long st[4];
 		for (unsigned c = 0; c < 4; c++) {
 			unsigned long back = rnd(&x) % (4 * W);
 			unsigned long stamp = now - (c == 3 ? 0 : back);
@@ -494,12 +499,53 @@ OZTEST(cheap_reader_matches_the_snapshot)
 			unsigned long cur = rnd(&x) % (stamp - ws + 1);
 			lb_fake_cpu_util(&area, c, stamp, (int)(rnd(&x) & 1), cur,
 					 0, (unsigned)(rnd(&x) % 1001), 0);
+			st[c] = stamp;
+			if (rnd(&x) % 4 == 0) /* left idle, no tick yet */
+				area.cpu[c].util_now = 0;
 		}
 		rebalance();
 		lb_snap_init(&ref, &area, 0);
 		lb_snap_refresh(&ref, now, LB_NEED_ALL, LB_SNAP_TUNABLES(1, 20),
 				&lv);
-		for (unsigned c = 0; c < 4; c++)
-			CHECK_EQ(dec.ut.util[c], ref.util[c].short_pm);
+		for (unsigned c = 0; c < 4; c++) {
+			unsigned at = 0;
+			ful_util_cpu(&area.cpu[c], &par, st[c], &at, NULL);
+			if (area.cpu[c].util_now) {
+				CHECK_EQ(area.cpu[c].idle_open, 0);
+				CHECK_EQ(area.cpu[c].util_now,
+					 FUL_UTIL_NOW_OK | at);
+				CHECK_EQ(dec.ut.util[c], at);
+			} else {
+				CHECK_EQ(dec.ut.util[c], ref.util[c].short_pm);
+			}
+			CHECK_EQ(dec.v.load[c], lv.load[c]);
+		}
 	}
+}
+
+OZTEST(busy_core_figure_is_its_last_tick)
+{
+	/* a busy core's figure is the kernel's word, whatever the window
+	 * fields would give at now: the figure of its last tick */
+	setup(4);
+	for (unsigned c = 0; c < 4; c++)
+		cpu_util(c, 400);
+	now = T0 + W / 2; /* half a window on: 100 % busy since T0 */
+	rebalance();
+	for (unsigned c = 0; c < 4; c++)
+		HCHECK_EQ(dec.ut.util[c], 400);
+	/* the tick's word, not the fields */
+	area.cpu[2].util_now = FUL_UTIL_NOW_OK | 123;
+	rebalance();
+	HCHECK_EQ(dec.ut.util[2], 123);
+	/* no word (left idle, no tick since): rolled to now, 700 */
+	area.cpu[2].util_now = 0;
+	rebalance();
+	HCHECK_EQ(dec.ut.util[2], 700);
+	/* idle since T0: the fake (as the kernel) publishes no word, and
+	 * the figure falls with time: 200 half a window on */
+	lb_fake_cpu_util(&area, 1, T0, 1, 0, 0, 400, 400);
+	HCHECK_EQ(area.cpu[1].util_now, 0);
+	rebalance();
+	HCHECK_EQ(dec.ut.util[1], 200);
 }

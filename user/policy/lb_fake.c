@@ -236,6 +236,12 @@ void lb_fake_cpu_util(struct ful_load_page *a, unsigned cpu,
 	W_RLX(&r->lwin_base, r->busy - cur - lcur);
 	W_RLX(&r->util_short, short_pm);
 	W_RLX(&r->util_long, long_pm);
+	/* as the kernel's tick publishes it on a busy core (load_win_now):
+	 * the figure at the stamp; none on an idle one */
+	unsigned pm = 0;
+	if (!idle_open && p.win)
+		ful_util_cpu(r, &p, stamp, &pm, NULL);
+	W_RLX(&r->util_now, idle_open || !p.win ? 0u : FUL_UTIL_NOW_OK | pm);
 	seq_end(&r->seq);
 }
 

@@ -32,7 +32,8 @@ void lb_fake_util_par(struct ful_load_page *a, unsigned long epoch,
  *  @stamp, in the window of @stamp, @cur busy ticks in it so far, the
  *  last short and long windows at @short_pm / @long_pm permille, @lcur
  *  busy ticks in the complete windows of its long window; @idle_open:
- *  idle since @stamp. */
+ *  idle since @stamp. util_now as a tick at @stamp leaves it: the
+ *  figure at @stamp if busy, none (0) if idle. */
 void lb_fake_cpu_util(struct ful_load_page *a, unsigned cpu,
 		      unsigned long stamp, int idle_open, unsigned long cur,
 		      unsigned long lcur, unsigned short_pm, unsigned long_pm);

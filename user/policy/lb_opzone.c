@@ -2,8 +2,10 @@
  * "opzone": the operation-zone balancer of paper 004 (Lim, Min, Eom),
  * on the utilization windows of the load area (version 3).
  *
- * Figure: each core's utilization over the short sliding window (the
- * snapshot's util[] of LB_NEED_ALL, read more cheaply: oz_cpu_util).
+ * Figure: each core's utilization over the short sliding window: a
+ * busy core's util_now word (the figure at its last tick, load area
+ * version 6), an idle core's rolled to `now` as the snapshot's util[]
+ * of LB_NEED_ALL is (oz_cpu_exact).
  * cpus_avg = 0 (default) compares the busiest eligible core's figure,
  * cpus_avg = 1 the average over the eligible cores (paper 3.2).
  *
@@ -105,6 +107,8 @@ static struct {
 static struct {
 	unsigned long gen, freq; /* gen ~0: nothing derived yet */
 	unsigned bound;          /* balance only above it, permille */
+	int task_bound;          /* warm: a task moves only if its score is
+				  * above it (the spot); else -1 */
 	unsigned long prize, punish;
 	struct lb_dutil head;
 } oz_tun = {.gen = ~0ul};
@@ -118,12 +122,17 @@ _Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
  * the next walk of its thread index starts (oz_candidate). */
 static struct {
 	unsigned best;         /* tid, 0: none */
-	unsigned short eff, u; /* its rank when it was last weighed */
+	unsigned rank;         /* its rank when it was last weighed: its
+				* score << 16 | its usage, so that the
+				* higher rank, ties to the higher usage,
+				* is one compare (both below 2^16) */
 	short adj;             /* and its adjustment then */
 	unsigned cursor;
 	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
 				* its tid, core and affinity do too */
-	unsigned long pad;     /* 32 bytes: an entry's address is a shift */
+	ful_cpus_t aff;        /* so its affinity then (empty: all) is its
+				* affinity now (32 bytes up to 64 cores: an
+				* entry's address is a shift) */
 } oz_core[FUL_LOAD_CPUS];
 
 /** oz_derive's work: the bound of the configured zone and spot, the
@@ -137,6 +146,7 @@ static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
 		     : z == OZ_HOT ? OZ_HIGH - 1 /* 80 % is already hot */
 				   : spot[p->tun[OZ_T_SPOT].value];
 	oz_tun.bound = b;
+	oz_tun.task_bound = z == OZ_WARM ? (int)b : -1;
 	oz_tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
 	oz_tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
 	oz_tun.head.zone = (unsigned char)z;
@@ -170,7 +180,7 @@ struct oz_clk {
  * permille, by the general rule of the snapshot's LB_NEED_ALL reader
  * (ful_util_cpu), for a record whose window is not the decision's (an
  * idle core that has not rolled over, a record from before a change of
- * the window length or stamped after `now`). Out of line: oz_record_cpu
+ * the window length or stamped after `now`). Out of line: oz_cpu_exact
  * handles the common case.
  */
 static __attribute__((noinline)) unsigned
@@ -205,7 +215,7 @@ oz_clock_roll(const struct ful_load_page *a, unsigned long now, unsigned seq)
 		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
 	}
 	unsigned long win = oz_win.par.win;
-	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : 0;
+	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : ~0ul; /* none */
 	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
 	unsigned long e = now > oz_win.ws ? now - oz_win.ws : 0;
 	return e > win ? win : e;
@@ -222,8 +232,8 @@ oz_clock(const struct ful_load_page *a, unsigned long now)
 		e = oz_clock_roll(a, now, seq);
 	unsigned long win = oz_win.par.win;
 	return (struct oz_clk){.now = now,
-			       .idx = win ? oz_win.idx : ~0ul, /* no window:
-							* the general reader */
+			       .idx = oz_win.idx, /* ~0 if no window: the
+						   * general reader */
 			       .e = e, .tail = win - e, .win = win};
 }
 
@@ -239,30 +249,24 @@ struct oz_acc {
 };
 
 /**
- * oz_record's work for core @c, eligible (@elig) or not, allowed as a
- * placement's destination (@allow): its load into d->v.load; if
- * eligible, its utilization over the short sliding window at k.now,
- * permille, into d->ut.util, exactly what ful_util_cpu gives (a host
- * test compares the two on 2,000 random core states), and its rank.
- * One seqcount copy of 7 fields. A record in the decision's window (a
- * core that ran, or went idle, since the window began) is the common
- * case, straight-line: the window's busy time so far (with the open
- * stretch since `stamp` if busy), at most e, plus the last window's rate
- * over the rest (ful_win_sliding's formula); any other goes to
- * oz_cpu_util_slow. @k1000 is 1000, in a register: a division by it is
- * one udiv, fewer instructions than a multiply by its inverse.
+ * Core @c's utilization over the short sliding window at @now,
+ * permille, exactly what ful_util_cpu gives (a host test compares the
+ * two on 2,000 random core states), and its load (*@loadp), under one
+ * seqcount copy of 7 fields: for a core whose record has no util_now
+ * (an idle core, or one that has not ticked since it left idle). A
+ * record in the decision's window (a core that ran, or went idle, since
+ * the window began) is the common case, straight-line: the window's busy
+ * time so far (with the open stretch since `stamp` if busy), at most e,
+ * plus the last window's rate over the rest (ful_win_sliding's formula);
+ * any other goes to oz_cpu_util_slow. Out of line: oz_record_cpu reads a
+ * busy core's one word.
  */
-static inline __attribute__((always_inline)) void
-oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
-	      bool allow, const struct oz_clk k, unsigned long k1000,
-	      struct lb_decision *d, struct oz_acc *a)
+static __attribute__((noinline)) unsigned
+oz_cpu_exact(const struct ful_load_page *ar, unsigned c, unsigned long now,
+	     unsigned long *loadp)
 {
 	const struct ful_load_cpu *r = &ar->cpu[c];
-	if (!elig) {
-		d->v.load[c] = FUL_LOAD_RLX(&r->load);
-		d->ut.util[c] = LB_UTIL_NONE;
-		return;
-	}
+	const struct oz_clk k = oz_clock(ar, now);
 	unsigned long load, stamp, idle, widx, busy, base, pm;
 	unsigned seq;
 	do {
@@ -275,15 +279,46 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 		base = FUL_LOAD_RLX(&r->win_base);
 		pm = FUL_LOAD_RLX(&r->util_short);
 	} while (!ful_load_seq_ok(&r->seq, seq));
+	*loadp = load;
 	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != k.idx || stamp > k.now, 0)) {
-		pm = oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
-				      (unsigned)pm);
+	if (__builtin_expect(widx != k.idx || stamp > k.now, 0))
+		return oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
+					(unsigned)pm);
+	cur += idle ? 0 : k.now - stamp;
+	cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
+	/* ful_win_permille, win != 0 here (oz_clock) */
+	return (unsigned)(cur >= k.win ? 1000 : cur * 1000 / k.win);
+}
+
+/**
+ * oz_record's work for core @c, eligible (@elig) or not, allowed as a
+ * placement's destination (@allow): its load into d->v.load; if
+ * eligible, its utilization over the short sliding window into
+ * d->ut.util[c], and its rank. A busy core's figure is its util_now
+ * word, one load: what the kernel's last tick of the core computed (the
+ * sliding figure at its `stamp`, at most a tick old: <fulcrum/load.h>),
+ * with the load read as a separate word. A core without one (idle, or
+ * not ticked since it left idle) is read and rolled to @now exactly
+ * (oz_cpu_exact).
+ */
+static inline __attribute__((always_inline)) void
+oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
+	      bool allow, unsigned long now, struct lb_decision *d,
+	      struct oz_acc *a)
+{
+	const struct ful_load_cpu *r = &ar->cpu[c];
+	if (!elig) {
+		d->v.load[c] = FUL_LOAD_RLX(&r->load);
+		d->ut.util[c] = LB_UTIL_NONE;
+		return;
+	}
+	unsigned w = FUL_LOAD_RLX(&r->util_now);
+	unsigned long load, pm;
+	if (__builtin_expect(w & FUL_UTIL_NOW_OK, 1)) {
+		pm = FUL_UTIL_NOW_PM(w);
+		load = FUL_LOAD_RLX(&r->load);
 	} else {
-		cur += idle ? 0 : k.now - stamp;
-		cur = (cur > k.e ? k.e : cur) + pm * k.tail / k1000;
-		/* ful_win_permille, win != 0 here (oz_clock) */
-		pm = cur >= k.win ? 1000 : cur * k1000 / k.win;
+		pm = oz_cpu_exact(ar, c, now, &load);
 	}
 	d->v.load[c] = load;
 	d->ut.util[c] = (unsigned short)pm;
@@ -298,26 +333,24 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 /**
  * Read the cores, in one pass: each online core's load into d->v.load
  * (with LB_NEED_SELF the snapshot leaves them to the policy), and each
- * eligible core's utilization into d->ut.util (with its load, under the
- * record's seqcount; the others are LB_UTIL_NONE, not read); the
- * eligible cores' total load in d->sum; the zone, and the figure the
- * zone is judged on (the highest eligible utilization, or with cpus_avg
- * their average). *@lo: the least utilized eligible core of @allowed,
- * *@hi: the most utilized eligible core, LB_NO_CPU if none; ties to the
- * lower load, for the most to the higher, then to the lower id (strict
+ * eligible core's utilization into d->ut.util (oz_record_cpu; the others
+ * are LB_UTIL_NONE, not read); the eligible cores' total load in d->sum;
+ * the zone, and the figure the zone is judged on (the highest eligible
+ * utilization, or with cpus_avg their average). Returns, in .l, the
+ * least utilized eligible core of @allowed, in .h the most utilized
+ * eligible core, LB_NO_CPU if none, with their keys; ties to the lower
+ * load, for the most to the higher, then to the lower id (strict
  * compares of one key per core). O(cores). oz_tun must be derived.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) struct oz_acc
 oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	  ful_cpus_t allowed, unsigned *lo, unsigned *hi)
+	  ful_cpus_t allowed)
 {
 	const struct ful_load_page *ar = s->area;
 	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
 			   .h = LB_NO_CPU};
 	unsigned n = s->conf.ncpus;
-	const struct oz_clk k = oz_clock(ar, s->now);
-	unsigned long k1000 = 1000;
-	__asm__("" : "+r"(k1000)); /* not a constant to the compiler */
+	unsigned long now = s->now;
 	memcpy(&d->ut, &oz_tun.head, 8); /* zone, spot, cpus_avg, bound */
 	d->has_util = true;
 	d->ut.tid = 0;
@@ -328,11 +361,11 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 		if (c >= n)
 			break;
 		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, k1000, d, &a);
+			      ful_cpus_has(allowed, c), now, d, &a);
 	}
 	for (unsigned c = 8; c < n; c++)
 		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), k, k1000, d, &a);
+			      ful_cpus_has(allowed, c), now, d, &a);
 	d->sum = a.lsum;
 	d->ut.busiest = (lb_cpu_t)a.h;
 	if (__builtin_expect(oz_tun.head.cpus_avg != 0, 0)) {
@@ -345,8 +378,7 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	} else if (a.h != LB_NO_CPU) {
 		d->ut.figure = (unsigned short)((unsigned long)a.kh >> 40);
 	}
-	*lo = a.l;
-	*hi = a.h;
+	return a;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -360,8 +392,7 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
-	unsigned to, hi;
-	oz_record(s, d, mask, allowed, &to, &hi);
+	unsigned to = oz_record(s, d, mask, allowed).l;
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -381,11 +412,7 @@ struct oz_best {
 	unsigned tid, u, eff;
 	int adj;
 	unsigned long runtime, last; /* its run time, and in the last window */
-};
-
-/* The time of a decision as its looks at tasks need it. */
-struct oz_look {
-	unsigned long now, idx, win, ws;
+	ful_cpus_t aff;              /* its affinity (empty: all cores) */
 };
 
 /** @adj moved by @step, within +-OZ_ADJ_MAX. */
@@ -397,8 +424,8 @@ static short oz_step(short adj, int step)
 }
 
 /**
- * Update the score of the task of @r, seen at the decision's time @l
- * with r->last ticks in the last complete window. High: that window at
+ * Update the score of the task of @r, seen at the decision's time @now
+ * (in the window of oz_win) with r->last ticks in the last complete window. High: that window at
  * or above the bound, and the average since the last look too. A
  * stretch starts at the start of that window; seen high for punish_ms,
  * -5 (and the stretch counts anew); when it ends, it lasted until the
@@ -406,12 +433,12 @@ static short oz_step(short adj, int step)
  * the last look: -5 if that is punish_ms or more, +5 if shorter than
  * prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(const struct oz_look *l,
-				const struct oz_best *r)
+static struct oz_task *oz_score(unsigned long now, const struct oz_best *r)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long now = l->now, win = l->win, bound = oz_tun.bound;
-	unsigned long lws = l->idx > oz_win.par.idx0 ? l->ws - win : now;
+	unsigned long win = oz_win.par.win, bound = oz_tun.bound;
+	unsigned long lws = oz_win.idx > oz_win.par.idx0 ? oz_win.ws - win
+							 : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
 	bool lhigh = r->last * 1000 >= bound * win;
@@ -477,8 +504,8 @@ _Static_assert(offsetof(struct ful_load_thread, cpu) % 4 == 0 &&
  * seqcount copy of the record (8 fields).
  */
 static inline __attribute__((always_inline)) bool
-oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
-	 unsigned tid, unsigned src, unsigned dst, struct oz_best *o)
+oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
+	 unsigned dst, struct oz_best *o)
 {
 	const struct ful_load_thread *t = &ar->thread[FUL_TID_SLOT(tid)];
 	unsigned state = FUL_LOAD_RLX(&t->state);
@@ -500,48 +527,42 @@ oz_weigh(const struct ful_load_page *ar, const struct oz_look *l,
 	/* cpu, state, flags: bytes 0, 1, 2 of the word (little-endian) */
 	unsigned cpu = w & 0xff, flags = (w >> 16) & 0xff;
 	state = (w >> 8) & 0xff;
+	aff = !ful_cpus_empty(aff) ? aff : ful_cpus_all();
 	if (rtid != tid || cpu != src || (flags & FUL_LT_KERNEL) ||
-	    !ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst) ||
+	    !ful_cpus_has(aff, dst) ||
 	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
 		return false;
 	/* its windows (ful_util_thread without the general roll) */
 	unsigned long in = runtime >= base ? runtime - base : 0;
-	unsigned long cur = widx == l->idx ? in : 0;
-	unsigned long last = widx == l->idx       ? wlast
-			     : widx + 1 == l->idx ? in
+	unsigned long idx = oz_win.idx; /* ~0 if no window */
+	unsigned long cur = widx == idx ? in : 0;
+	unsigned long last = widx == idx       ? wlast
+			     : widx + 1 == idx ? in
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, l->win);
+	o->u = ful_win_permille(cur > last ? cur : last, oz_win.par.win);
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->runtime = runtime;
 	o->last = last;
+	o->aff = aff;
 	return true;
 }
 
-/** Whether @a ranks above @b: the higher score, ties to the higher usage
- *  (then @b, the one weighed first). */
-static inline bool oz_above(unsigned aeff, unsigned au, unsigned beff,
-			    unsigned bu)
-{
-	return aeff > beff || (aeff == beff && au > bu);
-}
-
-/** Whether core @src's kept task is still a candidate for @dst, from
- *  single words of its record: the index's tgen has not moved since it
- *  was weighed (so it is the same thread, on @src, with the same
- *  affinity), it is runnable, and its affinity allows @dst. */
+/** Whether core @src's kept task is still a candidate for @dst: the
+ *  index's tgen has not moved since it was weighed (so it is the same
+ *  thread, on @src, with the affinity it had then, kept with it), that
+ *  affinity allows @dst, and its state byte says runnable. */
 static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
 			      unsigned dst)
 {
 	unsigned tid = oz_core[src].best;
 	const struct ful_load_thread *t = &s->area->thread[FUL_TID_SLOT(tid)];
-	if (!tid || oz_core[src].tgen != s->tgen)
+	if (!tid || oz_core[src].tgen != s->tgen ||
+	    !ful_cpus_has(oz_core[src].aff, dst))
 		return false;
 	unsigned state = FUL_LOAD_RLX(&t->state);
-	ful_cpus_t aff = FUL_LOAD_RLX(&t->affinity);
-	return (state == FUL_TS_READY || state == FUL_TS_RUNNING) &&
-	       ful_cpus_has(!ful_cpus_empty(aff) ? aff : ful_cpus_all(), dst);
+	return state == FUL_TS_READY || state == FUL_TS_RUNNING;
 }
 
 /**
@@ -561,8 +582,8 @@ static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
  * weighed, and compared with the kept one, within as many decisions as
  * the core has tasks. false if there is no candidate.
  */
-static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
-			 unsigned src, unsigned dst, struct oz_best *b)
+static bool oz_candidate(struct lb_snap *s, unsigned src, unsigned dst,
+			 struct oz_best *b)
 {
 	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
 			     0))
@@ -574,7 +595,7 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 	for (; left; left--) {
 		i = i < n ? i : 0;
 		unsigned tid = (unsigned)(s->key[lo + i++] & 0xffffffffUL);
-		if (oz_weigh(s->area, l, tid, src, dst, b)) {
+		if (oz_weigh(s->area, tid, src, dst, b)) {
 			found = true;
 			left--;
 			break;
@@ -585,25 +606,25 @@ static bool oz_candidate(struct lb_snap *s, const struct oz_look *l,
 	if (found) {
 		b->eff = oz_eff(b->u, b->adj);
 		if (oz_core[src].best == b->tid ||
-		    !oz_above(oz_core[src].eff, oz_core[src].u, b->eff, b->u) ||
+		    (b->eff << 16 | b->u) >= oz_core[src].rank ||
 		    !oz_kept_ok(s, src, dst)) {
 			/* the pick, weighed now: its score, updated by what
 			 * this look sees */
-			b->adj = oz_score(l, b)->adj;
+			b->adj = oz_score(s->now, b)->adj;
 			b->eff = oz_eff(b->u, b->adj);
 			oz_core[src].best = b->tid;
-			oz_core[src].eff = (unsigned short)b->eff;
-			oz_core[src].u = (unsigned short)b->u;
+			oz_core[src].rank = b->eff << 16 | b->u;
 			oz_core[src].adj = (short)b->adj;
 			oz_core[src].tgen = s->tgen;
+			oz_core[src].aff = b->aff;
 			return true;
 		}
 	} else if (!oz_kept_ok(s, src, dst)) {
 		return false;
 	}
 	b->tid = oz_core[src].best; /* the kept one ranks first */
-	b->eff = oz_core[src].eff;
-	b->u = oz_core[src].u;
+	b->eff = oz_core[src].rank >> 16;
+	b->u = oz_core[src].rank & 0xffff;
 	b->adj = oz_core[src].adj;
 	return true;
 }
@@ -634,10 +655,13 @@ static inline __attribute__((always_inline)) unsigned
 oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	unsigned *src, unsigned *dst)
 {
-	oz_record(s, d, mask, ful_cpus_all(), dst, src);
+	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all());
+	*src = a.h;
+	*dst = a.l;
 	if (d->ut.figure <= oz_tun.bound)
 		return LB_R_BELOW_ZONE;
-	if (*src == *dst || d->ut.util[*dst] >= d->ut.util[*src])
+	/* util[dst] >= util[src], from the keys (utilization << 40) */
+	if (a.h == a.l || a.kl >> 40 >= (unsigned long)a.kh >> 40)
 		return LB_R_BALANCED;
 	return LB_R_MOVED;
 }
@@ -660,17 +684,14 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	d->reason = (unsigned char)reason;
 	if (reason != LB_R_MOVED)
 		return 0;
-	unsigned long win = oz_win.par.win;
-	const struct oz_look l = {.now = s->now, .win = win,
-				  .idx = win ? oz_win.idx : ~0ul,
-				  .ws = oz_win.ws};
+	(void)oz_clock(s->area, s->now); /* oz_win: the window of `now` */
 	struct oz_best b;
-	if (!oz_candidate(s, &l, src, dst, &b)) {
+	if (!oz_candidate(s, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
 	/* lb_decline / lb_move_one, with the move written in place */
-	bool below = oz_tun.head.zone == OZ_WARM && b.eff <= oz_tun.bound;
+	bool below = (int)b.eff <= oz_tun.task_bound; /* warm only */
 	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
 	if (below) {
 		d->has_reject = true;

@@ -197,6 +197,15 @@ static unsigned util_now(unsigned cpu)
 	return pm;
 }
 
+/** Core @cpu's util_now word's figure, 0 if it has none: what opzone
+ *  reads for a busy core (the figure at its last tick, load area
+ *  version 6). */
+static unsigned util_tick(unsigned cpu)
+{
+	unsigned w = FUL_LOAD_RLX(&ful_load_area()->cpu[cpu].util_now);
+	return w & FUL_UTIL_NOW_OK ? FUL_UTIL_NOW_PM(w) : 0;
+}
+
 /** One real opzone decision: a spinner alone on core 1, cores 2 and 3
  *  idle; the busiest core's task goes to the least utilized one. */
 static void opzone_body(struct ut *ut, struct ful_thread *w)
@@ -206,8 +215,11 @@ static void opzone_body(struct ut *ut, struct ful_thread *w)
 				    .cpu = 1, .slice_ms = 10, .name = "ozspin"};
 	UT_CHECK_EQ(ful_thread_spawn(&a, w), 0);
 	/* a whole window busy on core 1, the others idle (cores 2 and 3
-	 * may have been idle since boot: load_cpu_start) */
-	UT_WAIT(util_now(1) > 900 && util_now(2) < 100 && util_now(3) < 100);
+	 * may have been idle since boot: load_cpu_start); core 1's figure
+	 * as of its last tick too, which opzone reads (it only rises while
+	 * the spinner runs) */
+	UT_WAIT(util_now(1) > 900 && util_tick(1) > 900 && util_now(2) < 100 &&
+		util_now(3) < 100);
 	printf("lb_opzone: utilization %u %u %u %u permille\n", util_now(0),
 	       util_now(1), util_now(2), util_now(3));
 	UT_CHECK_EQ(bal_init("opzone"), 0);

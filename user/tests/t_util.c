@@ -177,6 +177,28 @@ static void uw_phase(struct ut *ut, struct uw *u, int m)
 				"%s = %ld, expected %ld +- %ld", #v, v_, w_, t_); \
 	} while (0)
 
+/** Core @x's record, copied consistently a few times: whenever it says
+ *  idle since `stamp`, its util_now is 0 (an idle core has no figure
+ *  ready: it falls while the core idles, and only a reader's roll to
+ *  `now` gives it). */
+static void uw_now_idle(struct ut *ut, unsigned x)
+{
+	const struct ful_load_cpu *r = &ful_load_area()->cpu[x];
+	unsigned seen = 0;
+	for (unsigned i = 0; i < 1000; i++) {
+		unsigned s = ful_load_seq_begin(&r->seq);
+		unsigned idle = FUL_LOAD_RLX(&r->idle_open);
+		unsigned w = FUL_LOAD_RLX(&r->util_now);
+		if (!ful_load_seq_ok(&r->seq, s))
+			continue;
+		if (idle) {
+			UT_CHECK_EQ(w, 0);
+			seen++;
+		}
+	}
+	UT_CHECK(seen > 0);
+}
+
 static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 {
 	unsigned s, l, avg, n = ut_ncpus();
@@ -194,6 +216,12 @@ static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 	struct ful_load_cpu c = uw_cpu(x);
 	UT_NEAR(c.util_short, 1000, UW_TOL_PM);
 	UT_NEAR(c.util_long, 1000, UW_TOL_PM);
+	/* util_now (version 6): the busy core's figure at its last tick,
+	 * computed by the core (loadcheck holds it to the record) */
+	unsigned w;
+	UT_WAIT((w = FUL_LOAD_RLX(&ful_load_area()->cpu[x].util_now)) &
+		FUL_UTIL_NOW_OK);
+	UT_NEAR(FUL_UTIL_NOW_PM(w), 1000, UW_TOL_PM);
 	UT_CHECK(avg * n >= (1000 - UW_TOL_PM));
 	/* The running thread's record is as old as its core's last tick
 	 * (`stamp`), which a stopped vCPU can delay by more than a tick.
@@ -239,6 +267,7 @@ static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 	 * it is idle, and the thread ran in neither window. */
 	uw_phase(ut, u, 2);
 	UT_WAIT((c = uw_cpu(x), c.idle_open && c.nrunnable == 0));
+	uw_now_idle(ut, x);
 	uw_until(ful_counter() + 2 * FUL_UTIL_LONG_WINS * u->win);
 	uw_util(x, &s, &l, &avg);
 	UT_NEAR(s, 0, UW_TOL_PM);
