@@ -6,7 +6,7 @@
  *                   served to the child: bal_serve_start): it exits 0
  *                   (every thread computed its workload's checksum), the
  *                   balancer's log names each of its threads in a
- *                   placement, on more than one core, and the served
+ *                   placement, never on this program's core, and the served
  *                   counts grew by as many PLACE and SETTLE requests
  *   workloads_args  bad arguments (no threads, too many, an unknown
  *                   word) exit 2 without starting anything; a program
@@ -67,6 +67,8 @@ UTEST(workloads, 1)
 	unsigned n = ut_ncpus() < 8 ? ut_ncpus() : 8;
 	char th[16];
 	snprintf(th, sizeof(th), "threads=%u", n);
+	struct ful_sysinfo si;
+	UT_CHECK_EQ(ful_sysinfo(&si), 0);
 	UT_CHECK_EQ(bal_init("alb"), 0);
 	long place = bal_serve_start();
 	UT_CHECK(place > 0);
@@ -74,15 +76,18 @@ UTEST(workloads, 1)
 		char *argv[] = {(char *)wlt_all[k], th, "scale=1", "-v", NULL};
 		struct bal_serve_stats s0, s1;
 		bal_serve_stats(&s0, false);
-		unsigned long from = bal_log_next(), cores;
+		unsigned long from = bal_log_next();
 		UT_CHECK_EQ(wlt_run(argv, (unsigned)place), 0);
 		bal_serve_stats(&s1, false);
 		UT_CHECK_EQ(s1.places - s0.places, n);
 		UT_CHECK_EQ(s1.settled - s0.settled, n);
+		/* which cores depends on how far the threads before had
+		 * got (at 1 % they may end before the next one is placed);
+		 * never this program's core, which the policy leaves out */
 		unsigned mask;
 		UT_CHECK_EQ(wlt_placed(from, &mask), n);
-		cores = (unsigned long)__builtin_popcount(mask);
-		UT_CHECK(n < 3 || cores >= 2);
+		UT_CHECK(mask != 0);
+		UT_CHECK(ut_ncpus() == 1 || !(mask & 1u << si.cpu));
 	}
 }
 

@@ -26,6 +26,7 @@
 #define WP_PRIO	   100
 #define WP_SLICE   10
 #define WP_REAP_US 5000000UL
+#define WP_LOOK_US 100000 /* how often dead threads are looked for */
 
 static struct {
 	const struct wl_def *w;
@@ -33,6 +34,7 @@ static struct {
 	_Atomic unsigned left;
 	uint64_t sum[WL_MAX_THREADS];
 	unsigned cpu[WL_MAX_THREADS]; /* where each finished */
+	_Atomic bool finished[WL_MAX_THREADS];
 	struct ful_thread th[WL_MAX_THREADS];
 } wp;
 
@@ -49,6 +51,7 @@ static void wp_thread(void *arg)
 	struct ful_sysinfo si;
 	ful_sysinfo(&si);
 	wp.cpu[slot] = si.cpu;
+	atomic_store(&wp.finished[slot], true);
 	if (atomic_fetch_sub(&wp.left, 1) == 1)
 		ful_ntfn_signal((unsigned)wp.done, 1);
 }
@@ -117,6 +120,27 @@ static unsigned wp_start(const struct wp_args *a)
 	return a->threads;
 }
 
+/** Sleep until the @n threads have finished; one that died first (a
+ *  fault kills the thread, not the process) is named and counted as
+ *  finished with no sum, so that the check fails instead of a hang. */
+static void wp_wait(unsigned n)
+{
+	bool dead[WL_MAX_THREADS] = {0};
+	unsigned long bits;
+	while (atomic_load(&wp.left)) {
+		ful_ntfn_wait((unsigned)wp.done, &bits, WP_LOOK_US);
+		/* dead first: a thread sets finished before it ends, so
+		 * once it is dead, finished no longer changes */
+		for (unsigned i = 0; i < n; i++)
+			if (!dead[i] && ful_thread_dead(wp.th[i].slot) &&
+			    !atomic_load(&wp.finished[i])) {
+				dead[i] = true;
+				printf("%s: thread %u died\n", wp.w->name, i);
+				atomic_fetch_sub(&wp.left, 1);
+			}
+	}
+}
+
 /** Did every one of the @n threads compute the same non-zero sum? */
 static bool wp_check(unsigned n)
 {
@@ -150,9 +174,7 @@ int wl_prog_main(const struct wl_def *w, int argc, char **argv)
 	wp.done = slot;
 	w->setup(a.scale);
 	unsigned n = wp_start(&a);
-	unsigned long bits;
-	while (atomic_load(&wp.left))
-		ful_ntfn_wait((unsigned)wp.done, &bits, FUL_FOREVER);
+	wp_wait(n);
 	for (unsigned i = 0; i < n; i++)
 		if (!ful_thread_reap(&wp.th[i], WP_REAP_US))
 			printf("%s: thread %u did not end\n", w->name, i);
