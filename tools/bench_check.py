@@ -5,7 +5,11 @@ Called by `make bench-check`. A bound is an object such as
 {"median_max": 20}: each key is <stat>_max or <stat>_min where <stat> is
 one of min, median, max, mean from results.json. {"median_ratio_max":
 [1.5, "other"]} bounds this benchmark's median over another's; with a
-list of others, over each of them. A bounded
+list of others, over each of them. {"paired_ratio_max": [1.02, "other"]}
+bounds the median of the per-run ratios, sample i over the other's
+sample i: for two benchmarks run back to back in each repetition, so
+that the host's speed, which drifts between repetitions, cancels out of
+each ratio. A bounded
 benchmark missing from the results fails. Ends with `N passed, M failed`.
 """
 
@@ -27,6 +31,17 @@ def load_json(path):
         sys.exit(f"bench_check: cannot read {path}: {exc}")
 
 
+def paired_ratio(a, b):
+    """Median of a[i] / b[i] (0 / 0 counts as 0), or None if the two
+    sample lists cannot be paired."""
+    if not a or len(a) != len(b):
+        return None
+    rs = sorted(x / y if y else (0.0 if x == 0 else float("inf"))
+                for x, y in zip(a, b))
+    n = len(rs)
+    return rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+
+
 def check_ratio(name, key, limit, by_name):
     """A bound on this benchmark's stat over another benchmark's (or over
     each of a list of others: all must hold)."""
@@ -36,8 +51,18 @@ def check_ratio(name, key, limit, by_name):
         results = [check_ratio(name, key, [bound, o], by_name) for o in other]
         return (all(ok for ok, _ in results),
                 "\n".join(message for _, message in results))
-    if stat not in STATS or other not in by_name:
+    if (stat not in STATS and stat != "paired") or other not in by_name:
         return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
+    if stat == "paired":
+        ratio = paired_ratio(by_name[name].get("samples"),
+                             by_name[other].get("samples"))
+        if ratio is None:
+            return False, (f"FAIL {name}: no samples to pair with "
+                           f"{other}'s")
+        ok = ratio <= bound
+        word, rel = ("OK", "<=") if ok else ("FAIL", ">")
+        return ok, (f"{word} {name} / {other}, median of the per-run "
+                    f"ratios = {ratio:.3f} {rel} {bound}")
     num, den = by_name[name][stat], by_name[other][stat]
     # 0 / 0 is within any bound (e.g. no migrations under either policy)
     ratio = num / den if den else (0.0 if num == 0 else float("inf"))

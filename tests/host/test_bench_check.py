@@ -56,18 +56,49 @@ def test_ratio_over_each_of_a_list():
     return None
 
 
+def paired(a, b, bound):
+    by_name = {"a": {"name": "a", "samples": a},
+               "b": {"name": "b", "samples": b}}
+    ok, _ = bench_check.check_ratio("a", "paired_ratio_max", [bound, "b"],
+                                    by_name)
+    return ok
+
+
+def test_paired_ratio():
+    """The paired bound takes the median of sample-by-sample ratios:
+    a host twice as fast in one repetition cancels out of it, where the
+    ratio of the medians would not; unpaired samples fail."""
+    # a is 1 % slower than b in each run; the host's speed drifts 2x
+    a, b = [101, 202, 101, 202, 101], [100, 200, 100, 200, 100]
+    if not paired(a, b, 1.02) or paired(a, b, 1.005):
+        return "paired ratio judged wrongly on a drifting host"
+    # a slower in 2 of 3 runs (ratios 1.10, 1.05, 0.91): the paired
+    # median is 1.05, where the ratio of the medians (110 / 115) is 0.96
+    a, b = [110, 210, 105], [100, 200, 115]
+    if paired(a, b, 1.0) or not paired(a, b, 1.06):
+        return "paired median not taken over the per-run ratios"
+    if paired([1, 2], [1, 2, 3], 9.0) or paired([], [], 9.0):
+        return "unpaired or empty samples passed"
+    if not paired([0, 0, 0], [0, 0, 0], 1.0):
+        return "0 / 0 runs not within the bound"
+    return None
+
+
 def test_alb_bounds():
     """Every set has alb's migrations bounded by count's and its
-    completion by 1.02 times count's."""
+    completion by 1.02 times count's (paired: the two policies run back
+    to back in each repetition)."""
     with open(os.path.join(ROOT, "tools", "bench_meta.json")) as f:
         meta = json.load(f)
     for s in SETS:
-        want = {f"migrations_alb_{s}": [1.0, f"migrations_count_{s}"],
-                f"completion_alb_{s}": [1.02, f"completion_count_{s}"]}
-        for name, limit in want.items():
-            got = meta.get(name, {}).get("bound", {}).get("median_ratio_max")
+        want = {f"migrations_alb_{s}": ("median_ratio_max",
+                                        [1.0, f"migrations_count_{s}"]),
+                f"completion_alb_{s}": ("paired_ratio_max",
+                                        [1.02, f"completion_count_{s}"])}
+        for name, (key, limit) in want.items():
+            got = meta.get(name, {}).get("bound", {}).get(key)
             if got != limit:
-                return f"{name}: bound {got!r}, expected {limit!r}"
+                return f"{name}: bound {key} {got!r}, expected {limit!r}"
     return None
 
 
@@ -75,6 +106,7 @@ TESTS = [
     ("ratio_plain", test_ratio_plain),
     ("ratio_zero_over_zero", test_ratio_zero_over_zero),
     ("ratio_over_each_of_a_list", test_ratio_over_each_of_a_list),
+    ("paired_ratio", test_paired_ratio),
     ("alb_bounds", test_alb_bounds),
 ]
 
