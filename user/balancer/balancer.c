@@ -186,6 +186,15 @@ bool bal_wait_settled(unsigned tid)
 	return bal_wait_settled_us(tid, BAL_SETTLE_US);
 }
 
+/** Name thread @tid in placement record @seq, if that record is still
+ *  in the log and names no thread yet. Balancer lock held. */
+static void bal_log_name_locked(unsigned long seq, unsigned tid)
+{
+	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
+	if (d && d->kind == LB_KIND_PLACE && d->nmoves && !d->move[0].tid)
+		d->move[0].tid = tid;
+}
+
 bool bal_placed(unsigned long seq, unsigned tid)
 {
 	/* A client's thread that was started arrives within milliseconds;
@@ -193,9 +202,7 @@ bool bal_placed(unsigned long seq, unsigned tid)
 	 * client (every other client with it) for the whole wait. */
 	bool ok = bal_wait_settled_us(tid, BAL_PLACED_US);
 	bal_lock();
-	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
-	if (d && d->kind == LB_KIND_PLACE && d->nmoves && !d->move[0].tid)
-		d->move[0].tid = tid; /* the record names the new thread */
+	bal_log_name_locked(seq, tid);
 	bal_unlock();
 	return ok;
 }
@@ -207,9 +214,8 @@ int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out)
 	unsigned long seq = bal.log.next;
 	pa.cpu = bal_place_locked(a->slice_ms ? a->slice_ms : 10, 0, a->nice);
 	int err = ful_thread_spawn(&pa, out);
-	struct lb_decision *d = (struct lb_decision *)lb_log_get(&bal.log, seq);
-	if (!err && d && d->nmoves) /* the record names the new thread */
-		d->move[0].tid = (unsigned)out->tid;
+	if (!err) /* the record names the new thread */
+		bal_log_name_locked(seq, (unsigned)out->tid);
 	/* The next decision must see this thread in its core's load. */
 	if (!err && !bal_wait_settled((unsigned)out->tid))
 		err = -FUL_ETIMEOUT;

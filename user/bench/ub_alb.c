@@ -168,31 +168,18 @@ static bool al_poll(struct al_prog *g, unsigned long us)
 	return !g->live;
 }
 
-/** Wait until @n more placements than @places have been answered (or
- *  @g ended); false after the run's timeout. */
-static bool al_wait_placed(unsigned long places, unsigned n,
+/** Wait until the served count of placements (or, with @settled, of
+ *  settled threads) reaches @target, or @g ended; false after the run's
+ *  timeout. */
+static bool al_wait_served(bool settled, unsigned long target,
 			   struct al_prog *g)
 {
 	unsigned long dl = ful_counter() + ful_us_to_ticks(AL_RUN_TIMEOUT);
 	for (;;) {
 		struct bal_serve_stats st;
 		bal_serve_stats(&st, false);
-		if (st.places >= places + n || al_poll(g, 1000))
-			return true;
-		if (ful_counter() > dl)
-			return false;
-	}
-}
-
-/** Wait until @n more threads than @settled have settled (or @g ended). */
-static bool al_wait_settled(unsigned long settled, unsigned n,
-			    struct al_prog *g)
-{
-	unsigned long dl = ful_counter() + ful_us_to_ticks(AL_RUN_TIMEOUT);
-	for (;;) {
-		struct bal_serve_stats st;
-		bal_serve_stats(&st, false);
-		if (st.settled >= settled + n || al_poll(g, 1000))
+		if ((settled ? st.settled : st.places) >= target ||
+		    al_poll(g, 1000))
 			return true;
 		if (ful_counter() > dl)
 			return false;
@@ -230,12 +217,13 @@ static int al_start(const struct al_set *set)
 	int err = al_spawn(set->a, al.threads, 0, false, &al.prog[0]);
 	/* The cores' busy time from when the first thread comes (within a
 	 * poll, 1 ms, of its placement): completion_vs_busy's base. */
-	if (!err && !al_wait_placed(st.places, 1, &al.prog[0]))
+	if (!err && !al_wait_served(false, st.places + 1, &al.prog[0]))
 		err = -FUL_ETIMEOUT;
 	al.b0_at = ful_counter();
 	al.b0 = al_busy(al.b0_at);
 	if (!err && set->b >= 0) {
-		if (!al_wait_settled(st.settled, al.threads, &al.prog[0]))
+		if (!al_wait_served(true, st.settled + al.threads,
+				    &al.prog[0]))
 			err = -FUL_ETIMEOUT;
 		if (!err)
 			err = al_spawn(set->b, al.threads, AL_NICE_B, false,
