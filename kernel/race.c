@@ -72,7 +72,8 @@ void race_delay_init(void)
 					 1);
 	delay_points = 1u << RACE_WAKE_ENTRY | 1u << RACE_WAKE_READS |
 		       1u << RACE_MBOX_PUSH | 1u << RACE_MBOX_DRAIN |
-		       1u << RACE_WAKE_POST | 1u << RACE_MIG_HANDOVER;
+		       1u << RACE_WAKE_POST | 1u << RACE_MIG_HANDOVER |
+		       1u << RACE_MIG_LANDED;
 	uint64_t seed = bootarg_num("seed", 1);
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		delay_state[i].rng = (seed + 1) * 0x9e3779b97f4a7c15ull +
@@ -80,7 +81,7 @@ void race_delay_init(void)
 	race_default = race_delay;
 	race_hook_set(NULL);
 	kprintf("race: delays of up to %lu ns at the mailbox, wake and "
-		"hand-over points, seed %lu\n", ns, seed);
+		"hand-over and landing points, seed %lu\n", ns, seed);
 }
 
 uint64_t race_delay_count(unsigned cpu)

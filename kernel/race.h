@@ -41,6 +41,10 @@ enum race_point {
 	 * thread: the new owner is stored, its TASK_IN not yet posted (or,
 	 * for a blocked thread, not yet woken on its new core) */
 	RACE_MIG_HANDOVER,
+	/* thread_accept(), arg the thread: landed here (owned here, its
+	 * TASK_IN taken), before a kill or a move on that came while it
+	 * flew is applied */
+	RACE_MIG_LANDED,
 	RACE_NPOINTS
 };
 

@@ -29,6 +29,29 @@ static int thread_migrate_other(struct thread *t, uint32_t st, unsigned dest)
 	return -FUL_EDEAD;
 }
 
+/** Count a move of @t (in state @st, owned here) to @dest. */
+static void thread_move_count(struct owner o, struct thread *t, unsigned dest,
+			      uint32_t st)
+{
+	t->migrations++;
+	trace_mig_out(o.cpu, t, dest, st);
+	o.cpu->stats.migrations_out++;
+	load_count_migration(o, false);
+}
+
+/** Give @t, off this core's queue and books, to @dest: its record with
+ *  the new core first, then the owner; its interrupts follow it. The
+ *  caller then posts its TASK_IN (or wakes it there). */
+static void thread_move_handover(struct cpu *c, struct thread *t,
+				 unsigned dest)
+{
+	load_thread_static(t, dest);
+	atomic_store_explicit(&t->cpu, dest, memory_order_release);
+	if (atomic_load_explicit(&t->irq_bound, memory_order_relaxed))
+		irq_thread_moved(t, dest); /* its interrupts follow it */
+	race_point_cpu(c, RACE_MIG_HANDOVER, t); /* a delay point */
+}
+
 int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 {
 	struct cpu *c = o.cpu;
@@ -43,10 +66,7 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		return thread_migrate_other(t, st, dest);
 	if (dest == c->id)
 		return 0;
-	t->migrations++;
-	trace_mig_out(c, t, dest, st);
-	c->stats.migrations_out++;
-	load_count_migration(o, false);
+	thread_move_count(o, t, dest, st);
 	if (st == T_READY)
 		sched_unqueue(o, t);
 	if (st != T_BLOCKED) /* a blocked thread just changes owner */
@@ -58,11 +78,7 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		load_leave(o, t);
 	else if (st == T_BLOCKED)
 		load_blocked_moved(o, t, dest);
-	load_thread_static(t, dest);
-	atomic_store_explicit(&t->cpu, dest, memory_order_release);
-	if (atomic_load_explicit(&t->irq_bound, memory_order_relaxed))
-		irq_thread_moved(t, dest); /* its interrupts follow it */
-	race_point_cpu(c, RACE_MIG_HANDOVER, t); /* a delay point */
+	thread_move_handover(c, t, dest);
 	if (st == T_READY) {
 		icc_post(dest, &t->mig_req);
 	} else if (st == T_RUNNING) { /* posted once switched out */
@@ -111,6 +127,25 @@ int thread_kill_local(struct owner o, struct thread *t)
 	}
 }
 
+/** @t, just landed here in flight, has a move on waiting (pending_dest,
+ *  a TASK_OUT or an affinity change that came while it flew): pass it
+ *  on still MIGRATING, never made ready here, so that no reader of its
+ *  record sees it READY on a core its affinity may exclude, and this
+ *  core's sums never count it. False (the move dropped) if the move is
+ *  no longer allowed: the caller makes it ready here. */
+static bool thread_pass_on(struct owner o, struct thread *t)
+{
+	int dest = t->pending_dest;
+	t->pending_dest = -1;
+	if (dest < 0 || (unsigned)dest == o.cpu->id ||
+	    !cpu_is_online((unsigned)dest) || !(t->affinity >> dest & 1))
+		return false;
+	thread_move_count(o, t, (unsigned)dest, T_MIGRATING);
+	thread_move_handover(o.cpu, t, (unsigned)dest);
+	icc_post((unsigned)dest, &t->mig_req);
+	return true;
+}
+
 void thread_accept(struct owner o, struct thread *t)
 {
 	struct cpu *c = o.cpu;
@@ -125,14 +160,13 @@ void thread_accept(struct owner o, struct thread *t)
 		c->stats.migrations_in++;
 		load_count_migration(o, true);
 	}
-	sched_make_ready(o, t);
+	race_point_cpu(c, RACE_MIG_LANDED, t);
 	if (t->kill_pending) {
 		t->kill_pending = false;
+		sched_make_ready(o, t);
 		thread_kill_local(o, t);
-	} else if (t->pending_dest >= 0) {
-		unsigned dest = (unsigned)t->pending_dest;
-		t->pending_dest = -1;
-		thread_migrate_local(o, t, dest);
+	} else if (!thread_pass_on(o, t)) {
+		sched_make_ready(o, t);
 	}
 }
 

@@ -458,3 +458,142 @@ KTEST(start_checks_id, 1)
 	KT_CHECK_EQ(atomic_load(&sr.x_ran), 0);
 	KT_CHECK_EQ(thread_start_tid(sr.x_tid), -FUL_EDEAD);
 }
+
+/* ---- a move that came while the thread flew: passed on, never READY ---- */
+
+static struct land_race {
+	struct thread *t; /* T: moved a -> b, pinned to c while it flies */
+	tid_t tid;
+	unsigned a, b, c;
+	_Atomic uint32_t busy_on, pushed, pinned, landed, read_done, ran_cpu;
+	_Atomic uint32_t spin_timeouts;
+	_Atomic int pin_result;
+	struct ful_load_thread seen; /* T's record while it landed on b */
+} lar;
+
+static void lar_spin(bool ok)
+{
+	if (!ok)
+		atomic_fetch_add(&lar.spin_timeouts, 1);
+}
+
+/* T's record, read as a user-level reader does (the sequence even and
+ * unchanged across the copy). */
+static struct ful_load_thread lar_read(struct thread *t)
+{
+	volatile struct ful_load_thread *lt = t->lrec;
+	struct ful_load_thread r;
+	unsigned s;
+	do {
+		while ((s = lt->seq) & 1)
+			arch_cpu_relax();
+		atomic_thread_fence(memory_order_acquire);
+		r = (struct ful_load_thread){.tid = lt->tid, .cpu = lt->cpu,
+					     .state = lt->state,
+					     .affinity = lt->affinity};
+		atomic_thread_fence(memory_order_acquire);
+	} while (lt->seq != s);
+	return r;
+}
+
+/*
+ * On a, T's TASK_IN about to go to b: hold it until the pinner on c has
+ * set T's affinity to c alone (handled on b, T's owner, while T flies:
+ * pending_dest). On b, T landed: hold it there until the test thread
+ * has read T's record.
+ */
+static void land_race_hook(enum race_point p, void *arg)
+{
+	if (p == RACE_MBOX_PUSH && arg == &lar.t->mig_req &&
+	    this_cpu_id() == lar.a && !atomic_exchange(&lar.pushed, 1)) {
+		lar_spin(SPIN_UNTIL(atomic_load(&lar.pinned), HOOK_MS));
+	} else if (p == RACE_MIG_LANDED && arg == lar.t &&
+		   this_cpu_id() == lar.b && !atomic_exchange(&lar.landed, 1)) {
+		lar_spin(SPIN_UNTIL(atomic_load(&lar.read_done), HOOK_MS));
+	}
+}
+
+static void land_t_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&lar.ran_cpu, this_cpu_id() + 1);
+}
+
+/* On b: keep b busy, so that a thread made ready there is queued (an
+ * idle core would take it as its hand-off, published only when run). */
+static void land_busy_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&lar.busy_on, 1);
+	lar_spin(SPIN_UNTIL(atomic_load(&lar.ran_cpu) ||
+				    atomic_load(&lar.spin_timeouts),
+			    HOOK_MS));
+}
+
+/* On c: pin T to c once its TASK_IN is on its way to b. */
+static void land_pinner_main(void *arg)
+{
+	(void)arg;
+	lar_spin(SPIN_UNTIL(atomic_load(&lar.pushed), HOOK_MS));
+	atomic_store(&lar.pin_result,
+		     thread_set_attr(lar.tid, FUL_TA_AFFINITY, 1ull << lar.c));
+	atomic_store(&lar.pinned, 1);
+}
+
+/*
+ * The rare lb_stress failure (a worker READY on a core outside its
+ * affinity): T, moved from a to b, is pinned to c while it flies, so b
+ * keeps the move on to c until T lands. The landing made T ready on b
+ * (published READY on b, affinity {c}) and only then moved it on: a
+ * reader in between saw a thread on a core it may not use (b busy: T
+ * queued there, its record READY). T must be
+ * passed on to c without ever being READY on b, and run on c.
+ */
+KTEST(mig_landing_passes_on, 3)
+{
+	lar = (struct land_race){.a = this_cpu_id()};
+	lar.b = (lar.a + 1) % machine.ncpus;
+	lar.c = (lar.a + 2) % machine.ncpus;
+	struct thread_attr pa = {.name = "lar-pin", .prio = 10, .slice_ms = 2,
+				 .cpu = lar.c};
+	struct thread_attr ta = {.name = "lar-t", .prio = 5, .slice_ms = 2,
+				 .cpu = lar.a};
+	struct thread_attr ba = {.name = "lar-busy", .prio = 10, .slice_ms = 2,
+				 .cpu = lar.b};
+	int pinner = thread_create(&pa, land_pinner_main, NULL);
+	KT_CHECK(pinner > 0);
+	int busy = thread_create(&ba, land_busy_main, NULL);
+	KT_CHECK(busy > 0);
+	KT_WAIT(atomic_load(&lar.busy_on), KT_TIMEOUT_MS);
+	int tid = thread_create(&ta, land_t_main, NULL); /* READY below us */
+	KT_CHECK(tid > 0);
+	lar.tid = (tid_t)tid;
+	lar.t = thread_lookup(lar.tid);
+	KT_CHECK(lar.t != NULL);
+	race_hook_set(land_race_hook);
+	int moved = thread_migrate(lar.tid, lar.b);
+	KT_WAIT(atomic_load(&lar.landed) || atomic_load(&lar.spin_timeouts),
+		KT_TIMEOUT_MS);
+	lar.seen = lar_read(lar.t);
+	atomic_store(&lar.read_done, 1);
+	KT_WAIT(atomic_load(&lar.ran_cpu) && thread_lookup(lar.tid) == NULL &&
+			thread_lookup((tid_t)pinner) == NULL &&
+			thread_lookup((tid_t)busy) == NULL,
+		KT_TIMEOUT_MS);
+	race_hook_set(NULL);
+	KT_CHECK_EQ(moved, 0);
+	KT_CHECK_EQ(atomic_load(&lar.spin_timeouts), 0);
+	KT_CHECK_EQ(atomic_load(&lar.pin_result), 0);
+	KT_CHECK(atomic_load(&lar.landed));
+	KT_CHECK_EQ(lar.seen.tid, lar.tid);
+	KT_CHECK_EQ(lar.seen.affinity, 1ull << lar.c);
+	if (lar.seen.state != FUL_TS_MIGRATING &&
+	    !(lar.seen.affinity >> lar.seen.cpu & 1)) {
+		ktest_fail(kt, __FILE__, __LINE__,
+			   "T seen in state %u on cpu%u, affinity %lx",
+			   lar.seen.state, lar.seen.cpu,
+			   (unsigned long)lar.seen.affinity);
+		return;
+	}
+	KT_CHECK_EQ(atomic_load(&lar.ran_cpu), lar.c + 1);
+}
