@@ -382,7 +382,12 @@ EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
 
-$(BUILD)/host/test_fdt: $(HOST_DTBS)
+# A host test may be linked from more sources than its test_*.c (named
+# otherwise, so they are not binaries of their own): test_fdt's fuzz part
+# and the helpers both of its parts use. Its test names stay test_fdt/*.
+FDT_TEST_SRC := tests/host/fdt_util.c tests/host/fdt_fuzz.c
+$(BUILD)/host/test_fdt: $(HOST_DTBS) $(FDT_TEST_SRC)
+$(BUILD)/host/test_fdt: HOST_LIB += $(FDT_TEST_SRC)
 $(BUILD)/host/test_fdt: HOST_CPPFLAGS += -DFDT_DIR='"$(abspath $(HOST_DTB_DIR))"'
 
 # -append needs -kernel: QEMU dumps the tree before running this stub.
