@@ -383,8 +383,12 @@ $(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
-# otherwise, so they are not binaries of their own): test_fdt's fuzz part
-# and the helpers both of its parts use. Its test names stay test_fdt/*.
+# otherwise, so they are not binaries of their own): test_fdt's and
+# test_elf's fuzz parts and the helpers both parts use. Their test names
+# stay test_fdt/* and test_elf/*.
+ELF_TEST_SRC := tests/host/elf_util.c tests/host/elf_fuzz.c
+$(BUILD)/host/test_elf: $(ELF_TEST_SRC)
+$(BUILD)/host/test_elf: HOST_LIB += $(ELF_TEST_SRC)
 FDT_TEST_SRC := tests/host/fdt_util.c tests/host/fdt_fuzz.c
 $(BUILD)/host/test_fdt: $(HOST_DTBS) $(FDT_TEST_SRC)
 $(BUILD)/host/test_fdt: HOST_LIB += $(FDT_TEST_SRC)
