@@ -38,7 +38,10 @@
  * workload checks itself (a round trip, a known answer, a second
  * algorithm); each program also runs once alone before the runs.
  * Boot arguments: wl_repeat=1..9 (default 3), wl_threads=1..8,
- * wl_scale=percent of the default work (default 100).
+ * wl_scale=percent of the default work (default 100); diagnostics, not
+ * for make bench: wl_log=1 prints each run's decisions (LBLOG lines,
+ * the last LB_LOG_SIZE of the run), wl_sets_only=1 runs the sets only
+ * (and reports them only).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +97,8 @@ struct al_run {
 
 static struct {
 	unsigned ncpus, threads, repeat, scale;
+	unsigned log;      /* wl_log=1: each run's decisions as LBLOG lines */
+	unsigned sets_only; /* wl_sets_only=1: the Table III sets only */
 	long place; /* the placement capability the programs get */
 	struct al_prog prog[2];
 	unsigned long b0_at, b0; /* al_busy() when the first thread came */
@@ -254,11 +259,18 @@ static int al_run_one(unsigned s, unsigned p, struct al_run *out)
 	err = err ? err : bal_start();
 	if (err)
 		return err;
-	unsigned long m0 = al_mig_in();
+	unsigned long m0 = al_mig_in(), seq0 = bal_log_next();
 	err = al_start(set);
 	unsigned long imb = al_wait(err ? (al.prog[0].live ? 1 : 0) : n);
 	bal_stop();
 	out->migrations = al_mig_in() - m0;
+	if (al.log) { /* the ring keeps the last LB_LOG_SIZE */
+		unsigned long next = bal_log_next();
+		printf("alb: log %s %s from %lu to %lu\n", set->name,
+		       al_pol[p], seq0, next);
+		bal_log_dump(next - seq0 > LB_LOG_SIZE ? next - LB_LOG_SIZE
+						       : seq0);
+	}
 	if (err || imb == ~0UL)
 		return err ? err : -FUL_ETIMEOUT;
 	struct bal_serve_stats st;
@@ -281,6 +293,8 @@ static int al_run_all(void)
 	for (unsigned rep = 0; rep < al.repeat; rep++)
 		for (unsigned s = 0; s < AL_NSETS; s++)
 			for (unsigned k = 0; k < AL_NPOL; k++) {
+				if (al.sets_only && al_sets[s].b < 0)
+					continue;
 				unsigned p = (k + rep + s) % AL_NPOL;
 				struct al_run *r = &al.run[s][p][rep];
 				int err = al_run_one(s, p, r);
@@ -310,6 +324,8 @@ static unsigned al_report(void)
 	for (unsigned s = 0; s < AL_NSETS; s++)
 		for (unsigned p = 0; p < AL_NPOL; p++)
 			for (unsigned f = 0; f < 4; f++) {
+				if (al.sets_only && al_sets[s].b < 0)
+					break;
 				unsigned long v[AL_MAX_REPEAT];
 				for (unsigned r = 0; r < al.repeat; r++) {
 					const struct al_run *x =
@@ -350,6 +366,8 @@ static bool al_setup(void)
 	al.repeat = al_arg("wl_repeat", AL_REPEAT, 1, AL_MAX_REPEAT);
 	al.threads = al_arg("wl_threads", AL_THREADS, 1, AL_MAX_THREADS);
 	al.scale = al_arg("wl_scale", 100, 1, 10000);
+	al.log = al_arg("wl_log", 0, 0, 1);
+	al.sets_only = al_arg("wl_sets_only", 0, 0, 1);
 	al.place = bal_init("count") ? -FUL_EINVAL : bal_serve_start();
 	if (al.place < 0) {
 		printf("alb: no balancer to serve: error %ld\n", al.place);
