@@ -167,14 +167,21 @@ static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
 	oz.tun.gen = p->gen;
 }
 
-/** oz.tun for @p's tunables: derived again only when they changed (a
- *  new p->gen) or the counter frequency did. */
+/** Whether oz.tun must be derived again for @p's tunables: they
+ *  changed (a new p->gen) or the counter frequency did. */
+static inline __attribute__((always_inline)) bool
+oz_stale(const struct lb_policy *p, const struct lb_snap *s)
+{
+	unsigned long f = FUL_LOAD_RLX(&s->area->hdr.counter_freq);
+	return p->gen != oz.tun.gen || f != oz.tun.freq;
+}
+
+/** oz.tun for @p's tunables: derived again only when oz_stale. */
 static inline __attribute__((always_inline)) void
 oz_derive(const struct lb_policy *p, const struct lb_snap *s)
 {
-	unsigned long f = FUL_LOAD_RLX(&s->area->hdr.counter_freq);
-	if (__builtin_expect(p->gen != oz.tun.gen || f != oz.tun.freq, 0))
-		oz_derive_all(p, f);
+	if (__builtin_expect(oz_stale(p, s), 0))
+		oz_derive_all(p, FUL_LOAD_RLX(&s->area->hdr.counter_freq));
 }
 
 /** The window of the decision, as values (oz_clock): passed by value
@@ -255,6 +262,7 @@ struct oz_acc {
 	unsigned long lsum, kl;
 	long kh;
 	unsigned l, h;
+	bool miss; /* a core without util_now, not read exactly (!exact) */
 };
 
 /**
@@ -308,35 +316,39 @@ oz_cpu_exact(const struct ful_load_page *ar, unsigned c, unsigned long now,
  * sliding figure at its `stamp`, at most a tick old: <fulcrum/load.h>),
  * with the load read as a separate word. A core without one (idle, or
  * not ticked since it left idle) is read and rolled to @now exactly
- * (oz_cpu_exact).
+ * (oz_cpu_exact), or with @exact false not read: false (the pass
+ * stops; its caller starts over with @exact).
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) bool
 oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 	      bool allow, unsigned long now, struct lb_decision *d,
-	      struct oz_acc *a)
+	      struct oz_acc *a, bool exact)
 {
 	const struct ful_load_cpu *r = &ar->cpu[c];
 	if (!elig) {
 		d->v.load[c] = FUL_LOAD_RLX(&r->load);
 		d->ut.util[c] = LB_UTIL_NONE;
-		return;
+		return true;
 	}
 	unsigned long w = FUL_LOAD_RLX(&r->util_now), load;
 	if (__builtin_expect(w & FUL_UTIL_NOW_OK, 1)) {
 		/* the flag, bit 31, leaves the key with the shift; bits 16
 		 * to 30 are 0: the key's top bits are the figure alone */
 		load = FUL_LOAD_RLX(&r->load);
+	} else if (!exact) {
+		return false;
 	} else {
 		w = oz_cpu_exact(ar, c, now, &load);
 	}
 	d->v.load[c] = load;
-	d->ut.util[c] = (unsigned short)w;
+	memcpy(&d->ut.util[c], &w, 2); /* its low half: the figure */
 	a->lsum += load;
 	unsigned long key = w << 40 | load;
 	if ((long)key > a->kh)
 		a->h = c, a->kh = (long)key;
 	if (allow && key < a->kl)
 		a->l = c, a->kl = key;
+	return true;
 }
 
 /**
@@ -350,14 +362,16 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
  * eligible core, LB_NO_CPU if none, with their keys; ties to the lower
  * load, for the most to the higher, then to the lower id (strict
  * compares of one key per core). O(cores). oz.tun must be derived.
+ * With @exact false, a core without util_now stops the pass with .miss
+ * set (no call in the pass: its caller needs no frame).
  */
 static inline __attribute__((always_inline)) struct oz_acc
 oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	  ful_cpus_t allowed)
+	  ful_cpus_t allowed, bool exact)
 {
 	const struct ful_load_page *ar = s->area;
 	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
-			   .h = LB_NO_CPU};
+			   .h = LB_NO_CPU, .miss = false};
 	unsigned n = s->conf.ncpus;
 	unsigned long now = s->now;
 	memcpy(&d->ut, &oz.tun.head, 8); /* zone, spot, cpus_avg, bound */
@@ -369,12 +383,16 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), now, d, &a);
+		if (!oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+				   ful_cpus_has(allowed, c), now, d, &a,
+				   exact))
+			goto miss;
 	}
 	for (unsigned c = 8; c < n; c++)
-		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), now, d, &a);
+		if (!oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+				   ful_cpus_has(allowed, c), now, d, &a,
+				   exact))
+			goto miss;
 	d->sum = a.lsum;
 	d->ut.busiest = (lb_cpu_t)a.h;
 	if (__builtin_expect(oz.tun.head.cpus_avg != 0, 0)) {
@@ -387,6 +405,9 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	} else if (a.h != LB_NO_CPU) {
 		d->ut.figure = (unsigned short)((unsigned long)a.kh >> 40);
 	}
+	return a;
+miss:
+	a.miss = true;
 	return a;
 }
 
@@ -410,7 +431,7 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
-	unsigned to = oz_record(s, d, mask, allowed).l;
+	unsigned to = oz_record(s, d, mask, allowed, true).l;
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -451,7 +472,8 @@ static short oz_step(short adj, int step)
  * the last look: -5 if that is punish_ms or more, +5 if shorter than
  * prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(unsigned long now, const struct oz_best *r)
+static inline __attribute__((always_inline)) struct oz_task *
+oz_score(unsigned long now, const struct oz_best *r)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
 	unsigned long win = oz.win.par.win, bound = oz.tun.bound;
@@ -600,12 +622,9 @@ static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
  * weighed, and compared with the kept one, within as many decisions as
  * the core has tasks. false if there is no candidate.
  */
-static bool oz_candidate(struct lb_snap *s, unsigned src, unsigned dst,
-			 struct oz_best *b)
+static inline __attribute__((always_inline)) bool
+oz_candidate(struct lb_snap *s, unsigned src, unsigned dst, struct oz_best *b)
 {
-	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
-			     0))
-		lb_snap_index(s);
 	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
 	unsigned i = oz.core[src].cursor;
 	bool found = false;
@@ -668,41 +687,55 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 
 /** The figures and the zone gate: LB_R_MOVED if the figure is in the
  *  zone that balances, with *@src / *@dst the busiest / least utilized
- *  eligible core. */
+ *  eligible core; LB_R_COUNT if a core was not read (oz_record's miss,
+ *  only without @exact). */
 static inline __attribute__((always_inline)) unsigned
 oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	unsigned *src, unsigned *dst)
+	unsigned *src, unsigned *dst, bool exact)
 {
-	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all());
+	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all(), exact);
+	if (!exact && __builtin_expect(a.miss, 0))
+		return LB_R_COUNT;
 	*src = a.h;
 	*dst = a.l;
 	if (d->ut.figure <= oz.tun.bound)
 		return LB_R_BELOW_ZONE;
-	/* util[dst] >= util[src], from the keys (utilization << 40) */
-	if (a.h == a.l || a.kl >> 40 >= (unsigned long)a.kh >> 40)
+	/* util[dst] >= util[src], from the keys (utilization << 40); also
+	 * when the busiest core is the least utilized (h == l: one key) */
+	if (a.kl >> 40 >= (unsigned long)a.kh >> 40)
 		return LB_R_BALANCED;
 	return LB_R_MOVED;
 }
 
-/** At most one move: the busiest core's highest-scored task to the
- *  least utilized core, if the zone (and in warm, the task) allows. */
-static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
-				 struct ful_move *moves, unsigned max,
-				 struct lb_decision *d)
+static unsigned oz_move_prep(struct lb_snap *s, struct ful_move *moves,
+			     unsigned max, struct lb_decision *d, unsigned src,
+			     unsigned dst);
+
+/**
+ * opzone_rebalance's move, once the zone allows one: the candidate of
+ * core @src for @dst (oz_candidate), turned down (warm: its score not
+ * above the spot) or moved. With @ready, oz.win is the window of `now`
+ * and the thread index is valid (oz_move_prep); else the common case is
+ * checked for, with no call but the last (no frame): the window
+ * parameters unchanged, `now` in the window of the last decision, the
+ * index built at the current hdr.tgen; anything else goes through
+ * oz_move_prep, which makes them so.
+ */
+static inline __attribute__((always_inline)) unsigned
+oz_move(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	struct lb_decision *d, unsigned src, unsigned dst, bool ready)
 {
-	oz_derive(p, s);
-	ful_cpus_t mask = oz_conf(s, d);
-	unsigned src, dst;
-	unsigned reason = oz_gate(s, d, mask, &src, &dst);
-	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
-				     !ful_cpus_several(mask),
-			     0)) /* the figures only, for the log */
-		reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
-						     : LB_R_TOO_FEW_CORES;
-	d->reason = (unsigned char)reason;
-	if (reason != LB_R_MOVED)
-		return 0;
-	(void)oz_clock(s->area, s->now); /* oz.win: the window of `now` */
+	if (!ready) {
+		unsigned seq = __atomic_load_n(&s->area->hdr.util_seq,
+					       __ATOMIC_ACQUIRE);
+		if (__builtin_expect(seq != oz.win.seq ||
+					     s->now - oz.win.ws >=
+						     oz.win.par.win ||
+					     !s->index_ok ||
+					     ful_load_tgen(s->area) != s->tgen,
+				     0))
+			return oz_move_prep(s, moves, max, d, src, dst);
+	}
 	struct oz_best b;
 	if (!oz_candidate(s, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
@@ -723,6 +756,76 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
 	d->nmoves = 1;
 	return 1;
+}
+
+/** oz_move's rare case: the window of `now` (oz_clock) and the thread
+ *  index made current, then the move. */
+static __attribute__((noinline)) unsigned
+oz_move_prep(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	     struct lb_decision *d, unsigned src, unsigned dst)
+{
+	(void)oz_clock(s->area, s->now); /* oz.win: the window of `now` */
+	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+		lb_snap_index(s);
+	return oz_move(s, moves, max, d, src, dst, true);
+}
+
+/** oz_move in the common case (out of line: called last). */
+static __attribute__((noinline)) unsigned
+oz_move_now(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	    struct lb_decision *d, unsigned src, unsigned dst)
+{
+	return oz_move(s, moves, max, d, src, dst, false);
+}
+
+static unsigned oz_rebalance_exact(struct lb_policy *p, struct lb_snap *s,
+				   struct ful_move *moves, unsigned max,
+				   struct lb_decision *d);
+
+/**
+ * At most one move: the busiest core's highest-scored task to the least
+ * utilized core, if the zone (and in warm, the task) allows. Without
+ * @exact (the common case) nothing here is a call but the last, so the
+ * part before the move needs no frame: the rare cases, tunables to
+ * derive or a core without util_now, start over in oz_rebalance_exact.
+ */
+static inline __attribute__((always_inline)) unsigned
+oz_rebalance(struct lb_policy *p, struct lb_snap *s, struct ful_move *moves,
+	     unsigned max, struct lb_decision *d, bool exact)
+{
+	if (exact)
+		oz_derive(p, s);
+	else if (__builtin_expect(oz_stale(p, s), 0))
+		return oz_rebalance_exact(p, s, moves, max, d);
+	ful_cpus_t mask = oz_conf(s, d);
+	unsigned src, dst;
+	unsigned reason = oz_gate(s, d, mask, &src, &dst, exact);
+	if (!exact && __builtin_expect(reason == LB_R_COUNT, 0))
+		return oz_rebalance_exact(p, s, moves, max, d);
+	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
+				     !ful_cpus_several(mask),
+			     0)) /* the figures only, for the log */
+		reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
+						     : LB_R_TOO_FEW_CORES;
+	d->reason = (unsigned char)reason;
+	if (reason != LB_R_MOVED)
+		return 0;
+	return oz_move_now(s, moves, max, d, src, dst);
+}
+
+/** oz_rebalance with every core read, exactly if it has no util_now. */
+static __attribute__((noinline)) unsigned
+oz_rebalance_exact(struct lb_policy *p, struct lb_snap *s,
+		   struct ful_move *moves, unsigned max, struct lb_decision *d)
+{
+	return oz_rebalance(p, s, moves, max, d, true);
+}
+
+static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
+				 struct ful_move *moves, unsigned max,
+				 struct lb_decision *d)
+{
+	return oz_rebalance(p, s, moves, max, d, false);
 }
 
 /** The score of thread @tid: its adjustment in permille, as ranking
