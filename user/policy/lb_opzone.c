@@ -495,8 +495,11 @@ oz_score(unsigned long now, const struct oz_best *r)
 		e->high = false;
 	}
 	if (lhigh && !e->high) {
-		*e = (struct oz_task){.tid = e->tid, .adj = e->adj,
-				      .high = true, .since = lws};
+		/* a new stretch: tid and adj stay, seen and runtime are
+		 * written below */
+		e->high = true;
+		e->punished = false;
+		e->since = lws;
 	} else if (lhigh && now - e->since >= oz.tun.punish) {
 		e->adj = oz_step(e->adj, -OZ_STEP);
 		e->since = now;
@@ -521,6 +524,15 @@ static inline unsigned oz_eff(unsigned u, int adj)
 	if (adj < 0 && e < lo)
 		e = lo;
 	return (unsigned)e;
+}
+
+/** ful_win_permille, with one division whatever @ticks: at or above
+ *  @len, len * 1000 / len is its 1000. */
+static inline unsigned oz_permille(unsigned long ticks, unsigned long len)
+{
+	if (!len)
+		return 0;
+	return (unsigned)((ticks < len ? ticks : len) * 1000 / len);
 }
 
 /* A thread record's cpu, state, flags and nice bytes, read as one word
@@ -548,6 +560,10 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 	 unsigned dst, struct oz_best *o)
 {
 	const struct ful_load_thread *t = &ar->thread[FUL_TID_SLOT(tid)];
+	/* the record's address in a register: each field a small offset
+	 * from it (else GCC rebuilds an address per field, the array being
+	 * more than 4 KiB into the area) */
+	__asm__("" : "+r"(t));
 	unsigned state = FUL_LOAD_RLX(&t->state);
 	if (state != FUL_TS_READY && state != FUL_TS_RUNNING)
 		return false;
@@ -581,7 +597,7 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, oz.win.par.win);
+	o->u = oz_permille(cur > last ? cur : last, oz.win.par.win);
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->runtime = runtime;
 	o->last = last;
