@@ -210,6 +210,26 @@ void lb_snap_init(struct lb_snap *s, const struct ful_load_page *area,
 		  unsigned root_cpu);
 void lb_snap_refresh(struct lb_snap *s, unsigned long now, unsigned needs,
 		     unsigned tunables, struct lb_loads *into);
+
+/** lb_snap_refresh for a policy that reads the cores itself
+ *  (LB_NEED_SELF), inline: true if s->conf still holds for @tunables
+ *  and the online cores, with the refresh done (the clock, the record's
+ *  figures, no least / most loaded core); false, and nothing done, if
+ *  it must be derived again (call lb_snap_refresh). The stores are
+ *  lb_snap_refresh's for LB_NEED_SELF. */
+static inline bool lb_snap_refresh_self(struct lb_snap *s, unsigned long now,
+					unsigned tunables,
+					struct lb_loads *into)
+{
+	unsigned key = tunables | ful_load_ncpus(s->area) << 16;
+	if (__builtin_expect(key != s->conf_key, 0))
+		return false;
+	s->now = now;
+	s->cur = into;
+	into->has_nrun = false;
+	s->min = s->max = LB_NO_CPU;
+	return true;
+}
 void lb_snap_index(struct lb_snap *s);
 bool lb_snap_pick(struct lb_snap *s, unsigned from, unsigned to,
 		  const unsigned *skip, unsigned nskip, struct lb_cand *out);

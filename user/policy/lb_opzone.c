@@ -93,25 +93,25 @@ static struct oz_task oz_table[FUL_LOAD_THREADS];
 /* The window parameters and the window of the last decision, kept
  * across decisions (oz_clock): read again only when hdr.util_seq moves,
  * the window index computed again only when `now` left that window. */
-static struct {
+struct oz_win {
 	unsigned seq;          /* hdr.util_seq they were read at; odd: none */
 	struct ful_win_par par;
 	unsigned long idx, ws; /* a window and its start */
-} oz_win = {.seq = 1};
+};
 
 /* What the tunables give (oz_derive), kept while the policy's gen and
  * the area's counter frequency stay: the zone's bound, prize_ms and
  * punish_ms in counter ticks, and the first bytes of a decision's
  * utilization part (zone, spot, cpus_avg, bound; figure 0), which a
  * decision copies as one word. */
-static struct {
+struct oz_tun {
 	unsigned long gen, freq; /* gen ~0: nothing derived yet */
 	unsigned bound;          /* balance only above it, permille */
 	int task_bound;          /* warm: a task moves only if its score is
 				  * above it (the spot); else -1 */
 	unsigned long prize, punish;
 	struct lb_dutil head;
-} oz_tun = {.gen = ~0ul};
+};
 
 _Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
 		       sizeof(struct lb_dutil) >= 8,
@@ -120,7 +120,7 @@ _Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
 /* Per core: the task of the highest rank its walk has weighed (kept:
  * its rank then stands for it until it is weighed again), and where
  * the next walk of its thread index starts (oz_candidate). */
-static struct {
+struct oz_core {
 	unsigned best;         /* tid, 0: none */
 	unsigned rank;         /* its rank when it was last weighed: its
 				* score << 16 | its usage, so that the
@@ -133,7 +133,16 @@ static struct {
 	ful_cpus_t aff;        /* so its affinity then (empty: all) is its
 				* affinity now (32 bytes up to 64 cores: an
 				* entry's address is a shift) */
-} oz_core[FUL_LOAD_CPUS];
+};
+
+/* The policy's state besides the task table, in one object, so that one
+ * base register reaches all of it in a decision (three objects took an
+ * address of their own at each use: about 9 adrp/add pairs a decision). */
+static struct {
+	struct oz_tun tun;
+	struct oz_win win;
+	struct oz_core core[FUL_LOAD_CPUS];
+} oz = {.tun = {.gen = ~0ul}, .win = {.seq = 1}};
 
 /** oz_derive's work: the bound of the configured zone and spot, the
  *  windows in counter ticks at frequency @f, the record head. */
@@ -145,27 +154,34 @@ static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
 	unsigned b = z == OZ_COLD  ? OZ_LOW
 		     : z == OZ_HOT ? OZ_HIGH - 1 /* 80 % is already hot */
 				   : spot[p->tun[OZ_T_SPOT].value];
-	oz_tun.bound = b;
-	oz_tun.task_bound = z == OZ_WARM ? (int)b : -1;
-	oz_tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
-	oz_tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
-	oz_tun.head.zone = (unsigned char)z;
-	oz_tun.head.spot = (unsigned char)p->tun[OZ_T_SPOT].value;
-	oz_tun.head.cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
-	oz_tun.head.bound = (unsigned short)b;
-	oz_tun.head.figure = 0;
-	oz_tun.freq = f;
-	oz_tun.gen = p->gen;
+	oz.tun.bound = b;
+	oz.tun.task_bound = z == OZ_WARM ? (int)b : -1;
+	oz.tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
+	oz.tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
+	oz.tun.head.zone = (unsigned char)z;
+	oz.tun.head.spot = (unsigned char)p->tun[OZ_T_SPOT].value;
+	oz.tun.head.cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
+	oz.tun.head.bound = (unsigned short)b;
+	oz.tun.head.figure = 0;
+	oz.tun.freq = f;
+	oz.tun.gen = p->gen;
 }
 
-/** oz_tun for @p's tunables: derived again only when they changed (a
- *  new p->gen) or the counter frequency did. */
+/** Whether oz.tun must be derived again for @p's tunables: they
+ *  changed (a new p->gen) or the counter frequency did. */
+static inline __attribute__((always_inline)) bool
+oz_stale(const struct lb_policy *p, const struct lb_snap *s)
+{
+	unsigned long f = FUL_LOAD_RLX(&s->area->hdr.counter_freq);
+	return p->gen != oz.tun.gen || f != oz.tun.freq;
+}
+
+/** oz.tun for @p's tunables: derived again only when oz_stale. */
 static inline __attribute__((always_inline)) void
 oz_derive(const struct lb_policy *p, const struct lb_snap *s)
 {
-	unsigned long f = FUL_LOAD_RLX(&s->area->hdr.counter_freq);
-	if (__builtin_expect(p->gen != oz_tun.gen || f != oz_tun.freq, 0))
-		oz_derive_all(p, f);
+	if (__builtin_expect(oz_stale(p, s), 0))
+		oz_derive_all(p, FUL_LOAD_RLX(&s->area->hdr.counter_freq));
 }
 
 /** The window of the decision, as values (oz_clock): passed by value
@@ -188,13 +204,13 @@ oz_cpu_util_slow(const struct ful_load_page *a, const struct ful_load_cpu *r,
 		 unsigned long now, unsigned long stamp, unsigned long idle,
 		 unsigned long widx, unsigned long cur, unsigned pm)
 {
-	unsigned long win = oz_win.par.win, ws = oz_win.ws, idx = oz_win.idx;
+	unsigned long win = oz.win.par.win, ws = oz.win.ws, idx = oz.win.idx;
 	if (!win)
 		return 0;
-	if (widx < oz_win.par.idx0 || stamp > now || widx > idx) {
+	if (widx < oz.win.par.idx0 || stamp > now || widx > idx) {
 		struct ful_load_cpu c;
 		ful_load_read_cpu(a, (unsigned)(r - a->cpu), &c);
-		ful_util_cpu(&c, &oz_win.par, now, &pm, NULL);
+		ful_util_cpu(&c, &oz.win.par, now, &pm, NULL);
 		return pm;
 	}
 	pm = widx + 1 == idx
@@ -210,29 +226,29 @@ oz_cpu_util_slow(const struct ful_load_page *a, const struct ful_load_cpu *r,
 static __attribute__((noinline)) unsigned long
 oz_clock_roll(const struct ful_load_page *a, unsigned long now, unsigned seq)
 {
-	if (seq != oz_win.seq) {
-		ful_load_util_par(a, &oz_win.par);
-		oz_win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
+	if (seq != oz.win.seq) {
+		ful_load_util_par(a, &oz.win.par);
+		oz.win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
 	}
-	unsigned long win = oz_win.par.win;
-	oz_win.idx = win ? ful_win_index(&oz_win.par, now) : ~0ul; /* none */
-	oz_win.ws = win ? ful_win_start(&oz_win.par, oz_win.idx) : now;
-	unsigned long e = now > oz_win.ws ? now - oz_win.ws : 0;
+	unsigned long win = oz.win.par.win;
+	oz.win.idx = win ? ful_win_index(&oz.win.par, now) : ~0ul; /* none */
+	oz.win.ws = win ? ful_win_start(&oz.win.par, oz.win.idx) : now;
+	unsigned long e = now > oz.win.ws ? now - oz.win.ws : 0;
 	return e > win ? win : e;
 }
 
-/** The window parameters and the window of @now (oz_win: read again
+/** The window parameters and the window of @now (oz.win: read again
  *  only when they changed or `now` left the last window). */
 static inline __attribute__((always_inline)) struct oz_clk
 oz_clock(const struct ful_load_page *a, unsigned long now)
 {
 	unsigned seq = __atomic_load_n(&a->hdr.util_seq, __ATOMIC_ACQUIRE);
-	unsigned long e = now - oz_win.ws; /* in [0, win) if no roll */
-	if (__builtin_expect(seq != oz_win.seq || e >= oz_win.par.win, 0))
+	unsigned long e = now - oz.win.ws; /* in [0, win) if no roll */
+	if (__builtin_expect(seq != oz.win.seq || e >= oz.win.par.win, 0))
 		e = oz_clock_roll(a, now, seq);
-	unsigned long win = oz_win.par.win;
+	unsigned long win = oz.win.par.win;
 	return (struct oz_clk){.now = now,
-			       .idx = oz_win.idx, /* ~0 if no window: the
+			       .idx = oz.win.idx, /* ~0 if no window: the
 						   * general reader */
 			       .e = e, .tail = win - e, .win = win};
 }
@@ -246,6 +262,7 @@ struct oz_acc {
 	unsigned long lsum, kl;
 	long kh;
 	unsigned l, h;
+	bool miss; /* a core without util_now, not read exactly (!exact) */
 };
 
 /**
@@ -299,35 +316,39 @@ oz_cpu_exact(const struct ful_load_page *ar, unsigned c, unsigned long now,
  * sliding figure at its `stamp`, at most a tick old: <fulcrum/load.h>),
  * with the load read as a separate word. A core without one (idle, or
  * not ticked since it left idle) is read and rolled to @now exactly
- * (oz_cpu_exact).
+ * (oz_cpu_exact), or with @exact false not read: false (the pass
+ * stops; its caller starts over with @exact).
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) bool
 oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
 	      bool allow, unsigned long now, struct lb_decision *d,
-	      struct oz_acc *a)
+	      struct oz_acc *a, bool exact)
 {
 	const struct ful_load_cpu *r = &ar->cpu[c];
 	if (!elig) {
 		d->v.load[c] = FUL_LOAD_RLX(&r->load);
 		d->ut.util[c] = LB_UTIL_NONE;
-		return;
+		return true;
 	}
-	unsigned w = FUL_LOAD_RLX(&r->util_now);
-	unsigned long load, pm;
+	unsigned long w = FUL_LOAD_RLX(&r->util_now), load;
 	if (__builtin_expect(w & FUL_UTIL_NOW_OK, 1)) {
-		pm = FUL_UTIL_NOW_PM(w);
+		/* the flag, bit 31, leaves the key with the shift; bits 16
+		 * to 30 are 0: the key's top bits are the figure alone */
 		load = FUL_LOAD_RLX(&r->load);
+	} else if (!exact) {
+		return false;
 	} else {
-		pm = oz_cpu_exact(ar, c, now, &load);
+		w = oz_cpu_exact(ar, c, now, &load);
 	}
 	d->v.load[c] = load;
-	d->ut.util[c] = (unsigned short)pm;
+	memcpy(&d->ut.util[c], &w, 2); /* its low half: the figure */
 	a->lsum += load;
-	unsigned long key = pm << 40 | load;
+	unsigned long key = w << 40 | load;
 	if ((long)key > a->kh)
 		a->h = c, a->kh = (long)key;
 	if (allow && key < a->kl)
 		a->l = c, a->kl = key;
+	return true;
 }
 
 /**
@@ -340,18 +361,20 @@ oz_record_cpu(const struct ful_load_page *ar, unsigned c, bool elig,
  * least utilized eligible core of @allowed, in .h the most utilized
  * eligible core, LB_NO_CPU if none, with their keys; ties to the lower
  * load, for the most to the higher, then to the lower id (strict
- * compares of one key per core). O(cores). oz_tun must be derived.
+ * compares of one key per core). O(cores). oz.tun must be derived.
+ * With @exact false, a core without util_now stops the pass with .miss
+ * set (no call in the pass: its caller needs no frame).
  */
 static inline __attribute__((always_inline)) struct oz_acc
 oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	  ful_cpus_t allowed)
+	  ful_cpus_t allowed, bool exact)
 {
 	const struct ful_load_page *ar = s->area;
 	struct oz_acc a = {.kl = ~0ul, .kh = -1, .l = LB_NO_CPU,
-			   .h = LB_NO_CPU};
+			   .h = LB_NO_CPU, .miss = false};
 	unsigned n = s->conf.ncpus;
 	unsigned long now = s->now;
-	memcpy(&d->ut, &oz_tun.head, 8); /* zone, spot, cpus_avg, bound */
+	memcpy(&d->ut, &oz.tun.head, 8); /* zone, spot, cpus_avg, bound */
 	d->has_util = true;
 	d->ut.tid = 0;
 	/* The first 8 cores with a constant bound, unrolled completely,
@@ -360,15 +383,19 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 	for (unsigned c = 0; c < (FUL_LOAD_CPUS < 8 ? FUL_LOAD_CPUS : 8); c++) {
 		if (c >= n)
 			break;
-		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), now, d, &a);
+		if (!oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+				   ful_cpus_has(allowed, c), now, d, &a,
+				   exact))
+			goto miss;
 	}
 	for (unsigned c = 8; c < n; c++)
-		oz_record_cpu(ar, c, ful_cpus_has(mask, c),
-			      ful_cpus_has(allowed, c), now, d, &a);
+		if (!oz_record_cpu(ar, c, ful_cpus_has(mask, c),
+				   ful_cpus_has(allowed, c), now, d, &a,
+				   exact))
+			goto miss;
 	d->sum = a.lsum;
 	d->ut.busiest = (lb_cpu_t)a.h;
-	if (__builtin_expect(oz_tun.head.cpus_avg != 0, 0)) {
+	if (__builtin_expect(oz.tun.head.cpus_avg != 0, 0)) {
 		unsigned long sum = 0;
 		unsigned e = 0;
 		for (unsigned c = 0; c < n; c++)
@@ -379,6 +406,18 @@ oz_record(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
 		d->ut.figure = (unsigned short)((unsigned long)a.kh >> 40);
 	}
 	return a;
+miss:
+	a.miss = true;
+	return a;
+}
+
+/** lb_record without the total load, which oz_record writes (the
+ *  snapshot has none for a policy that reads the cores itself). */
+static inline ful_cpus_t oz_conf(const struct lb_snap *s,
+				 struct lb_decision *d)
+{
+	d->conf = s->conf;
+	return s->conf.mask;
 }
 
 /** Placement: the least utilized eligible core @t may run on (ties to
@@ -388,11 +427,11 @@ static unsigned opzone_place(struct lb_policy *p, const struct lb_snap *s,
 			     struct lb_decision *d)
 {
 	oz_derive(p, s);
-	ful_cpus_t mask = lb_record(s, d);
+	ful_cpus_t mask = oz_conf(s, d);
 	ful_cpus_t online = ful_cpus_first(s->conf.ncpus);
 	ful_cpus_t allowed = !ful_cpus_empty(t->affinity)
 				     ? ful_cpus_and(t->affinity, online) : online;
-	unsigned to = oz_record(s, d, mask, allowed).l;
+	unsigned to = oz_record(s, d, mask, allowed, true).l;
 	if (to == LB_NO_CPU) /* no eligible core allowed: the shared rule */
 		return lb_place_least(s, t, d, false);
 	d->reason = LB_R_PLACED;
@@ -425,7 +464,7 @@ static short oz_step(short adj, int step)
 
 /**
  * Update the score of the task of @r, seen at the decision's time @now
- * (in the window of oz_win) with r->last ticks in the last complete window. High: that window at
+ * (in the window of oz.win) with r->last ticks in the last complete window. High: that window at
  * or above the bound, and the average since the last look too. A
  * stretch starts at the start of that window; seen high for punish_ms,
  * -5 (and the stretch counts anew); when it ends, it lasted until the
@@ -433,11 +472,12 @@ static short oz_step(short adj, int step)
  * the last look: -5 if that is punish_ms or more, +5 if shorter than
  * prize_ms and never punished. Returns its entry.
  */
-static struct oz_task *oz_score(unsigned long now, const struct oz_best *r)
+static inline __attribute__((always_inline)) struct oz_task *
+oz_score(unsigned long now, const struct oz_best *r)
 {
 	struct oz_task *e = &oz_table[FUL_TID_SLOT(r->tid)];
-	unsigned long win = oz_win.par.win, bound = oz_tun.bound;
-	unsigned long lws = oz_win.idx > oz_win.par.idx0 ? oz_win.ws - win
+	unsigned long win = oz.win.par.win, bound = oz.tun.bound;
+	unsigned long lws = oz.win.idx > oz.win.par.idx0 ? oz.win.ws - win
 							 : now;
 	if (e->tid != r->tid)
 		*e = (struct oz_task){.tid = r->tid};
@@ -448,16 +488,19 @@ static struct oz_task *oz_score(unsigned long now, const struct oz_best *r)
 	if (e->high && !(lhigh && ahigh)) { /* the stretch ended */
 		unsigned long end = ahigh ? lws : e->seen;
 		unsigned long len = end > e->since ? end - e->since : 0;
-		if (len >= oz_tun.punish)
+		if (len >= oz.tun.punish)
 			e->adj = oz_step(e->adj, -OZ_STEP);
-		else if (len < oz_tun.prize && !e->punished)
+		else if (len < oz.tun.prize && !e->punished)
 			e->adj = oz_step(e->adj, OZ_STEP);
 		e->high = false;
 	}
 	if (lhigh && !e->high) {
-		*e = (struct oz_task){.tid = e->tid, .adj = e->adj,
-				      .high = true, .since = lws};
-	} else if (lhigh && now - e->since >= oz_tun.punish) {
+		/* a new stretch: tid and adj stay, seen and runtime are
+		 * written below */
+		e->high = true;
+		e->punished = false;
+		e->since = lws;
+	} else if (lhigh && now - e->since >= oz.tun.punish) {
 		e->adj = oz_step(e->adj, -OZ_STEP);
 		e->since = now;
 		e->punished = true;
@@ -481,6 +524,15 @@ static inline unsigned oz_eff(unsigned u, int adj)
 	if (adj < 0 && e < lo)
 		e = lo;
 	return (unsigned)e;
+}
+
+/** ful_win_permille, with one division whatever @ticks: at or above
+ *  @len, len * 1000 / len is its 1000. */
+static inline unsigned oz_permille(unsigned long ticks, unsigned long len)
+{
+	if (!len)
+		return 0;
+	return (unsigned)((ticks < len ? ticks : len) * 1000 / len);
 }
 
 /* A thread record's cpu, state, flags and nice bytes, read as one word
@@ -508,6 +560,10 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 	 unsigned dst, struct oz_best *o)
 {
 	const struct ful_load_thread *t = &ar->thread[FUL_TID_SLOT(tid)];
+	/* the record's address in a register: each field a small offset
+	 * from it (else GCC rebuilds an address per field, the array being
+	 * more than 4 KiB into the area) */
+	__asm__("" : "+r"(t));
 	unsigned state = FUL_LOAD_RLX(&t->state);
 	if (state != FUL_TS_READY && state != FUL_TS_RUNNING)
 		return false;
@@ -534,14 +590,14 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 		return false;
 	/* its windows (ful_util_thread without the general roll) */
 	unsigned long in = runtime >= base ? runtime - base : 0;
-	unsigned long idx = oz_win.idx; /* ~0 if no window */
+	unsigned long idx = oz.win.idx; /* ~0 if no window */
 	unsigned long cur = widx == idx ? in : 0;
 	unsigned long last = widx == idx       ? wlast
 			     : widx + 1 == idx ? in
 						  : 0;
 	const struct oz_task *e = &oz_table[FUL_TID_SLOT(tid)];
 	o->tid = tid;
-	o->u = ful_win_permille(cur > last ? cur : last, oz_win.par.win);
+	o->u = oz_permille(cur > last ? cur : last, oz.win.par.win);
 	o->adj = e->tid == tid ? e->adj : 0;
 	o->runtime = runtime;
 	o->last = last;
@@ -556,10 +612,10 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
 			      unsigned dst)
 {
-	unsigned tid = oz_core[src].best;
+	unsigned tid = oz.core[src].best;
 	const struct ful_load_thread *t = &s->area->thread[FUL_TID_SLOT(tid)];
-	if (!tid || oz_core[src].tgen != s->tgen ||
-	    !ful_cpus_has(oz_core[src].aff, dst))
+	if (!tid || oz.core[src].tgen != s->tgen ||
+	    !ful_cpus_has(oz.core[src].aff, dst))
 		return false;
 	unsigned state = FUL_LOAD_RLX(&t->state);
 	return state == FUL_TS_READY || state == FUL_TS_RUNNING;
@@ -582,14 +638,11 @@ static inline bool oz_kept_ok(const struct lb_snap *s, unsigned src,
  * weighed, and compared with the kept one, within as many decisions as
  * the core has tasks. false if there is no candidate.
  */
-static bool oz_candidate(struct lb_snap *s, unsigned src, unsigned dst,
-			 struct oz_best *b)
+static inline __attribute__((always_inline)) bool
+oz_candidate(struct lb_snap *s, unsigned src, unsigned dst, struct oz_best *b)
 {
-	if (__builtin_expect(!s->index_ok || ful_load_tgen(s->area) != s->tgen,
-			     0))
-		lb_snap_index(s);
 	unsigned lo = s->first[src], n = s->first[src + 1] - lo;
-	unsigned i = oz_core[src].cursor;
+	unsigned i = oz.core[src].cursor;
 	bool found = false;
 	unsigned probe = n < OZ_PROBE ? n : OZ_PROBE, left = probe;
 	for (; left; left--) {
@@ -602,30 +655,30 @@ static bool oz_candidate(struct lb_snap *s, unsigned src, unsigned dst,
 		}
 	}
 	s->probes += probe - left;
-	oz_core[src].cursor = i;
+	oz.core[src].cursor = i;
 	if (found) {
 		b->eff = oz_eff(b->u, b->adj);
-		if (oz_core[src].best == b->tid ||
-		    (b->eff << 16 | b->u) >= oz_core[src].rank ||
+		if (oz.core[src].best == b->tid ||
+		    (b->eff << 16 | b->u) >= oz.core[src].rank ||
 		    !oz_kept_ok(s, src, dst)) {
 			/* the pick, weighed now: its score, updated by what
 			 * this look sees */
 			b->adj = oz_score(s->now, b)->adj;
 			b->eff = oz_eff(b->u, b->adj);
-			oz_core[src].best = b->tid;
-			oz_core[src].rank = b->eff << 16 | b->u;
-			oz_core[src].adj = (short)b->adj;
-			oz_core[src].tgen = s->tgen;
-			oz_core[src].aff = b->aff;
+			oz.core[src].best = b->tid;
+			oz.core[src].rank = b->eff << 16 | b->u;
+			oz.core[src].adj = (short)b->adj;
+			oz.core[src].tgen = s->tgen;
+			oz.core[src].aff = b->aff;
 			return true;
 		}
 	} else if (!oz_kept_ok(s, src, dst)) {
 		return false;
 	}
-	b->tid = oz_core[src].best; /* the kept one ranks first */
-	b->eff = oz_core[src].rank >> 16;
-	b->u = oz_core[src].rank & 0xffff;
-	b->adj = oz_core[src].adj;
+	b->tid = oz.core[src].best; /* the kept one ranks first */
+	b->eff = oz.core[src].rank >> 16;
+	b->u = oz.core[src].rank & 0xffff;
+	b->adj = oz.core[src].adj;
 	return true;
 }
 
@@ -650,48 +703,62 @@ static void oz_note(const struct lb_snap *s, struct lb_decision *d,
 
 /** The figures and the zone gate: LB_R_MOVED if the figure is in the
  *  zone that balances, with *@src / *@dst the busiest / least utilized
- *  eligible core. */
+ *  eligible core; LB_R_COUNT if a core was not read (oz_record's miss,
+ *  only without @exact). */
 static inline __attribute__((always_inline)) unsigned
 oz_gate(const struct lb_snap *s, struct lb_decision *d, ful_cpus_t mask,
-	unsigned *src, unsigned *dst)
+	unsigned *src, unsigned *dst, bool exact)
 {
-	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all());
+	struct oz_acc a = oz_record(s, d, mask, ful_cpus_all(), exact);
+	if (!exact && __builtin_expect(a.miss, 0))
+		return LB_R_COUNT;
 	*src = a.h;
 	*dst = a.l;
-	if (d->ut.figure <= oz_tun.bound)
+	if (d->ut.figure <= oz.tun.bound)
 		return LB_R_BELOW_ZONE;
-	/* util[dst] >= util[src], from the keys (utilization << 40) */
-	if (a.h == a.l || a.kl >> 40 >= (unsigned long)a.kh >> 40)
+	/* util[dst] >= util[src], from the keys (utilization << 40); also
+	 * when the busiest core is the least utilized (h == l: one key) */
+	if (a.kl >> 40 >= (unsigned long)a.kh >> 40)
 		return LB_R_BALANCED;
 	return LB_R_MOVED;
 }
 
-/** At most one move: the busiest core's highest-scored task to the
- *  least utilized core, if the zone (and in warm, the task) allows. */
-static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
-				 struct ful_move *moves, unsigned max,
-				 struct lb_decision *d)
+static unsigned oz_move_prep(struct lb_snap *s, struct ful_move *moves,
+			     unsigned max, struct lb_decision *d, unsigned src,
+			     unsigned dst);
+
+/**
+ * opzone_rebalance's move, once the zone allows one: the candidate of
+ * core @src for @dst (oz_candidate), turned down (warm: its score not
+ * above the spot) or moved. With @ready, oz.win is the window of `now`
+ * and the thread index is valid (oz_move_prep); else the common case is
+ * checked for, with no call but the last (no frame): the window
+ * parameters unchanged, `now` in the window of the last decision, the
+ * index built at the current hdr.tgen; anything else goes through
+ * oz_move_prep, which makes them so.
+ */
+static inline __attribute__((always_inline)) unsigned
+oz_move(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	struct lb_decision *d, unsigned src, unsigned dst, bool ready)
 {
-	oz_derive(p, s);
-	ful_cpus_t mask = lb_record(s, d);
-	unsigned src, dst;
-	unsigned reason = oz_gate(s, d, mask, &src, &dst);
-	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
-				     !ful_cpus_several(mask),
-			     0)) /* the figures only, for the log */
-		reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
-						     : LB_R_TOO_FEW_CORES;
-	d->reason = (unsigned char)reason;
-	if (reason != LB_R_MOVED)
-		return 0;
-	(void)oz_clock(s->area, s->now); /* oz_win: the window of `now` */
+	if (!ready) {
+		unsigned seq = __atomic_load_n(&s->area->hdr.util_seq,
+					       __ATOMIC_ACQUIRE);
+		if (__builtin_expect(seq != oz.win.seq ||
+					     s->now - oz.win.ws >=
+						     oz.win.par.win ||
+					     !s->index_ok ||
+					     ful_load_tgen(s->area) != s->tgen,
+				     0))
+			return oz_move_prep(s, moves, max, d, src, dst);
+	}
 	struct oz_best b;
 	if (!oz_candidate(s, src, dst, &b)) {
 		d->reason = LB_R_NO_CANDIDATE;
 		return 0;
 	}
 	/* lb_decline / lb_move_one, with the move written in place */
-	bool below = (int)b.eff <= oz_tun.task_bound; /* warm only */
+	bool below = (int)b.eff <= oz.tun.task_bound; /* warm only */
 	oz_note(s, d, &b, src, dst, below ? &d->reject : &d->move[0]);
 	if (below) {
 		d->has_reject = true;
@@ -705,6 +772,76 @@ static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
 	moves[0] = (struct ful_move){.tid = b.tid, .cpu = dst};
 	d->nmoves = 1;
 	return 1;
+}
+
+/** oz_move's rare case: the window of `now` (oz_clock) and the thread
+ *  index made current, then the move. */
+static __attribute__((noinline)) unsigned
+oz_move_prep(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	     struct lb_decision *d, unsigned src, unsigned dst)
+{
+	(void)oz_clock(s->area, s->now); /* oz.win: the window of `now` */
+	if (!s->index_ok || ful_load_tgen(s->area) != s->tgen)
+		lb_snap_index(s);
+	return oz_move(s, moves, max, d, src, dst, true);
+}
+
+/** oz_move in the common case (out of line: called last). */
+static __attribute__((noinline)) unsigned
+oz_move_now(struct lb_snap *s, struct ful_move *moves, unsigned max,
+	    struct lb_decision *d, unsigned src, unsigned dst)
+{
+	return oz_move(s, moves, max, d, src, dst, false);
+}
+
+static unsigned oz_rebalance_exact(struct lb_policy *p, struct lb_snap *s,
+				   struct ful_move *moves, unsigned max,
+				   struct lb_decision *d);
+
+/**
+ * At most one move: the busiest core's highest-scored task to the least
+ * utilized core, if the zone (and in warm, the task) allows. Without
+ * @exact (the common case) nothing here is a call but the last, so the
+ * part before the move needs no frame: the rare cases, tunables to
+ * derive or a core without util_now, start over in oz_rebalance_exact.
+ */
+static inline __attribute__((always_inline)) unsigned
+oz_rebalance(struct lb_policy *p, struct lb_snap *s, struct ful_move *moves,
+	     unsigned max, struct lb_decision *d, bool exact)
+{
+	if (exact)
+		oz_derive(p, s);
+	else if (__builtin_expect(oz_stale(p, s), 0))
+		return oz_rebalance_exact(p, s, moves, max, d);
+	ful_cpus_t mask = oz_conf(s, d);
+	unsigned src, dst;
+	unsigned reason = oz_gate(s, d, mask, &src, &dst, exact);
+	if (!exact && __builtin_expect(reason == LB_R_COUNT, 0))
+		return oz_rebalance_exact(p, s, moves, max, d);
+	if (__builtin_expect(d->trigger == LB_TRIG_TIMER ||
+				     !ful_cpus_several(mask),
+			     0)) /* the figures only, for the log */
+		reason = d->trigger == LB_TRIG_TIMER ? LB_R_TIMER_DECLINED
+						     : LB_R_TOO_FEW_CORES;
+	d->reason = (unsigned char)reason;
+	if (reason != LB_R_MOVED)
+		return 0;
+	return oz_move_now(s, moves, max, d, src, dst);
+}
+
+/** oz_rebalance with every core read, exactly if it has no util_now. */
+static __attribute__((noinline)) unsigned
+oz_rebalance_exact(struct lb_policy *p, struct lb_snap *s,
+		   struct ful_move *moves, unsigned max, struct lb_decision *d)
+{
+	return oz_rebalance(p, s, moves, max, d, true);
+}
+
+static unsigned opzone_rebalance(struct lb_policy *p, struct lb_snap *s,
+				 struct ful_move *moves, unsigned max,
+				 struct lb_decision *d)
+{
+	return oz_rebalance(p, s, moves, max, d, false);
 }
 
 /** The score of thread @tid: its adjustment in permille, as ranking
@@ -733,7 +870,7 @@ void lb_opzone_init(struct lb_policy *p)
 	for (unsigned i = 0; i < FUL_LOAD_THREADS; i++)
 		oz_table[i] = (struct oz_task){0};
 	for (unsigned c = 0; c < FUL_LOAD_CPUS; c++)
-		oz_core[c].best = oz_core[c].cursor = 0;
-	oz_win.seq = 1;
-	oz_tun.gen = ~0ul;
+		oz.core[c].best = oz.core[c].cursor = 0;
+	oz.win.seq = 1;
+	oz.tun.gen = ~0ul;
 }

@@ -61,25 +61,47 @@ int lb_tunable_get(const struct lb_policy *p, const char *name, long *value)
 	return 0;
 }
 
-/** Fill the part of @d that does not depend on the policy. */
-static void decision_begin(const struct lb_policy *p, const struct lb_snap *s,
-			   struct lb_decision *d, unsigned kind,
-			   unsigned trigger)
+/* decision_begin writes kind .. has_util as one word. */
+_Static_assert(offsetof(struct lb_decision, trigger) ==
+			       offsetof(struct lb_decision, kind) + 1 &&
+		       offsetof(struct lb_decision, gate) ==
+			       offsetof(struct lb_decision, kind) + 2 &&
+		       offsetof(struct lb_decision, reason) ==
+			       offsetof(struct lb_decision, kind) + 3 &&
+		       offsetof(struct lb_decision, nmoves) ==
+			       offsetof(struct lb_decision, kind) + 4 &&
+		       offsetof(struct lb_decision, has_reject) ==
+			       offsetof(struct lb_decision, kind) + 5 &&
+		       offsetof(struct lb_decision, metric) ==
+			       offsetof(struct lb_decision, kind) + 6 &&
+		       offsetof(struct lb_decision, has_util) ==
+			       offsetof(struct lb_decision, kind) + 7 &&
+		       offsetof(struct lb_decision, kind) % 8 == 0 &&
+		       LB_GATE_NONE == 0 && LB_METRIC_LOAD == 0 &&
+		       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "decision_begin's word");
+
+/** Fill the part of @d that does not depend on the policy: kind and
+ *  trigger, no gate, no move, no reject, the load metric, no
+ *  utilization part, reason 0 until the policy sets it (each does, on
+ *  every path), as one 8-byte store. */
+static inline void decision_begin(const struct lb_policy *p,
+				  const struct lb_snap *s,
+				  struct lb_decision *d, unsigned kind,
+				  unsigned trigger)
 {
+	unsigned long w = kind | (unsigned long)(trigger & 0xff) << 8;
 	d->time = s->now;
 	d->policy = p->name;
-	d->kind = (unsigned char)kind;
-	d->trigger = (unsigned char)trigger;
-	d->gate = LB_GATE_NONE;
-	d->nmoves = 0;
-	d->has_reject = d->has_util = false;
-	d->metric = LB_METRIC_LOAD;
+	memcpy(&d->kind, &w, sizeof(w));
 }
 
-/** The tunables of @p the snapshot derives its configuration from. */
+/** The tunables of @p the snapshot derives its configuration from
+ *  (include_root is 0 or 1: lb_tunable_set keeps each value within its
+ *  range, [0, 1] in every policy). */
 static inline unsigned snap_tunables(const struct lb_policy *p)
 {
-	return LB_SNAP_TUNABLES(p->tun[LB_T_INCLUDE_ROOT].value != 0,
+	return LB_SNAP_TUNABLES(p->tun[LB_T_INCLUDE_ROOT].value,
 				p->tun[LB_T_THRESHOLD].value);
 }
 
@@ -91,10 +113,11 @@ unsigned lb_place(struct lb_policy *p, struct lb_snap *s, unsigned long now,
 	return p->place(p, s, t, d);
 }
 
-unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
-		      unsigned long now, enum lb_trigger trigger,
-		      struct ful_move *moves, unsigned max,
-		      struct lb_decision *d)
+/** lb_rebalance's decision after a full refresh of @s. */
+static inline __attribute__((always_inline)) unsigned
+rebalance_refresh(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+		  enum lb_trigger trigger, struct ful_move *moves, unsigned max,
+		  struct lb_decision *d)
 {
 	lb_snap_refresh(s, now, p->needs | LB_NEED_MAX, snap_tunables(p),
 			&d->v);
@@ -102,6 +125,42 @@ unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
 	if (max > LB_MAX_MOVES)
 		max = LB_MAX_MOVES;
 	return p->rebalance(p, s, moves, max, d);
+}
+
+/** rebalance_refresh out of line: rebalance_self's rare case. */
+static __attribute__((noinline)) unsigned
+rebalance_derive(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+		 enum lb_trigger trigger, struct ful_move *moves, unsigned max,
+		 struct lb_decision *d)
+{
+	return rebalance_refresh(p, s, now, trigger, moves, max, d);
+}
+
+/** lb_rebalance for a policy that reads the cores itself (opzone):
+ *  while the snapshot's configuration holds, no call into it, and the
+ *  policy's call is the last (no frame: every call is a tail call). */
+static __attribute__((noinline)) unsigned
+rebalance_self(struct lb_policy *p, struct lb_snap *s, unsigned long now,
+	       enum lb_trigger trigger, struct ful_move *moves, unsigned max,
+	       struct lb_decision *d)
+{
+	if (__builtin_expect(!lb_snap_refresh_self(s, now, snap_tunables(p),
+						   &d->v), 0))
+		return rebalance_derive(p, s, now, trigger, moves, max, d);
+	decision_begin(p, s, d, LB_KIND_REBALANCE, trigger);
+	if (max > LB_MAX_MOVES)
+		max = LB_MAX_MOVES;
+	return p->rebalance(p, s, moves, max, d);
+}
+
+unsigned lb_rebalance(struct lb_policy *p, struct lb_snap *s,
+		      unsigned long now, enum lb_trigger trigger,
+		      struct ful_move *moves, unsigned max,
+		      struct lb_decision *d)
+{
+	if (p->needs & LB_NEED_SELF)
+		return rebalance_self(p, s, now, trigger, moves, max, d);
+	return rebalance_refresh(p, s, now, trigger, moves, max, d);
 }
 
 /** The core of @mask with the smallest load, ties to the lowest id;
