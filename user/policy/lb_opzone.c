@@ -41,28 +41,7 @@
  */
 #include <string.h>
 
-#include "lb.h"
-
-enum {
-	OZ_T_ZONE = LB_T_COMMON, /* 0 cold, 1 warm, 2 hot */
-	OZ_T_SPOT,               /* warm: 0 low, 1 mid, 2 high */
-	OZ_T_AVG,                /* cpus_avg */
-	OZ_T_PRIZE,              /* prize_ms */
-	OZ_T_PUNISH,             /* punish_ms */
-	OZ_T_COUNT
-};
-
-enum { OZ_COLD, OZ_WARM, OZ_HOT };
-
-#define OZ_LOW 300u   /* permille: low spot, top of the cold zone */
-#define OZ_MID 500u
-#define OZ_HIGH 800u  /* high spot, bottom of the hot zone */
-#define OZ_STEP 50    /* a prize or a punishment: 5 % */
-#define OZ_ADJ_MAX 500
-/* Tasks of the busiest core weighed besides its running one: the
- * decision stays O(1) in the number of threads (a constant, not a
- * tunable: lb.h has room for LB_MAX_TUNABLES). */
-#define OZ_PROBE 4
+#include "lb_opzone.h"
 
 static const struct lb_tunable opzone_tunables[OZ_T_COUNT] = {
 	[LB_T_PERIOD] = {"period_ms", 100, 1, 10000},
@@ -75,97 +54,11 @@ static const struct lb_tunable opzone_tunables[OZ_T_COUNT] = {
 	[OZ_T_PUNISH] = {"punish_ms", 5000, 10, 600000},
 };
 
-/* A task's score, by thread slot. */
-struct oz_task {
-	unsigned tid;          /* 0: unused */
-	short adj;             /* permille, multiple of OZ_STEP */
-	bool high;             /* in a high stretch */
-	bool punished;         /* punished during it */
-	unsigned long since;   /* its start (snapshot clock, counter ticks) */
-	unsigned long seen;    /* time of the last look (0: never) */
-	unsigned long runtime; /* its runtime then */
-};
-
 /* One table per program (one balancer per task, as the balancer runs
  * one policy): lb_opzone_init clears it. */
 static struct oz_task oz_table[FUL_LOAD_THREADS];
 
-/* The window parameters and the window of the last decision, kept
- * across decisions (oz_clock): read again only when hdr.util_seq moves,
- * the window index computed again only when `now` left that window. */
-struct oz_win {
-	unsigned seq;          /* hdr.util_seq they were read at; odd: none */
-	struct ful_win_par par;
-	unsigned long idx, ws; /* a window and its start */
-};
-
-/* What the tunables give (oz_derive), kept while the policy's gen and
- * the area's counter frequency stay: the zone's bound, prize_ms and
- * punish_ms in counter ticks, and the first bytes of a decision's
- * utilization part (zone, spot, cpus_avg, bound; figure 0), which a
- * decision copies as one word. */
-struct oz_tun {
-	unsigned long gen, freq; /* gen ~0: nothing derived yet */
-	unsigned bound;          /* balance only above it, permille */
-	int task_bound;          /* warm: a task moves only if its score is
-				  * above it (the spot); else -1 */
-	unsigned long prize, punish;
-	struct lb_dutil head;
-};
-
-_Static_assert(offsetof(struct lb_dutil, figure) == 6 &&
-		       sizeof(struct lb_dutil) >= 8,
-	       "oz_record copies zone, spot, cpus_avg and bound as one word");
-
-/* Per core: the task of the highest rank its walk has weighed (kept:
- * its rank then stands for it until it is weighed again), and where
- * the next walk of its thread index starts (oz_candidate). */
-struct oz_core {
-	unsigned best;         /* tid, 0: none */
-	unsigned rank;         /* its rank when it was last weighed: its
-				* score << 16 | its usage, so that the
-				* higher rank, ties to the higher usage,
-				* is one compare (both below 2^16) */
-	short adj;             /* and its adjustment then */
-	unsigned cursor;
-	unsigned long tgen;    /* the index's tgen then: while hdr.tgen stays,
-				* its tid, core and affinity do too */
-	ful_cpus_t aff;        /* so its affinity then (empty: all) is its
-				* affinity now (32 bytes up to 64 cores: an
-				* entry's address is a shift) */
-};
-
-/* The policy's state besides the task table, in one object, so that one
- * base register reaches all of it in a decision (three objects took an
- * address of their own at each use: about 9 adrp/add pairs a decision). */
-static struct {
-	struct oz_tun tun;
-	struct oz_win win;
-	struct oz_core core[FUL_LOAD_CPUS];
-} oz = {.tun = {.gen = ~0ul}, .win = {.seq = 1}};
-
-/** oz_derive's work: the bound of the configured zone and spot, the
- *  windows in counter ticks at frequency @f, the record head. */
-static __attribute__((noinline)) void oz_derive_all(const struct lb_policy *p,
-						    unsigned long f)
-{
-	static const unsigned spot[3] = {OZ_LOW, OZ_MID, OZ_HIGH};
-	long z = p->tun[OZ_T_ZONE].value;
-	unsigned b = z == OZ_COLD  ? OZ_LOW
-		     : z == OZ_HOT ? OZ_HIGH - 1 /* 80 % is already hot */
-				   : spot[p->tun[OZ_T_SPOT].value];
-	oz.tun.bound = b;
-	oz.tun.task_bound = z == OZ_WARM ? (int)b : -1;
-	oz.tun.prize = (unsigned long)p->tun[OZ_T_PRIZE].value * f / 1000;
-	oz.tun.punish = (unsigned long)p->tun[OZ_T_PUNISH].value * f / 1000;
-	oz.tun.head.zone = (unsigned char)z;
-	oz.tun.head.spot = (unsigned char)p->tun[OZ_T_SPOT].value;
-	oz.tun.head.cpus_avg = (unsigned char)p->tun[OZ_T_AVG].value;
-	oz.tun.head.bound = (unsigned short)b;
-	oz.tun.head.figure = 0;
-	oz.tun.freq = f;
-	oz.tun.gen = p->gen;
-}
+struct oz_state oz = {.tun = {.gen = ~0ul}, .win = {.seq = 1}};
 
 /** Whether oz.tun must be derived again for @p's tunables: they
  *  changed (a new p->gen) or the counter frequency did. */
@@ -184,75 +77,6 @@ oz_derive(const struct lb_policy *p, const struct lb_snap *s)
 		oz_derive_all(p, FUL_LOAD_RLX(&s->area->hdr.counter_freq));
 }
 
-/** The window of the decision, as values (oz_clock): passed by value
- *  so that they stay in registers across the stores into the decision
- *  record (a pointer to them could alias those). */
-struct oz_clk {
-	unsigned long now, idx, e, tail, win;
-};
-
-/**
- * Core record @r's utilization over the short sliding window at k.now,
- * permille, by the general rule of the snapshot's LB_NEED_ALL reader
- * (ful_util_cpu), for a record whose window is not the decision's (an
- * idle core that has not rolled over, a record from before a change of
- * the window length or stamped after `now`). Out of line: oz_cpu_exact
- * handles the common case.
- */
-static __attribute__((noinline)) unsigned
-oz_cpu_util_slow(const struct ful_load_page *a, const struct ful_load_cpu *r,
-		 unsigned long now, unsigned long stamp, unsigned long idle,
-		 unsigned long widx, unsigned long cur, unsigned pm)
-{
-	unsigned long win = oz.win.par.win, ws = oz.win.ws, idx = oz.win.idx;
-	if (!win)
-		return 0;
-	if (widx < oz.win.par.idx0 || stamp > now || widx > idx) {
-		struct ful_load_cpu c;
-		ful_load_read_cpu(a, (unsigned)(r - a->cpu), &c);
-		ful_util_cpu(&c, &oz.win.par, now, &pm, NULL);
-		return pm;
-	}
-	pm = widx + 1 == idx
-		     ? ful_win_permille(cur + (idle ? 0 : ws - stamp), win)
-		     : (idle ? 0 : 1000);
-	cur = idle ? 0 : now - ws;
-	return ful_win_sliding(cur, pm, now, ws, win);
-}
-
-/** oz_clock's rare case: the window parameters changed (read them
- *  again), or `now` left the last window (compute its index again).
- *  Returns `now` - the window's start, within [0, win]. */
-static __attribute__((noinline)) unsigned long
-oz_clock_roll(const struct ful_load_page *a, unsigned long now, unsigned seq)
-{
-	if (seq != oz.win.seq) {
-		ful_load_util_par(a, &oz.win.par);
-		oz.win.seq = seq & 1 ? 1 : seq; /* odd: read again next time */
-	}
-	unsigned long win = oz.win.par.win;
-	oz.win.idx = win ? ful_win_index(&oz.win.par, now) : ~0ul; /* none */
-	oz.win.ws = win ? ful_win_start(&oz.win.par, oz.win.idx) : now;
-	unsigned long e = now > oz.win.ws ? now - oz.win.ws : 0;
-	return e > win ? win : e;
-}
-
-/** The window parameters and the window of @now (oz.win: read again
- *  only when they changed or `now` left the last window). */
-static inline __attribute__((always_inline)) struct oz_clk
-oz_clock(const struct ful_load_page *a, unsigned long now)
-{
-	unsigned seq = __atomic_load_n(&a->hdr.util_seq, __ATOMIC_ACQUIRE);
-	unsigned long e = now - oz.win.ws; /* in [0, win) if no roll */
-	if (__builtin_expect(seq != oz.win.seq || e >= oz.win.par.win, 0))
-		e = oz_clock_roll(a, now, seq);
-	unsigned long win = oz.win.par.win;
-	return (struct oz_clk){.now = now,
-			       .idx = oz.win.idx, /* ~0 if no window: the
-						   * general reader */
-			       .e = e, .tail = win - e, .win = win};
-}
-
 /* oz_record's running figures: the eligible cores' total load, and the
  * rank keys (utilization << 40 | load: a load, the sum of the slices in
  * ms, is far below 2^40) of the most utilized (kh, core h; -1: none yet,
@@ -264,48 +88,6 @@ struct oz_acc {
 	unsigned l, h;
 	bool miss; /* a core without util_now, not read exactly (!exact) */
 };
-
-/**
- * Core @c's utilization over the short sliding window at @now,
- * permille, exactly what ful_util_cpu gives (a host test compares the
- * two on 2,000 random core states), and its load (*@loadp), under one
- * seqcount copy of 7 fields: for a core whose record has no util_now
- * (an idle core, or one that has not ticked since it left idle). A
- * record in the decision's window (a core that ran, or went idle, since
- * the window began) is the common case, straight-line: the window's busy
- * time so far (with the open stretch since `stamp` if busy), at most e,
- * plus the last window's rate over the rest (ful_win_sliding's formula);
- * any other goes to oz_cpu_util_slow. Out of line: oz_record_cpu reads a
- * busy core's one word.
- */
-static __attribute__((noinline)) unsigned
-oz_cpu_exact(const struct ful_load_page *ar, unsigned c, unsigned long now,
-	     unsigned long *loadp)
-{
-	const struct ful_load_cpu *r = &ar->cpu[c];
-	const struct oz_clk k = oz_clock(ar, now);
-	unsigned long load, stamp, idle, widx, busy, base, pm;
-	unsigned seq;
-	do {
-		seq = ful_load_seq_begin(&r->seq);
-		load = FUL_LOAD_RLX(&r->load);
-		stamp = FUL_LOAD_RLX(&r->stamp);
-		idle = FUL_LOAD_RLX(&r->idle_open);
-		widx = FUL_LOAD_RLX(&r->win_idx);
-		busy = FUL_LOAD_RLX(&r->busy);
-		base = FUL_LOAD_RLX(&r->win_base);
-		pm = FUL_LOAD_RLX(&r->util_short);
-	} while (!ful_load_seq_ok(&r->seq, seq));
-	*loadp = load;
-	unsigned long cur = busy >= base ? busy - base : 0;
-	if (__builtin_expect(widx != k.idx || stamp > k.now, 0))
-		return oz_cpu_util_slow(ar, r, k.now, stamp, idle, widx, cur,
-					(unsigned)pm);
-	cur += idle ? 0 : k.now - stamp;
-	cur = (cur > k.e ? k.e : cur) + pm * k.tail / 1000;
-	/* ful_win_permille, win != 0 here (oz_clock) */
-	return (unsigned)(cur >= k.win ? 1000 : cur * 1000 / k.win);
-}
 
 /**
  * oz_record's work for core @c, eligible (@elig) or not, allowed as a
