@@ -1,8 +1,8 @@
 /*
- * The policy host tests' fixture (test_policy.c, test_policy_log.c): one
- * fake load area, snapshot, policy and decision per test binary, and
- * the calls the tests make through them. Header only: each binary gets
- * its own copy.
+ * The policy host tests' fixture (test_policy.c, test_policy_log.c,
+ * test_policy_alb.c): one fake load area, snapshot, policy and decision
+ * per test binary, and the calls the tests make through them. Header
+ * only: each binary gets its own copy.
  */
 #ifndef TESTS_HOST_POLICY_FIXTURE_H
 #define TESTS_HOST_POLICY_FIXTURE_H

@@ -4,26 +4,7 @@
 #define HTEST_MAIN
 #include "host_test.h"
 
-#include "lb.h"
-#include "lb_fake.h"
-
-#define ROOT 0
-
-static struct ful_load_page area;
-static struct lb_snap snap;
-static struct lb_policy pol;
-static struct lb_decision dec;
-static struct ful_move mv[LB_MAX_MOVES];
-
-/** A fresh area of @ncpus cores, the rootserver on core 0, @policy. */
-static void setup(unsigned ncpus, const char *policy)
-{
-	lb_fake_init(&area, ncpus);
-	lb_snap_init(&snap, &area, ROOT);
-	lb_policy_init(&pol, policy);
-	memset(&dec, 0, sizeof(dec));
-	memset(mv, 0, sizeof(mv));
-}
+#include "policy_fixture.h"
 
 /** Add a READY thread @tid of @nice on @cpu (slice 10 ms). */
 static void addn(unsigned tid, unsigned cpu, int nice)
@@ -37,12 +18,6 @@ static unsigned place_nice(int nice)
 {
 	struct lb_new_thread t = {.slice_ms = 10, .nice = nice};
 	return lb_place(&pol, &snap, 0, &t, &dec);
-}
-
-static unsigned rebalance(void)
-{
-	return lb_rebalance(&pol, &snap, 0, LB_TRIG_TIMER, mv, LB_MAX_MOVES,
-			    &dec);
 }
 
 static unsigned long weight_of(unsigned c)
