@@ -57,6 +57,12 @@ static long iq_one(unsigned pages, unsigned long *ns, struct ful_irqstat *out)
 	return err;
 }
 
+static bool iq_is_frame_create(uint32_t cause)
+{
+	return FUL_IRQS_KIND(cause) == FUL_IRQS_SYSCALL &&
+	       FUL_IRQS_DETAIL(cause) == FUL_SYS_FRAME_CREATE;
+}
+
 /** On core iq.cpu: the two frames, then a reset and a read. */
 static void iq_worker(void *arg)
 {
@@ -66,16 +72,20 @@ static void iq_worker(void *arg)
 	 * Then up to IQ_TRIES more while the host's own stalls spoil the
 	 * figure: a stall of this vCPU outside the masked stretch only
 	 * lengthens the call seen from user space, one inside a chunk only
-	 * lengthens that chunk, so a try without one is the one to judge. */
+	 * lengthens that chunk, one inside another masked stretch (a timer
+	 * interrupt's handler) makes that one the longest: a try without
+	 * one is the one to judge. */
 	long err = iq_one(IQ_PAGES, &iq.call_ns[0], &iq.after[0]);
 	for (unsigned k = 0; !err && k < IQ_TRIES; k++) {
 		err = iq_one(IQ_PAGES, &iq.call_ns[0], &iq.after[0]);
-		if (iq.after[0].max >= iq.call_ns[0] / 2)
+		if (iq_is_frame_create(iq.after[0].max_cause) &&
+		    iq.after[0].max >= iq.call_ns[0] / 2)
 			break;
 	}
 	for (unsigned k = 0; !err && k < IQ_TRIES; k++) {
 		err = iq_one(FUL_FRAME_MAX_PAGES, &iq.call_ns[1], &iq.after[1]);
-		if (iq.after[1].max < iq.call_ns[1] / 4 * 3)
+		if (iq_is_frame_create(iq.after[1].max_cause) &&
+		    iq.after[1].max < iq.call_ns[1] / 4 * 3)
 			break;
 	}
 	if (!err)
@@ -85,12 +95,6 @@ static void iq_worker(void *arg)
 		err = ful_irqstat(FUL_SLOT_SCHED, iq.cpu, &iq.cleared, 0);
 	iq.err = err;
 	atomic_store(&iq.done, true);
-}
-
-static bool iq_is_frame_create(uint32_t cause)
-{
-	return FUL_IRQS_KIND(cause) == FUL_IRQS_SYSCALL &&
-	       FUL_IRQS_DETAIL(cause) == FUL_SYS_FRAME_CREATE;
 }
 
 UTEST(irqstat_catches_frame_create, 1)
