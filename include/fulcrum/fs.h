@@ -114,9 +114,12 @@ struct ful_fs_stat {
  * notification (READ) and B's doorbell endpoint (WRITE). */
 /* F's arg1: FUL_FS_ARG1_NO_COPY (boot argument fs_copy=0) keeps no copy
  * of recent blocks in F, so every block comes from B (paper 002's path
- * client -> F -> B -> client, Figure 5); bits 16..31 the polls for B's
- * answer (srv_spin=N, 0 by default). arg0: its client rings' polls. */
+ * client -> F -> B -> client, Figure 5); FUL_FS_ARG1_NO_WB (fs_wb=0)
+ * makes each write to B wait for B's answer instead of going on behind
+ * it (over B's ring only); bits 16..31 the polls for B's answer
+ * (srv_spin=N, 0 by default). arg0: its client rings' polls. */
 #define FUL_FS_ARG1_NO_COPY 1UL
+#define FUL_FS_ARG1_NO_WB 2UL
 #define FUL_FS_SLOT_BRING_MINE 12
 #define FUL_FS_SLOT_BRING_PEER 13
 #define FUL_FS_BRING_VA 0x3c000000UL

@@ -18,11 +18,20 @@
  * sleeping client waits on its notification, which the server signals
  * after publishing a reply. user/lib/sring.c is both sides' code
  * (<ful/sring.h>).
+ *
+ * Write-behind: a client may also post requests without waiting for
+ * their replies (up to FUL_SRING_SLOTS uncollected) and collect the
+ * replies later, in order. Its doorbell is then a SEND (label
+ * FUL_SRING_BELL_POST), which a server already in RECV takes without
+ * holding the client, and which the server does not answer; a CALL's
+ * label is FUL_SRING_BELL_CALL.
  */
 #ifndef FULCRUM_SRING_H
 #define FULCRUM_SRING_H
 
 #define FUL_SRING_SLOTS 16 /* a power of two */
+#define FUL_SRING_BELL_CALL 0 /* doorbell labels */
+#define FUL_SRING_BELL_POST 1
 
 struct ful_sring_req {
 	unsigned int op;
@@ -43,7 +52,10 @@ struct ful_sring_ctl {
 	/* the server is gone (the rootserver killed its task, as a crash
 	 * would, and then set this and woke the client): requests fail */
 	_Atomic unsigned int server_dead;
-	unsigned int pad[9];
+	/* the serving thread's id (0: not said), set by the server as it
+	 * starts: a client finds its core in the load area */
+	_Atomic unsigned int server_tid;
+	unsigned int pad[8];
 	struct ful_sring_req req[FUL_SRING_SLOTS];
 	struct ful_sring_rep rep[FUL_SRING_SLOTS];
 	unsigned long client_signals, server_signals; /* each by its side */

@@ -43,12 +43,27 @@ static bool sring_wait(struct ful_sring *s)
 	return true;
 }
 
-int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
-		   long r[4])
+/** Ring a sleeping server's doorbell with a SEND, which a server
+ *  already waiting takes without holding us (write-behind). */
+static void sring_bell_post(struct ful_sring *s)
 {
 	struct ful_sring_ctl *c = s->ctl;
-	if (sring_dead(c))
-		return -FUL_EDEAD;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&c->server_sleeping)) {
+		struct ful_msg m = {.info = FUL_MSG(FUL_SRING_BELL_POST, 0)};
+		c->client_signals++;
+		ful_send(s->peer, &m, FUL_FOREVER);
+	}
+}
+
+/** Put request @op, @a at the ring's head and, if the server sleeps and
+ *  @bell, ring its doorbell: a CALL if @wait (back once the server took
+ *  it, with its reply if it answered at once), else a SEND. The
+ *  request's id. */
+static unsigned sring_publish(struct ful_sring *s, unsigned op,
+			      const unsigned long a[4], bool wait, bool bell)
+{
+	struct ful_sring_ctl *c = s->ctl;
 	unsigned head = atomic_load_explicit(&c->req_head, memory_order_relaxed);
 	struct ful_sring_req *q = &c->req[head % FUL_SRING_SLOTS];
 	q->op = op;
@@ -56,23 +71,81 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 	for (unsigned i = 0; i < 4; i++)
 		q->a[i] = a[i];
 	atomic_store_explicit(&c->req_head, head + 1, memory_order_release);
+	if (!wait) {
+		if (bell)
+			sring_bell_post(s);
+		return head;
+	}
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&c->server_sleeping)) {
-		/* ring the doorbell: back once the server took the request
-		 * (and, for a server that answers at once, with its reply) */
-		struct ful_msg m = {.info = FUL_MSG(0, 0)};
+		struct ful_msg m = {.info = FUL_MSG(FUL_SRING_BELL_CALL, 0)};
 		c->client_signals++;
-		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see below */
+		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see callers */
 	}
+	return head;
+}
+
+/** Take the oldest reply into @r; false if the server is gone. */
+static bool sring_take_reply(struct ful_sring *s, long r[4], unsigned *id)
+{
+	struct ful_sring_ctl *c = s->ctl;
 	if (!sring_wait(s))
-		return -FUL_EDEAD;
+		return false;
 	unsigned tail = atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
 	const struct ful_sring_rep *p = &c->rep[tail % FUL_SRING_SLOTS];
 	for (unsigned i = 0; i < 4; i++)
 		r[i] = p->r[i];
-	int ok = p->id == head ? 0 : -FUL_ESTATE;
+	*id = p->id;
 	atomic_store_explicit(&c->rep_tail, tail + 1, memory_order_release);
-	return ok;
+	return true;
+}
+
+int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
+		   long r[4])
+{
+	struct ful_sring_ctl *c = s->ctl;
+	if (sring_dead(c))
+		return -FUL_EDEAD;
+	if (ful_sring_posted(s)) /* their replies come first: collect them */
+		return -FUL_ESTATE;
+	unsigned head = sring_publish(s, op, a, true, true), id;
+	if (!sring_take_reply(s, r, &id))
+		return -FUL_EDEAD;
+	return id == head ? 0 : -FUL_ESTATE;
+}
+
+long ful_sring_post(struct ful_sring *s, unsigned op, const unsigned long a[4],
+		    bool bell)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	if (sring_dead(c))
+		return -FUL_EDEAD;
+	if (ful_sring_posted(s) >= FUL_SRING_SLOTS)
+		return -FUL_EAGAIN;
+	return (long)sring_publish(s, op, a, false, bell);
+}
+
+void ful_sring_bell(struct ful_sring *s)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	if (atomic_load_explicit(&c->req_head, memory_order_relaxed) !=
+	    atomic_load_explicit(&c->req_tail, memory_order_relaxed))
+		sring_bell_post(s);
+}
+
+unsigned ful_sring_posted(const struct ful_sring *s)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	return atomic_load_explicit(&c->req_head, memory_order_relaxed) -
+	       atomic_load_explicit(&c->rep_tail, memory_order_relaxed);
+}
+
+int ful_sring_collect(struct ful_sring *s, long r[4], unsigned *id)
+{
+	if (!ful_sring_posted(s))
+		return -FUL_ESTATE;
+	ful_sring_bell(s); /* requests posted without the bell */
+	return sring_take_reply(s, r, id) ? 0 : -FUL_EDEAD;
 }
 
 bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q)
@@ -133,7 +206,9 @@ void ful_sring_sleep(struct ful_sring *s)
 		struct ful_msg m = {.info = FUL_MSG(0, 0)};
 		long err = s->caller ? ful_reply_recv(s->mine, &m, FUL_FOREVER)
 				     : ful_recv(s->mine, &m, FUL_FOREVER);
-		s->caller = err >= 0;
+		/* a posting client SENT: nobody waits for an answer */
+		s->caller = err >= 0 &&
+			    FUL_MSG_LABEL(m.info) != FUL_SRING_BELL_POST;
 	}
 	atomic_store(&c->server_sleeping, 0);
 }

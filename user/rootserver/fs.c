@@ -63,14 +63,17 @@ long root_fs_start(void)
 			 .va = FUL_FS_BRING_VA},
 		};
 		char spin[16] = "0", copy[8] = "1", sspin[16] = "0";
+		char wb[8] = "1";
 		root_bootarg("fs_spin", spin, sizeof spin);
 		root_bootarg("fs_copy", copy, sizeof copy);
+		root_bootarg("fs_wb", wb, sizeof wb);
 		root_bootarg("srv_spin", sspin, sizeof sspin);
 		struct ful_spawn_args a = {
 			.module = (unsigned)mod,
 			.cpu = root_server_cpu(ROOT_F), .prio = FS_PRIO,
 			.arg0 = strtoul(spin, NULL, 0), /* its ring thread's polls */
 			.arg1 = (strcmp(copy, "0") ? 0 : FUL_FS_ARG1_NO_COPY) |
+				(strcmp(wb, "0") ? 0 : FUL_FS_ARG1_NO_WB) |
 				(strtoul(sspin, NULL, 0) & 0xffff) << 16,
 			.vs_rights = FUL_R_ALL, .report_ep = (unsigned)rep,
 			.report_badge = 1, .caps = g,

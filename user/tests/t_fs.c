@@ -32,7 +32,7 @@
 
 static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE, NULL,
 				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US,
-				   NULL};
+				   NULL, NULL};
 
 static unsigned char fs_pat(unsigned seed, size_t i)
 {

@@ -350,7 +350,8 @@ static long fskill_server(char which)
 
 /* B killed (suite fskillb2, crash=1): F's requests to B fail on its ring
  * (the rootserver marks it dead and wakes F), so a read of blocks F does
- * not hold itself and any write get EIO, not a hang. */
+ * not hold itself, any write, and an fsync after a write B may not have
+ * taken get EIO, not a hang. */
 UTEST(fskillb_cache_server, 1)
 {
 	char flag[8];
@@ -364,7 +365,12 @@ UTEST(fskillb_cache_server, 1)
 	for (unsigned i = 0; i < KB_BLOCKS; i++)
 		UT_CHECK_EQ(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
 	UT_CHECK_EQ(fsync(fd), 0);
+	/* a write F may still have in flight to B (write-behind) when B
+	 * dies: the fsync after says EIO, never 0 */
+	UT_CHECK_EQ(pwrite(fd, buf, sizeof buf, 0), (ssize_t)sizeof buf);
 	UT_CHECK_EQ(fskill_server('B'), 0);
+	UT_CHECK_EQ(fsync(fd), -1);
+	UT_CHECK_EQ(errno, EIO);
 	ssize_t r = 0;
 	for (unsigned i = 0; i < KB_BLOCKS && r >= 0; i++)
 		r = pread(fd, buf, sizeof buf, (off_t)i * sizeof buf);

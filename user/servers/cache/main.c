@@ -393,6 +393,8 @@ static long b_ring_start(unsigned spins)
 		.name = "cache-ring",
 	};
 	err = ful_thread_spawn(&a, &ring_thread);
+	if (!err) /* F looks its core up (write-behind only pays elsewhere) */
+		atomic_store(&ring.ctl->server_tid, (unsigned)ring_thread.tid);
 	return err < 0 ? err : (long)ring_thread.tid;
 }
 

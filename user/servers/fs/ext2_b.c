@@ -1,12 +1,37 @@
 /* ext2's block device over B (ext2_b.h). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <fulcrum/cache.h>
 #include <ful/ful.h>
+#include <ful/load.h>
 #include <ful/sring.h>
 
 #include "ext2_b.h"
+
+/** Collect B's answers until at most @left writes are in flight: a
+ *  refused write drops our copy of its block and is remembered. */
+static void wb_collect(const struct ext2_b *b, unsigned left)
+{
+	struct ext2_bwb *w = b->wb;
+	while (w && w->posted - w->done > left) {
+		long r[4];
+		unsigned id;
+		int e = ful_sring_collect(b->ring, r, &id);
+		uint32_t blk = w->blk[w->done % EXT2_B_WB];
+		if (e < 0) { /* B is gone: nothing more will come */
+			w->done = w->posted;
+			w->err = -EIO;
+			return;
+		}
+		w->done++;
+		if (r[0]) {
+			w->err = -EIO;
+			ext2_b_forget(b, blk);
+		}
+	}
+}
 
 long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 		unsigned long r[4])
@@ -14,6 +39,7 @@ long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 	if (b->ring && b->ring->ctl) {
 		const unsigned long a[4] = {blk, 1, 0, 0};
 		long rr[4];
+		wb_collect(b, 0);
 		int e = ful_sring_call(b->ring, op, a, rr);
 		if (e < 0) /* B is gone, or broke the ring */
 			return e;
@@ -31,7 +57,12 @@ long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
 {
 	unsigned long r[4];
-	return ext2_b_req(b, op, blk, r) ? -EIO : 0;
+	int err = ext2_b_req(b, op, blk, r) ? -EIO : 0;
+	if (op == FUL_CACHE_OP_SYNC && b->wb && b->wb->err) {
+		err = b->wb->err; /* reported once, as at fsync */
+		b->wb->err = 0;
+	}
+	return err;
 }
 
 /** The bucket of @blk (Fibonacci hashing: its top 8 bits). */
@@ -125,11 +156,56 @@ int ext2_b_read(void *ctx, uint32_t blk, void *buf)
 	return err;
 }
 
+/** Post the write of @blk (@buf) to B without waiting for its answer;
+ *  0, or -EIO if B is gone. */
+static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
+{
+	struct ext2_bwb *w = b->wb;
+	if (w->posted - w->done >= EXT2_B_WB) { /* the oldest page's turn */
+		w->waits++;
+		wb_collect(b, EXT2_B_WB - 1);
+	}
+	unsigned page = 1 + w->posted % EXT2_B_WB;
+	memcpy(b->win + page * FUL_PAGE_SIZE, buf, EXT2_BLOCK);
+	const unsigned long a[4] = {blk, 1, page, 0};
+	/* B is woken for half a window of writes, not for each: a vCPU's
+	 * wake-up is the dearest part of a cross-core request */
+	bool bell = w->posted - w->done + 1 >= EXT2_B_WB / 2;
+	if (ful_sring_post(b->ring, FUL_CACHE_OP_WRITE, a, bell) < 0)
+		return -EIO;
+	w->blk[w->posted % EXT2_B_WB] = blk;
+	w->posted++;
+	w->writes++;
+	return 0;
+}
+
+/** Write behind to B? Only over a ring, and only while B's ring thread
+ *  runs on another core than ours, as far as the load area says (a
+ *  stale record decides one write's path, nothing else). */
+static bool wb_use(const struct ext2_b *b)
+{
+	if (!b->wb || b->wb->off || !b->ring || !b->ring->ctl)
+		return false;
+	unsigned srv = atomic_load_explicit(&b->ring->ctl->server_tid,
+					    memory_order_relaxed);
+	if (!srv || b->wb->self_tid <= 0)
+		return true;
+	const struct ful_load_page *pg = ful_load_area();
+	unsigned bc = pg->thread[FUL_TID_SLOT(srv)].cpu;
+	unsigned fc = pg->thread[FUL_TID_SLOT(b->wb->self_tid)].cpu;
+	return bc != fc || bc >= FUL_LOAD_CPUS;
+}
+
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 {
 	const struct ext2_b *b = ctx;
-	memcpy(b->win, buf, EXT2_BLOCK);
-	int err = ext2_b_call(b, FUL_CACHE_OP_WRITE, blk);
+	int err;
+	if (wb_use(b)) {
+		err = wb_post(b, blk, buf);
+	} else {
+		memcpy(b->win, buf, EXT2_BLOCK);
+		err = ext2_b_call(b, FUL_CACHE_OP_WRITE, blk);
+	}
 	if (b->cache && !b->cache->off && blk) {
 		int i = bc_find(b->cache, blk);
 		if (!err)
@@ -138,6 +214,12 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 			bc_unlink(b->cache, i);
 	}
 	return err;
+}
+
+void ext2_b_kick(const struct ext2_b *b)
+{
+	if (b->wb && b->ring && b->ring->ctl)
+		ful_sring_bell(b->ring);
 }
 
 void ext2_b_forget(const struct ext2_b *b, uint32_t blk)

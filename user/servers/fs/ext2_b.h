@@ -35,6 +35,33 @@ struct ext2_bcache {
 	uint8_t data[EXT2_BCACHE_BLOCKS][EXT2_BLOCK];
 };
 
+/* Write-behind over B's ring: a write goes to B at once, as before, but
+ * F does not wait for B's answer. Each write in flight has its own page
+ * of B's window (pages 1..EXT2_B_WB; page 0 stays the one of calls that
+ * wait), and B takes the ring's requests in order, so a later read of
+ * the block from B sees it. F collects the answers when it needs the
+ * page again, before any call that waits, and at SYNC; a write B
+ * refused drops F's copy of the block and fails the next SYNC with
+ * -EIO (as Linux reports a failed write-back at fsync). B itself keeps
+ * written blocks dirty in memory until a SYNC or an eviction, so a
+ * write B accepted was no more on the disk than one still in flight.
+ * B is woken for every EXT2_B_WB / 2 writes, or when F is about to
+ * sleep (ext2_b_kick), not for each. With B on F's own core a write
+ * still waits: the doorbell's CALL then switches straight to B and B's
+ * answer straight back, fewer instructions than a wake-up later. */
+#define EXT2_B_WB 8
+struct ext2_bwb {
+	unsigned posted, done;     /* writes posted, answers collected */
+	uint32_t blk[EXT2_B_WB];   /* the block of each write in flight */
+	int err;                   /* 0, or -EIO: a write failed since the
+				    * last SYNC */
+	unsigned long writes, waits; /* posted; posts that waited for a page */
+	bool off;                  /* each write waits (boot argument fs_wb=0) */
+	long self_tid;             /* a thread of ours (0: unknown): while it
+				    * shares its core with B's ring thread
+				    * (the load area says), writes wait */
+};
+
 struct ful_sring;
 
 struct ext2_b {
@@ -44,13 +71,17 @@ struct ext2_b {
 	unsigned char *win;      /* B's client window, mapped here */
 	unsigned long timeout_us; /* of each request */
 	struct ext2_bcache *cache; /* NULL: every block from B */
+	struct ext2_bwb *wb;     /* NULL: each write waits for B's answer
+				  * (always so without a ring) */
 };
 
 /** Request @op (FUL_CACHE_OP_*) for block @blk through page 0 of the
- *  window: 0, or -EIO if the call or B failed. */
+ *  window: 0, or -EIO if the call or B failed, or (SYNC) if a write
+ *  behind failed since the last SYNC. */
 int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk);
 /** Request @op for block @blk, B's reply registers in @r: B's mr0 (0 or
- *  -FUL_E*), or -FUL_E* of the call itself. */
+ *  -FUL_E*), or -FUL_E* of the call itself. Collects the answers
+ *  of the writes in flight first. */
 long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 		unsigned long r[4]);
 /** struct ext2_dev callbacks, ctx a struct ext2_b. */
@@ -58,6 +89,9 @@ int ext2_b_read(void *ctx, uint32_t blk, void *buf);
 int ext2_b_write(void *ctx, uint32_t blk, const void *buf);
 /** The ext2_dev get callback: our copy of @blk, or B's window page. */
 const void *ext2_b_get(void *ctx, uint32_t blk, int *err);
+/** Wake B for the writes posted behind without waking it (a client
+ *  about to sleep or to wait for something else calls it). */
+void ext2_b_kick(const struct ext2_b *b);
 /** Forget the copy of @blk, if b keeps one. */
 void ext2_b_forget(const struct ext2_b *b, uint32_t blk);
 /** No real-time clock: a fixed date (2025-11-24) plus the uptime. */

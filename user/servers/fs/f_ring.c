@@ -210,6 +210,9 @@ static void ring_main(void *arg)
 			got = rings_pass() != 0;
 		if (got)
 			continue;
+		f_lock_take(); /* writes posted to B behind: B may sleep */
+		ext2_b_kick(&f_b);
+		f_lock_drop();
 		if (!rings_sleep(true)) {
 			unsigned long bits = 0;
 			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, &bits, FUL_FOREVER);

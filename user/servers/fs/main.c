@@ -24,8 +24,10 @@
 
 static struct ext2_bcache f_bcache = {.skip = f_omf_holds_rw};
 static struct ful_sring f_bring; /* ctl set if B serves F a ring */
+static struct ext2_bwb f_bwb;
 const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, &f_bring,
-			   (unsigned char *)F_WIN_VA, FUL_FOREVER, &f_bcache};
+			   (unsigned char *)F_WIN_VA, FUL_FOREVER, &f_bcache,
+			   &f_bwb};
 
 /** One IPC request in @m (its data in the IPC buffer); the reply goes
  *  back in @m. Ring set-up is the rootserver's only (badge 0). */
@@ -45,6 +47,7 @@ static void f_ipc(struct ful_msg *m)
 	} else {
 		f_lock_take();
 		f_handle(&q);
+		ext2_b_kick(&f_b); /* this thread sleeps next */
 		f_lock_drop();
 	}
 	*m = (struct ful_msg){.info = FUL_MSG(q.op, q.out),
@@ -60,6 +63,7 @@ int main(void)
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
 			   FUL_R_READ | FUL_R_WRITE);
 	f_bcache.off = (ful_arg1 & FUL_FS_ARG1_NO_COPY) != 0;
+	f_bwb.off = (ful_arg1 & FUL_FS_ARG1_NO_WB) != 0;
 	/* the ring to B: the rootserver mapped its page if it gave one */
 	if ((ful_cap_info(FUL_FS_SLOT_BRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
 		f_bring = (struct ful_sring){
@@ -83,6 +87,7 @@ int main(void)
 	long rerr = err ? 0 : f_ring_start(si.cpu, F_RING_PRIO, (unsigned)ful_arg0);
 	if (rerr)
 		printf("fs: no ring thread (%ld): rings are not served\n", rerr);
+	f_bwb.self_tid = (long)f_ring_tid(); /* F's threads share a core */
 	struct ful_msg m = {.info = FUL_MSG(FUL_FS_READY, 0),
 			    .mr = {(unsigned long)err, f_ring_tid()}};
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);

@@ -23,10 +23,28 @@ struct ful_sring {
 
 /** Client: request @op with @a, wait for its reply into @r (polling up
  *  to s->spins passes first). 0, -FUL_ESTATE if the reply was not the
- *  request's (a broken ring), or -FUL_EDEAD if the server is gone (the
+ *  request's (a broken ring) or posted requests are not collected yet,
+ *  or -FUL_EDEAD if the server is gone (the
  *  request may or may not have run). */
 int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		   long r[4]);
+
+/** Client: put request @op with @a on the ring and go on without its
+ *  reply (write-behind); with @bell, wake the server if it sleeps,
+ *  else leave that to a later ful_sring_bell or collect. Its id,
+ *  -FUL_EAGAIN if FUL_SRING_SLOTS requests are posted and not collected,
+ *  or -FUL_EDEAD. Replies come back in order; collect each
+ *  (ful_sring_collect) before the next call. */
+long ful_sring_post(struct ful_sring *s, unsigned op, const unsigned long a[4],
+		    bool bell);
+/** Client: wake the server if it sleeps with posted requests not taken. */
+void ful_sring_bell(struct ful_sring *s);
+/** Client: requests posted (or called) whose replies are not collected. */
+unsigned ful_sring_posted(const struct ful_sring *s);
+/** Client: wait for the oldest uncollected reply, into @r and its
+ *  request's id into @id. 0, -FUL_ESTATE if nothing is posted, or
+ *  -FUL_EDEAD if the server is gone. */
+int ful_sring_collect(struct ful_sring *s, long r[4], unsigned *id);
 
 /** Server: run @fn on every waiting request, publish the replies and
  *  wake the client if it sleeps. The number served. */
