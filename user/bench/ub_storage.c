@@ -323,11 +323,16 @@ static unsigned st_bonnies(void)
 		return 0;
 	if (st_form(1) || !st_bonnie_once(ST_BN_MAX)) /* untimed: warm up */
 		return 0;
-	/* bn_only=N: forms 1 and N and 5 processes only (a quick look) */
+	/* bn_only=N: forms 1 and N only, and 5 processes or bn_procs=K
+	 * (a quick look) */
 	char only[8];
 	unsigned one = ut_bootarg("bn_only", only, sizeof only)
 			       ? (unsigned)strtoul(only, NULL, 0) : 0;
-	for (unsigned k = one ? 5 : 1; k <= (one ? 5 : ST_BN_MAX); k++) {
+	unsigned kq = ut_bootarg("bn_procs", only, sizeof only)
+			      ? (unsigned)strtoul(only, NULL, 0) : 5;
+	if (kq < 1 || kq > ST_BN_MAX)
+		kq = 5;
+	for (unsigned k = one ? kq : 1; k <= (one ? kq : ST_BN_MAX); k++) {
 		bool want[ST_BN_FORMS];
 		for (unsigned f = 0; f < ST_BN_FORMS; f++)
 			want[f] = !one || st_bn_forms[f] == one ||
