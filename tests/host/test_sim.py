@@ -258,6 +258,28 @@ def test_quality_smoke():
     return None
 
 
+def test_opzone_reads_tick_figures():
+    """The load area as the kernel publishes it: idle cores idle from
+    the start, and a busy core's util_now the figure at its last 1 ms
+    tick (opzone reads that word). One thread busy on core 1 from 0, a
+    second placed at 50.5 ms: opzone sees core 1 at 50.0 %, the others
+    at 0 (an exact roll to now would say 50.5 %; an unpublished core
+    used to read as busy since 0)."""
+    text = ('{"cores": 4, "threads": ['
+            '{"name": "a", "cpu": 1, "phases": [{"run": 200000}]},'
+            '{"name": "b", "start_us": 50500, "phases": [{"run": 1000}]}]}')
+    _, rc, out, err = run_text(text, "--policy", "opzone")
+    if rc:
+        return f"exit {rc}: {err.strip()}"
+    places = [d for d in json.loads(out)["decisions"]
+              if d["kind"] == "place" and d["t"] == 50500000]
+    if len(places) != 1:
+        return f"{len(places)} placements at 50.5 ms, expected 1"
+    if places[0]["util"] != [0.0, 50.0, 0.0, 0.0]:
+        return f"util {places[0]['util']}, expected [0, 50.0, 0, 0]"
+    return None
+
+
 TESTS = [
     ("not_json", test_not_json),
     ("not_json_trailing_comma", test_not_json_trailing_comma),
@@ -273,6 +295,7 @@ TESTS = [
     ("generated_256_deterministic", test_generated_256_deterministic),
     ("core_255_is_a_core", test_core_255_is_a_core),
     ("quality_smoke", test_quality_smoke),
+    ("opzone_reads_tick_figures", test_opzone_reads_tick_figures),
 ]
 
 if __name__ == "__main__":

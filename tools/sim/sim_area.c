@@ -7,10 +7,12 @@
  *
  *   per core: nrunnable, nblocked, load, weight at every change;
  *             busy/idle/stamp/idle_open, switches and the utilization
- *             windows at every switch (the kernel also publishes at
- *             ticks; the readers roll a record forward from `stamp`,
- *             which gives the same figures: `idle_open` says what the
- *             open stretch is); running at every switch
+ *             windows at every switch; a busy core's record as at its
+ *             last 1 ms tick, with util_now, before each decision
+ *             (area_tick_cpu: the kernel publishes at every tick, which
+ *             the readers' roll from `stamp` reproduces, but util_now,
+ *             the figure opzone reads, is the one at the tick); running
+ *             at every switch
  *   per thread: cpu, state, slice, nice, weight at every change; run
  *             time and windows at switch-out; tgen bumped on creation,
  *             exit and every change of owner
@@ -99,13 +101,25 @@ void area_cpu(struct sim *s, unsigned c)
 	l->mig_out = k->mig_out;
 	l->switches = k->switches;
 	cpu_win(s, k, l);
+	l->util_now = 0; /* as the kernel's every publication but a tick's */
 	seq_bump(&l->seq);
 }
 
-void area_roll_cpu(struct sim *s, unsigned c)
+void area_tick_cpu(struct sim *s, unsigned c)
+{
+	struct ful_load_cpu *l = &s->area->cpu[c];
+	area_cpu(s, c);
+	unsigned pm = 0;
+	ful_util_cpu(l, &s->par, l->stamp, &pm, NULL);
+	seq_bump(&l->seq);
+	l->util_now = FUL_UTIL_NOW_OK | pm;
+	seq_bump(&l->seq);
+}
+
+void area_roll_cpu(struct sim *s, unsigned c, unsigned long t1)
 {
 	struct score *k = &s->cpu[c];
-	unsigned long t0 = k->last_switch, t1 = s->now;
+	unsigned long t0 = k->last_switch;
 	bool busy = k->cur >= 0;
 	if (t1 <= t0)
 		return;

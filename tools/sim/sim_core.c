@@ -111,13 +111,43 @@ static void series_add(struct sim *s, unsigned c, unsigned long t0,
 	}
 }
 
-/** Core @c's books up to now: busy/idle, windows, samples. */
-static void cpu_roll(struct sim *s, unsigned c)
+/** Core @c's books up to @t (<= now): busy/idle, windows, samples. */
+static void cpu_roll_to(struct sim *s, unsigned c, unsigned long t)
 {
 	struct score *k = &s->cpu[c];
-	if (k->cur >= 0)
-		series_add(s, c, k->last_switch, s->now);
-	area_roll_cpu(s, c);
+	if (k->cur >= 0 && t > k->last_switch)
+		series_add(s, c, k->last_switch, t);
+	area_roll_cpu(s, c, t);
+}
+
+/** Core @c's books up to now. */
+static void cpu_roll(struct sim *s, unsigned c)
+{
+	cpu_roll_to(s, c, s->now);
+}
+
+/**
+ * Every busy core's record as its last tick published it (each core
+ * ticks every millisecond while it runs a thread; kernel/load.c): busy,
+ * windows and util_now as of that tick, which is what opzone reads for
+ * a busy core. A core that has not ticked since its last switch keeps
+ * that switch's record (util_now 0), as in the kernel. Only for a
+ * policy that reads the core records beyond load, weight and counts
+ * (opzone): for the others the figures are the same either way, and
+ * the pass would cost every round a look at each core.
+ */
+static void publish_ticks(struct sim *s)
+{
+	if (!(s->pol.needs & (LB_NEED_SELF | LB_NEED_ALL)))
+		return;
+	unsigned long tick = s->now / SIM_MS * SIM_MS;
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		struct score *k = &s->cpu[c];
+		if (k->cur < 0 || tick <= k->last_switch)
+			continue;
+		cpu_roll_to(s, c, tick);
+		area_tick_cpu(s, c);
+	}
 }
 
 /* ---- run queues ---------------------------------------------------------- */
@@ -283,6 +313,7 @@ static void balance(struct sim *s, enum lb_trigger trigger)
 		return;
 	s->in_balance = true;
 	publish_running(s);
+	publish_ticks(s);
 	struct ful_move mv[LB_MAX_MOVES];
 	struct lb_decision *d = lb_log_next(&s->log);
 	unsigned n = lb_rebalance(&s->pol, &s->snap, s->now, trigger, mv,
@@ -590,6 +621,7 @@ static void on_release(struct sim *s, int ti)
 				   .nice = t->d->nice};
 	unsigned c = (unsigned)t->d->cpu;
 	if (t->d->cpu < 0) { /* placed by the policy */
+		publish_ticks(s);
 		struct lb_decision *d = lb_log_next(&s->log);
 		c = lb_place(&s->pol, &s->snap, s->now, &nt, d);
 		s->r->places++;
@@ -735,8 +767,10 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 	/* no rootserver's core unless the workload names one */
 	lb_snap_init(&s->snap, s->area,
 		     w->root_cpu >= 0 ? (unsigned)w->root_cpu : LB_NO_CPU);
-	for (unsigned i = 0; i < s->ncpus; i++)
+	for (unsigned i = 0; i < s->ncpus; i++) {
 		s->cpu[i] = (struct score){.head = -1, .tail = -1, .cur = -1};
+		area_cpu(s, i); /* idle from 0, as each core says at its start */
+	}
 	for (unsigned i = 0; i < w->nthreads; i++) {
 		struct sthread *t = &s->t[i];
 		*t = (struct sthread){.d = &w->t[i], .tid = i + 1,

@@ -79,9 +79,13 @@ struct sim {
 void area_init(struct sim *s);
 void area_thread(struct sim *s, struct sthread *t);
 void area_cpu(struct sim *s, unsigned c);
+/** Core @c's record as its tick publishes it (rolled to its stamp
+ *  first): area_cpu plus util_now, the sliding figure at `stamp`. */
+void area_tick_cpu(struct sim *s, unsigned c);
 void area_tgen(struct sim *s);
-/** Core @c's windows and busy/idle up to s->now (a switch there). */
-void area_roll_cpu(struct sim *s, unsigned c);
+/** Core @c's windows and busy/idle up to @t (a switch or a tick there;
+ *  last_switch <= t <= s->now). */
+void area_roll_cpu(struct sim *s, unsigned c, unsigned long t);
 /** Thread @t ran from t->run_from to s->now: its run time and windows. */
 void area_roll_thread(struct sim *s, struct sthread *t);
 
