@@ -179,12 +179,14 @@ static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
 	return 0;
 }
 
-/** Write behind to B? Only over a ring, and only while B's ring thread
- *  runs on another core than ours, as far as the load area says (a
- *  stale record decides one write's path, nothing else). */
-static bool wb_use(const struct ext2_b *b)
+/** Write @blk behind to B? Only over a ring, not for a block a client
+ *  reads in B's line (OMF), and only while B's ring thread runs on
+ *  another core than ours, as far as the load area says (a stale record
+ *  decides one write's path, nothing else). */
+static bool wb_use(const struct ext2_b *b, uint32_t blk)
 {
-	if (!b->wb || b->wb->off || !b->ring || !b->ring->ctl)
+	if (!b->wb || b->wb->off || !b->ring || !b->ring->ctl ||
+	    (b->wb->wait && b->wb->wait(blk)))
 		return false;
 	unsigned srv = atomic_load_explicit(&b->ring->ctl->server_tid,
 					    memory_order_relaxed);
@@ -200,7 +202,7 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 {
 	const struct ext2_b *b = ctx;
 	int err;
-	if (wb_use(b)) {
+	if (wb_use(b, blk)) {
 		err = wb_post(b, blk, buf);
 	} else {
 		memcpy(b->win, buf, EXT2_BLOCK);

@@ -57,6 +57,9 @@ struct ext2_bwb {
 				    * last SYNC */
 	unsigned long writes, waits; /* posted; posts that waited for a page */
 	bool off;                  /* each write waits (boot argument fs_wb=0) */
+	/* blocks whose writes must reach B at once (NULL: none): a client
+	 * reads B's line of them itself (F's OMF mappings) */
+	bool (*wait)(uint32_t blk);
 	long self_tid;             /* a thread of ours (0: unknown): while it
 				    * shares its core with B's ring thread
 				    * (the load area says), writes wait */

@@ -63,6 +63,10 @@ void f_omf_unmap(unsigned k);
 bool f_omf_busy(uint32_t ino);
 /** Is block @blk mapped writable by some ring? */
 bool f_omf_holds_rw(uint32_t blk);
+/** Is block @blk mapped into a client at all (read-only or not)? A
+ *  write of it through F must reach B's line at once (no write-behind):
+ *  the client reads that line itself. */
+bool f_omf_holds(uint32_t blk);
 /** F's zero page for read-only holes. 0 or -FUL_E*. */
 long f_omf_init(void);
 

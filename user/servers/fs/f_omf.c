@@ -38,6 +38,7 @@ static struct {
 } omf[FUL_FSR_MAX];
 
 static unsigned rw_pins; /* blocks mapped writable, over all rings */
+static unsigned all_pins; /* blocks mapped, writable or not */
 
 /** A pin operation of B on @blk: 0 or -EIO/-ENOMEM; PIN's line in @line. */
 static long omf_b(unsigned op, uint32_t blk, unsigned long *line)
@@ -66,6 +67,15 @@ bool f_omf_busy(uint32_t ino)
 	return false;
 }
 
+bool f_omf_holds(uint32_t blk)
+{
+	for (unsigned k = 0; all_pins && k < FUL_FSR_MAX; k++)
+		for (unsigned i = 0; i < omf[k].pages; i++)
+			if (omf[k].blk[i] == blk)
+				return true;
+	return false;
+}
+
 bool f_omf_holds_rw(uint32_t blk)
 {
 	for (unsigned k = 0; rw_pins && k < FUL_FSR_MAX; k++)
@@ -81,6 +91,7 @@ static void omf_page_drop(unsigned k, unsigned i)
 	ful_pwin_set(omf_win(k), i, 0, 0, 0);
 	if (omf[k].blk[i]) {
 		omf_b(FUL_CACHE_OP_UNPIN, omf[k].blk[i], NULL);
+		all_pins--;
 		if (omf[k].rw)
 			rw_pins--;
 	}
@@ -104,6 +115,7 @@ static long omf_page_set(unsigned k, unsigned i, uint32_t blk)
 		return -EIO;
 	}
 	omf[k].blk[i] = blk;
+	all_pins++;
 	if (omf[k].rw) {
 		rw_pins++;
 		ext2_b_forget(&f_b, blk); /* the line is the only copy now */

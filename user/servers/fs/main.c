@@ -24,7 +24,7 @@
 
 static struct ext2_bcache f_bcache = {.skip = f_omf_holds_rw};
 static struct ful_sring f_bring; /* ctl set if B serves F a ring */
-static struct ext2_bwb f_bwb;
+static struct ext2_bwb f_bwb = {.wait = f_omf_holds};
 const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, &f_bring,
 			   (unsigned char *)F_WIN_VA, FUL_FOREVER, &f_bcache,
 			   &f_bwb};
