@@ -231,6 +231,14 @@ UTEST(posix_omf, 1)
 	b[300] = 'Q';
 	UT_CHECK_EQ(pwrite(fd, "Q", 1, 300), 1);
 	UT_CHECK_EQ(o.base[300], 'Q');
+	/* at once every time, on every page (not when B gets to it) */
+	for (unsigned i = 0; i < 48; i++) {
+		unsigned off = 400 + i * 193 % 9000;
+		unsigned char v = (unsigned char)(b[off] + 1 + i);
+		b[off] = v;
+		UT_CHECK_EQ(pwrite(fd, &v, 1, off), 1);
+		UT_CHECK_EQ(o.base[off], v);
+	}
 	/* nobody cuts or unlinks a mapped file under its client */
 	UT_CHECK_EQ(ftruncate(fd, 0), -1);
 	UT_CHECK_EQ(errno, EBUSY);
