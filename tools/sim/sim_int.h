@@ -75,6 +75,14 @@ struct sim {
 	unsigned long wlast;     /* s->now when w was last brought up */
 };
 
+/* sim_event.c: the event queue. */
+/** Queue an event of @kind for @who at time @t (@gen: the generation it
+ *  is for; a later one cancels it). */
+void ev_push(struct sim *s, unsigned long t, unsigned kind, unsigned who,
+	     unsigned long gen);
+/** The earliest event (the queue must not be empty), off the queue. */
+struct event ev_pop(struct sim *s);
+
 /* sim_area.c: the load area, written as the kernel writes it. */
 void area_init(struct sim *s);
 void area_thread(struct sim *s, struct sthread *t);
