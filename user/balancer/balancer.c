@@ -473,20 +473,52 @@ int bal_start(void)
 	return (int)err;
 }
 
-void bal_stop(void)
+/* How long bal_stop waits for the balancer thread to end, and then for
+ * the kill of a thread that did not: a stop that never comes must not
+ * hang its caller (lb_stress hung once in bal_stop, silent for 300 s). */
+#define BAL_STOP_US 20000000UL
+
+/** Wait until the balancer thread is gone; it is killed if it has not
+ *  ended in BAL_STOP_US. 0 when it ended by itself, -FUL_ETIMEOUT when
+ *  it had to be killed (said on the console, with its state and core),
+ *  -FUL_ESTATE if even the kill did not end it (its memory is kept). */
+static int bal_stop_wait(void)
+{
+	struct ful_thread_info info;
+	unsigned long dl = ful_counter() + ful_us_to_ticks(BAL_STOP_US);
+	int err = 0;
+	while (ful_thread_info(bal.th.slot, &info) == 0) {
+		if (ful_counter() > dl) {
+			if (err)
+				return -FUL_ESTATE;
+			printf("balancer: thread %u did not stop in %lu s: "
+			       "state %u on cpu%u, %lu migrations; killed\n",
+			       info.tid, BAL_STOP_US / 1000000, info.state,
+			       info.cpu, info.migrations);
+			ful_thread_kill(bal.th.slot);
+			err = -FUL_ETIMEOUT;
+			dl = ful_counter() + ful_us_to_ticks(BAL_STOP_US);
+		}
+		ful_yield();
+	}
+	return err;
+}
+
+int bal_stop(void)
 {
 	if (!atomic_exchange(&bal.running, false))
-		return;
+		return 0;
 	ful_ntfn_signal((unsigned)bal.ntfn, BAL_BIT_STOP);
-	struct ful_thread_info info;
-	while (ful_thread_info(bal.th.slot, &info) == 0)
-		ful_yield(); /* until EDEAD */
+	int err = bal_stop_wait();
+	if (err == -FUL_ESTATE)
+		return err; /* alive: its stack stays allocated */
 	ful_cap_delete(bal.th.slot);
 	ful_slot_free(bal.th.slot);
 	free(bal.th.mem); /* its stack, TLS and IPC buffer */
 	bal.th.mem = NULL;
 	ful_cap_delete((unsigned)bal.ntfn);
 	ful_slot_free((unsigned)bal.ntfn);
+	return err;
 }
 
 void bal_demand(void)

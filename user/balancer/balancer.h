@@ -60,9 +60,11 @@ int bal_thread_spawn(const struct ful_thread_args *a, struct ful_thread *out);
 bool bal_wait_settled(unsigned tid);
 /** One rebalance round now; returns the moves the kernel made. */
 unsigned bal_rebalance(enum lb_trigger trigger);
-/** Start / stop the balancer thread on the rootserver's core. */
+/** Start / stop the balancer thread on the rootserver's core. bal_stop:
+ *  0, or -FUL_ETIMEOUT if the thread did not end within 20 s and was
+ *  killed (-FUL_ESTATE: not even then). */
 int bal_start(void);
-void bal_stop(void);
+int bal_stop(void);
 /** Wake the balancer thread for a round now (trigger "demand"). */
 void bal_demand(void);
 /** THREAD_INFO of the balancer thread (its runtime: what balancing

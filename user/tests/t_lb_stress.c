@@ -489,7 +489,7 @@ static void ls_run(struct ut *ut)
 		if (ut->failed)
 			return;
 		if (!fulcrum && done >= total / 2) {
-			bal_stop();
+			UT_CHECK_EQ(bal_stop(), 0);
 			UT_CHECK_EQ(ls_bal_setup("fulcrum"), 0);
 			UT_CHECK_EQ(bal_start(), 0);
 			fulcrum = true;
@@ -549,7 +549,8 @@ static void ls_stop_all(struct ut *ut)
 			ut_fail(ut, __FILE__, __LINE__, "chaos %u would not stop", k);
 			ls_reap(ch[k], 1, true);
 		}
-	bal_stop();
+	if (bal_stop())
+		ut_fail(ut, __FILE__, __LINE__, "the balancer would not stop");
 	atomic_store(&ls.gate, 1);
 	for (unsigned i = 0; i < LS_WORKERS; i++)
 		if (ls.w[i].ntfn > 0)
@@ -741,7 +742,7 @@ static void ls_body(struct ut *ut, struct ls_sum *r)
 	}
 	if (ut->failed)
 		return;
-	bal_stop();
+	UT_CHECK_EQ(bal_stop(), 0);
 	ls_check_workers(ut, &r->pokes_got, &r->pokes_sent);
 	if (!ut->failed)
 		ls_check_chaos(ut, &r->chaos);
