@@ -43,25 +43,28 @@ static bool sring_wait(struct ful_sring *s)
 	return true;
 }
 
-/** Ring a sleeping server's doorbell with a SEND, which a server
- *  already waiting takes without holding us (write-behind). */
-static void sring_bell_post(struct ful_sring *s)
+/** Ring a sleeping server's doorbell: with @wait a CALL, back once the
+ *  server took the request (and, for a server that answers at once,
+ *  with its reply); else a SEND, which a server already waiting takes
+ *  without holding us (write-behind). */
+static void sring_ring(struct ful_sring *s, bool wait)
 {
 	struct ful_sring_ctl *c = s->ctl;
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load(&c->server_sleeping)) {
-		struct ful_msg m = {.info = FUL_MSG(FUL_SRING_BELL_POST, 0)};
-		c->client_signals++;
+	if (!atomic_load(&c->server_sleeping))
+		return;
+	struct ful_msg m = {.info = FUL_MSG(wait ? FUL_SRING_BELL_CALL
+						 : FUL_SRING_BELL_POST, 0)};
+	c->client_signals++;
+	if (wait)
+		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see callers */
+	else
 		ful_send(s->peer, &m, FUL_FOREVER);
-	}
 }
 
-/** Put request @op, @a at the ring's head and, if the server sleeps and
- *  @bell, ring its doorbell: a CALL if @wait (back once the server took
- *  it, with its reply if it answered at once), else a SEND. The
- *  request's id. */
+/** Put request @op, @a at the ring's head: its id. */
 static unsigned sring_publish(struct ful_sring *s, unsigned op,
-			      const unsigned long a[4], bool wait, bool bell)
+			      const unsigned long a[4])
 {
 	struct ful_sring_ctl *c = s->ctl;
 	unsigned head = atomic_load_explicit(&c->req_head, memory_order_relaxed);
@@ -71,17 +74,6 @@ static unsigned sring_publish(struct ful_sring *s, unsigned op,
 	for (unsigned i = 0; i < 4; i++)
 		q->a[i] = a[i];
 	atomic_store_explicit(&c->req_head, head + 1, memory_order_release);
-	if (!wait) {
-		if (bell)
-			sring_bell_post(s);
-		return head;
-	}
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load(&c->server_sleeping)) {
-		struct ful_msg m = {.info = FUL_MSG(FUL_SRING_BELL_CALL, 0)};
-		c->client_signals++;
-		ful_call(s->peer, &m, FUL_FOREVER); /* EDEAD: see callers */
-	}
 	return head;
 }
 
@@ -108,7 +100,8 @@ int ful_sring_call(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		return -FUL_EDEAD;
 	if (ful_sring_posted(s)) /* their replies come first: collect them */
 		return -FUL_ESTATE;
-	unsigned head = sring_publish(s, op, a, true, true), id;
+	unsigned head = sring_publish(s, op, a), id;
+	sring_ring(s, true);
 	if (!sring_take_reply(s, r, &id))
 		return -FUL_EDEAD;
 	return id == head ? 0 : -FUL_ESTATE;
@@ -122,7 +115,10 @@ long ful_sring_post(struct ful_sring *s, unsigned op, const unsigned long a[4],
 		return -FUL_EDEAD;
 	if (ful_sring_posted(s) >= FUL_SRING_SLOTS)
 		return -FUL_EAGAIN;
-	return (long)sring_publish(s, op, a, false, bell);
+	unsigned head = sring_publish(s, op, a);
+	if (bell)
+		sring_ring(s, false);
+	return (long)head;
 }
 
 void ful_sring_bell(struct ful_sring *s)
@@ -130,7 +126,7 @@ void ful_sring_bell(struct ful_sring *s)
 	struct ful_sring_ctl *c = s->ctl;
 	if (atomic_load_explicit(&c->req_head, memory_order_relaxed) !=
 	    atomic_load_explicit(&c->req_tail, memory_order_relaxed))
-		sring_bell_post(s);
+		sring_ring(s, false);
 }
 
 unsigned ful_sring_posted(const struct ful_sring *s)

@@ -161,10 +161,7 @@ int ext2_b_read(void *ctx, uint32_t blk, void *buf)
 static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
 {
 	struct ext2_bwb *w = b->wb;
-	if (w->posted - w->done >= EXT2_B_WB) { /* the oldest page's turn */
-		w->waits++;
-		wb_collect(b, EXT2_B_WB - 1);
-	}
+	wb_collect(b, EXT2_B_WB - 1); /* the oldest page's turn, if all in use */
 	unsigned page = 1 + w->posted % EXT2_B_WB;
 	memcpy(b->win + page * FUL_PAGE_SIZE, buf, EXT2_BLOCK);
 	const unsigned long a[4] = {blk, 1, page, 0};
@@ -175,7 +172,6 @@ static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
 		return -EIO;
 	w->blk[w->posted % EXT2_B_WB] = blk;
 	w->posted++;
-	w->writes++;
 	return 0;
 }
 

@@ -55,7 +55,6 @@ struct ext2_bwb {
 	uint32_t blk[EXT2_B_WB];   /* the block of each write in flight */
 	int err;                   /* 0, or -EIO: a write failed since the
 				    * last SYNC */
-	unsigned long writes, waits; /* posted; posts that waited for a page */
 	bool off;                  /* each write waits (boot argument fs_wb=0) */
 	/* blocks whose writes must reach B at once (NULL: none): a client
 	 * reads B's line of them itself (F's OMF mappings) */

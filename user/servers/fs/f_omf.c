@@ -67,22 +67,26 @@ bool f_omf_busy(uint32_t ino)
 	return false;
 }
 
-bool f_omf_holds(uint32_t blk)
+/** Is @blk mapped by some ring (@rw_only: writable)? @pins: how many
+ *  such mappings there are (0: no look). */
+static bool omf_holds(uint32_t blk, bool rw_only, unsigned pins)
 {
-	for (unsigned k = 0; all_pins && k < FUL_FSR_MAX; k++)
-		for (unsigned i = 0; i < omf[k].pages; i++)
+	for (unsigned k = 0; pins && k < FUL_FSR_MAX; k++)
+		for (unsigned i = 0; (omf[k].rw || !rw_only) && i < omf[k].pages;
+		     i++)
 			if (omf[k].blk[i] == blk)
 				return true;
 	return false;
 }
 
+bool f_omf_holds(uint32_t blk)
+{
+	return omf_holds(blk, false, all_pins);
+}
+
 bool f_omf_holds_rw(uint32_t blk)
 {
-	for (unsigned k = 0; rw_pins && k < FUL_FSR_MAX; k++)
-		for (unsigned i = 0; omf[k].rw && i < omf[k].pages; i++)
-			if (omf[k].blk[i] == blk)
-				return true;
-	return false;
+	return omf_holds(blk, true, rw_pins);
 }
 
 /** Empty window page @i of ring @k, letting go of its block. */
