@@ -234,6 +234,25 @@ static int64_t sys_yield(struct thread *t, struct arch_uregs *u)
 	return 0;
 }
 
+/** FUL_SYS_SLEEP(us): block the caller for at least @us microseconds, so
+ *  that threads of lower priority on its core run meanwhile (YIELD only
+ *  passes the core to threads of its own priority). 0 returns at once;
+ *  a time ipc_timeout_forever() calls forever is EINVAL: a thread that
+ *  waits for nothing, for ever, is a bug. A wake-up before the deadline
+ *  (a migration wakes a sleeper on its new core) sleeps again. Thread
+ *  context, IRQs masked. */
+static int64_t sys_sleep(struct thread *t, struct arch_uregs *u)
+{
+	(void)t;
+	uint64_t us = ARG(0);
+	if (ipc_timeout_forever(us))
+		return -FUL_EINVAL;
+	uint64_t deadline = ipc_deadline(us);
+	while (arch_counter() < deadline)
+		sched_sleep_until(owner_irq(), deadline);
+	return 0;
+}
+
 static int64_t sys_exit(struct thread *t, struct arch_uregs *u)
 {
 	(void)t, (void)u;
@@ -368,6 +387,7 @@ static const sys_fn sys_table[FUL_SYS_COUNT] = {
 	[FUL_SYS_PWIN_SET] = sys_pwin_set,
 	[FUL_SYS_TASK_KILL] = sys_task_kill,
 	[FUL_SYS_SCHED_KILL] = sys_sched_kill,
+	[FUL_SYS_SLEEP] = sys_sleep,
 	[FUL_SYS_IRQSTAT] = sys_irqstat,
 };
 

@@ -109,7 +109,12 @@
  * EFAULT; cpu offline or unknown flags EINVAL; the reset is a call to
  * the core (EAGAIN, ETIMEOUT). */
 #define FUL_SYS_IRQSTAT 56     /* sched    cpu    buf*   flags */
-#define FUL_SYS_COUNT 57
+/* Block the caller for at least us microseconds (0: return at once), so
+ * that its core runs threads of lower priority meanwhile: a waiter that
+ * only YIELDs keeps them out. A time ipc's timeouts call forever
+ * (FUL_FOREVER, or above 2^40 us) EINVAL. Always 0 otherwise. */
+#define FUL_SYS_SLEEP 57       /* us */
+#define FUL_SYS_COUNT 58
 
 /*
  * Message info (x1 on send, x6 on receive): a label chosen by the sender

@@ -112,6 +112,7 @@ enum bi_kind {
 	B_NOT_PWIN, B_PWIN_NO_ADMIN, B_PWIN_NPAGES, B_PWIN_SLOT, B_FRAME_PAGE,
 	B_PWIN_RIGHTS, B_PWIN_MAPPED, B_PWIN_EXEC,
 	B_NOT_MAPPABLE, /* MAP's second argument: neither frame nor window */
+	B_SLEEP_US,     /* SLEEP's time: forever (FUL_FOREVER, above 2^40 us) */
 	K_TA_SLICE, K_TA_NICE, K_TA_AFFINITY, /* valid attrs with bad values */
 	B_NR,
 	BI_NKINDS

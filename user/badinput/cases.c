@@ -351,6 +351,9 @@ const struct bi_case bi_cases[] = {
 	 * check (the instrumented kernel's rows: user/tests/t_irqstat.c) */
 	C(IRQSTAT, ENOSYS, "default kernel: valid read", V_SCHED, V_CPU, V_PTR_W, Z, A, A, A),
 	C(IRQSTAT, ENOSYS, "default kernel: bad sched first", B_NOT_SCHED, B_CPU, B_PTR, A, A, A, A),
+	/* 57 SLEEP(us): only forever fails; 0 returns at once */
+	C(SLEEP, EINVAL, "forever", B_SLEEP_US, A, A, A, A, A, A),
+	C(SLEEP, ZERO, "0 us, garbage arguments", Z, B_GARBAGE, B_GARBAGE, A, A, A, A),
 	/* numbers that name no call */
 	C(INVALID, ENOSYS, "no such call", B_GARBAGE, A, A, A, A, A, A),
 };

@@ -55,6 +55,7 @@ static void init_numbers(void)
 	    FUL_MSG(4, FUL_IPCBUF_SIZE));
 	PUT(V_LEN, 16, 64, FUL_DEBUG_WRITE_MAX); /* > 8: crosses a page */
 	PUT(V_LEN0, 0);
+	PUT(B_SLEEP_US, FUL_FOREVER, (1UL << 40) + 1, 1UL << 63);
 	PUT(V_NPAGES, 1, 2, FUL_FRAME_MAX_PAGES);
 	PUT(V_RIGHTS, FUL_R_ALL, 0, FUL_R_READ, FUL_R_WRITE | FUL_R_ADMIN);
 	PUT(V_BADGE0, 0);

@@ -190,6 +190,10 @@ static void p2_guard(unsigned long nr, unsigned long a[7])
 	case FUL_SYS_TRACE_DUMP: /* never a dump on the console */
 		a[0] = 0;
 		break;
+	case FUL_SYS_SLEEP: /* a short sleep, or FOREVER's EINVAL */
+		if (a[0] != FUL_FOREVER)
+			a[0] %= 1000;
+		break;
 	case FUL_SYS_SCHED_KILL: /* never a kill: a bad capability */
 		a[0] |= FUL_CSLOTS;
 		break;

@@ -44,8 +44,9 @@ static struct {
 
 static void bal_lock(void)
 {
+	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&bal.lock, memory_order_acquire))
-		ful_yield();
+		ful_lock_backoff(&n);
 }
 
 static void bal_unlock(void)

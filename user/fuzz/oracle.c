@@ -34,7 +34,7 @@ static const char *const fz_names[FZ_NCALLS] = {
     "irq_ack",	     "irq_unbind",    "dma_create",  "dma_paddr",
     "trace_set",     "trace_frame",   "trace_dump",  "(reserved)",
     "pwin_create",   "pwin_set",      "task_kill",   "sched_kill",
-    "irqstat",       "(invalid)",
+    "irqstat",       "sleep",         "(invalid)",
 };
 
 const char *fz_call_name(unsigned long nr)
@@ -94,7 +94,9 @@ struct ful_ret fz_sys(struct fz_ctx *c, unsigned long nr,
 {
 	c->cur.nr = nr;
 	memcpy(c->cur.a, a, sizeof c->cur.a);
-	c->cur.timeout_us = fz_blocking(nr) ? a[6] : 0;
+	c->cur.timeout_us = fz_blocking(nr)	    ? a[6]
+			    : nr == FUL_SYS_SLEEP ? a[0]
+						    : 0;
 	atomic_store_explicit(&c->cur.t0, ful_counter(), memory_order_release);
 	struct ful_ret r =
 	    ful_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);

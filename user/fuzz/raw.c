@@ -154,6 +154,8 @@ static void fz_raw_guard(struct fz_ctx *c, unsigned long nr, unsigned long a[7])
 		    (unsigned long)fz.ro_page; /* a page of zeros: prints "" */
 	if (fz_blocks(nr))
 		a[6] %= 20001;
+	if (nr == FUL_SYS_SLEEP && a[0] != FUL_FOREVER)
+		a[0] %= 20001; /* FOREVER: EINVAL, at once */
 	if (fz_ipc_info_arg(nr) && FUL_MSG_LABEL(a[1]) >= FZ_L_SEND &&
 	    FUL_MSG_LABEL(a[1]) <= FZ_L_ANON)
 		a[1] ^= 1UL << 40;

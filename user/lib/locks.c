@@ -3,7 +3,8 @@
  * time functions take __lock___libc_recursive_mutex; stdio streams made
  * with fdopen() get dynamic locks. All are the same recursive spinlock,
  * owned by the holder's TPIDR_EL0 (unique per thread: its TLS block).
- * A waiter yields its core, so a holder preempted on the same core runs.
+ * A waiter yields its core, then sleeps (ful_lock_backoff), so a holder
+ * preempted on the same core runs, whatever its priority.
  *
  * These definitions must win over the stubs in picolibc's libc.a: the
  * Makefile links libfulcrum's objects directly, before -lc.
@@ -29,6 +30,31 @@ static inline unsigned long self(void)
 	return tp;
 }
 
+/* A waiter's first waits yield: a holder of its own priority preempted
+ * on its core runs at once, and one on another core is waited for at the
+ * cost of a system call. YIELD never passes the core to a thread of lower
+ * priority, though, so a waiter above a holder on the same core would
+ * spin for ever (it did: lb_stress's mover at priority 150 waited for the
+ * balancer lock its test thread held at 100). Later waits sleep, from
+ * LOCK_SLEEP_MIN_US doubling to LOCK_SLEEP_MAX_US. */
+#define LOCK_YIELDS 16
+#define LOCK_SLEEP_MIN_US 20ul
+#define LOCK_SLEEP_MAX_US 1000ul
+
+void ful_lock_backoff(unsigned *n)
+{
+	unsigned k = *n;
+	if (k < ~0u)
+		*n = k + 1;
+	if (k < LOCK_YIELDS) {
+		ful_yield();
+		return;
+	}
+	k -= LOCK_YIELDS;
+	unsigned long us = k < 6 ? LOCK_SLEEP_MIN_US << k : LOCK_SLEEP_MAX_US;
+	ful_sleep_us(us < LOCK_SLEEP_MAX_US ? us : LOCK_SLEEP_MAX_US);
+}
+
 /** Take @l, recursively if this thread holds it already. */
 void ful_spin_lock(struct ful_spin *l)
 {
@@ -37,13 +63,13 @@ void ful_spin_lock(struct ful_spin *l)
 		l->depth++;
 		return;
 	}
-	for (;;) {
+	for (unsigned n = 0;;) {
 		unsigned long free_ = 0;
 		if (atomic_compare_exchange_weak_explicit(&l->owner, &free_, me,
 							  memory_order_acquire,
 							  memory_order_relaxed))
 			break;
-		ful_yield();
+		ful_lock_backoff(&n);
 	}
 	l->depth = 1;
 }

@@ -70,6 +70,7 @@ static const unsigned sys_errors[FUL_SYS_COUNT] = {
 	/* ENOSYS: the default kernel keeps no IRQ-masked figures */
 	[FUL_SYS_IRQSTAT] = CAPS | E(FAULT) | E(INVAL) | E(AGAIN) |
 			    E(TIMEOUT) | E(NOSYS),
+	[FUL_SYS_SLEEP] = E(INVAL),
 };
 
 unsigned ful_sys_errors(unsigned long nr)

@@ -317,14 +317,15 @@ static long b_setup(unsigned n)
 		       FUL_R_READ | FUL_R_WRITE);
 }
 
-/* One request at a time, whichever thread: a lock that yields the core
- * while it waits (both threads may share one core). */
+/* One request at a time, whichever thread: a lock whose waiter gives the
+ * core up (both threads may share one core, at different priorities). */
 static atomic_flag b_lock = ATOMIC_FLAG_INIT;
 
 static void b_handle_locked(struct ful_msg *m)
 {
+	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&b_lock, memory_order_acquire))
-		ful_yield();
+		ful_lock_backoff(&n);
 	b_handle(m);
 	atomic_flag_clear_explicit(&b_lock, memory_order_release);
 }

@@ -66,9 +66,10 @@ static struct {
 static void d_lock(void)
 {
 	int expect = 0;
+	unsigned n = 0;
 	while (!atomic_compare_exchange_weak(&d.lock, &expect, 1)) {
 		expect = 0;
-		ful_yield();
+		ful_lock_backoff(&n);
 	}
 }
 

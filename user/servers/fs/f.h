@@ -37,8 +37,9 @@ void f_handle(struct f_req *q);
 extern atomic_flag f_lock;
 static inline void f_lock_take(void)
 {
+	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&f_lock, memory_order_acquire))
-		ful_yield();
+		ful_lock_backoff(&n);
 }
 static inline void f_lock_drop(void)
 {

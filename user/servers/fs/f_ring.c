@@ -60,8 +60,8 @@ long f_ring_detach(unsigned long k)
 	if (k >= FUL_FSR_MAX)
 		return -EINVAL;
 	atomic_fetch_and(&live, ~(1UL << k));
-	while (atomic_load(&busy) == (int)k)
-		ful_yield();
+	for (unsigned n = 0; atomic_load(&busy) == (int)k;)
+		ful_lock_backoff(&n); /* the ring thread, on this core, must run */
 	/* the client's OMF pages and the window: the next user of ring k
 	 * gets a new window from the rootserver in the same slot */
 	f_lock_take();

@@ -184,6 +184,12 @@ long ful_place(int nice, unsigned long *seq);
  *  said (decision @seq), is counted on its core. 0 or an error. */
 long ful_place_settle(long tid, unsigned long seq);
 
+/** One wait of a lock's waiter, *@n its waits so far (0 before the
+ *  first): a yield at first, later sleeps of 20 us doubling to 1 ms, so
+ *  that a holder of lower priority on the same core runs too (a yield
+ *  passes the core only to threads of the waiter's priority). Every lock
+ *  a thread spins on in user space waits with it (locks.c). */
+void ful_lock_backoff(unsigned *n);
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
 static inline bool ful_thread_dead(unsigned slot)
 {

@@ -360,6 +360,14 @@ static inline long ful_sched_kill(unsigned sched, unsigned tid)
 	return FUL__SC(FUL_SYS_SCHED_KILL, sched, tid, 0, 0, 0, 0, 0).x0;
 }
 
+/** Block for at least @us microseconds; threads of lower priority run on
+ *  this core meanwhile (ful_yield() lets only equals run). 0 or
+ *  -FUL_EINVAL (FUL_FOREVER). */
+static inline long ful_sleep_us(unsigned long us)
+{
+	return FUL__SC(FUL_SYS_SLEEP, us, 0, 0, 0, 0, 0, 0).x0;
+}
+
 /** Core @cpu's IRQ-masked stretch figures into @out (NULL: none), then
  *  with FUL_IRQSTAT_RESET cleared (<fulcrum/irqstat.h>); @sched needs
  *  ADMIN. 0 or -FUL_E*; -FUL_ENOSYS from the default kernel. */
