@@ -46,7 +46,7 @@ static void bal_lock(void)
 {
 	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&bal.lock, memory_order_acquire))
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 }
 
 static void bal_unlock(void)

@@ -100,7 +100,7 @@ long bal_serve_start(void)
 {
 	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&srv.lock, memory_order_acquire))
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 	long err = srv.ep ? 0 : balsrv_create();
 	long res = err ? err : srv.place;
 	atomic_flag_clear_explicit(&srv.lock, memory_order_release);

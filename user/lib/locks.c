@@ -3,7 +3,7 @@
  * time functions take __lock___libc_recursive_mutex; stdio streams made
  * with fdopen() get dynamic locks. All are the same recursive spinlock,
  * owned by the holder's TPIDR_EL0 (unique per thread: its TLS block).
- * A waiter yields its core, then sleeps (ful_lock_backoff), so a holder
+ * A waiter yields its core, then sleeps (ful_backoff), so a holder
  * preempted on the same core runs, whatever its priority.
  *
  * These definitions must win over the stubs in picolibc's libc.a: the
@@ -41,7 +41,7 @@ static inline unsigned long self(void)
 #define LOCK_SLEEP_MIN_US 20ul
 #define LOCK_SLEEP_MAX_US 1000ul
 
-void ful_lock_backoff(unsigned *n)
+void ful_backoff(unsigned *n)
 {
 	unsigned k = *n;
 	if (k < ~0u)
@@ -69,7 +69,7 @@ void ful_spin_lock(struct ful_spin *l)
 							  memory_order_acquire,
 							  memory_order_relaxed))
 			break;
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 	}
 	l->depth = 1;
 }

@@ -123,11 +123,12 @@ bool ful_thread_reap(struct ful_thread *t, unsigned long timeout_us)
 	if (t->tid <= 0)
 		return true;
 	unsigned long dl = ful_counter() + ful_us_to_ticks(timeout_us);
-	while (!ful_thread_dead(t->slot))
+	/* The thread may be of lower priority, on this core: let it end. */
+	for (unsigned n = 0; !ful_thread_dead(t->slot);)
 		if (ful_counter() > dl)
 			return false;
 		else
-			ful_yield();
+			ful_backoff(&n);
 	ful_slot_drop(t->slot);
 	free(t->mem);
 	*t = (struct ful_thread){0};

@@ -1,5 +1,5 @@
 /*
- * SLEEP (57) and the waits of user-level locks (ful_lock_backoff).
+ * SLEEP (57) and the waits of user-level locks (ful_backoff).
  *
  * sleep_us: a sleep lasts at least its time, 0 returns at once, forever
  * is refused, and a sleeper moved to another core while it sleeps
@@ -11,7 +11,7 @@
  * yields spins there for ever, and the holder never runs to release
  * the lock: what lb_stress's mover did with the balancer's lock (its
  * test thread held it at priority 100), a hang of user2 about once in
- * 35 runs on a loaded host. With ful_lock_backoff the waiter sleeps
+ * 35 runs on a loaded host. With ful_backoff the waiter sleeps
  * after a few yields and the holder finishes.
  */
 #include <stdatomic.h>
@@ -96,7 +96,7 @@ static void li_take(void)
 	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&li.lock,
 						 memory_order_acquire))
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 }
 
 static void li_drop(void)

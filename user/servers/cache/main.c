@@ -325,7 +325,7 @@ static void b_handle_locked(struct ful_msg *m)
 {
 	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&b_lock, memory_order_acquire))
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 	b_handle(m);
 	atomic_flag_clear_explicit(&b_lock, memory_order_release);
 }

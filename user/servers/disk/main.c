@@ -69,7 +69,7 @@ static void d_lock(void)
 	unsigned n = 0;
 	while (!atomic_compare_exchange_weak(&d.lock, &expect, 1)) {
 		expect = 0;
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 	}
 }
 
@@ -174,11 +174,11 @@ static long d_check(unsigned op, const struct ful_msg *m)
 	return 0;
 }
 
-/** Wait (yielding) for a free request and @n free chains; returns the
- *  request, claimed, with d.lock held. */
+/** Wait (ful_backoff) for a free request and @n free chains; returns
+ *  the request, claimed, with d.lock held. */
 static struct d_req *d_claim(unsigned n)
 {
-	for (;;) {
+	for (unsigned waits = 0;;) {
 		d_lock();
 		if (d.nfree >= n)
 			for (unsigned r = 0; r < D_NREQ; r++)
@@ -187,7 +187,7 @@ static struct d_req *d_claim(unsigned n)
 					return &d.req[r];
 				}
 		d_unlock();
-		ful_yield();
+		ful_backoff(&waits); /* the interrupt thread frees them */
 	}
 }
 

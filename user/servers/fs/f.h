@@ -39,7 +39,7 @@ static inline void f_lock_take(void)
 {
 	unsigned n = 0;
 	while (atomic_flag_test_and_set_explicit(&f_lock, memory_order_acquire))
-		ful_lock_backoff(&n);
+		ful_backoff(&n);
 }
 static inline void f_lock_drop(void)
 {

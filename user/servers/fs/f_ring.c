@@ -61,7 +61,7 @@ long f_ring_detach(unsigned long k)
 		return -EINVAL;
 	atomic_fetch_and(&live, ~(1UL << k));
 	for (unsigned n = 0; atomic_load(&busy) == (int)k;)
-		ful_lock_backoff(&n); /* the ring thread, on this core, must run */
+		ful_backoff(&n); /* the ring thread, on this core, must run */
 	/* the client's OMF pages and the window: the next user of ring k
 	 * gets a new window from the rootserver in the same slot */
 	f_lock_take();

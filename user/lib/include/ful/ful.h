@@ -184,12 +184,13 @@ long ful_place(int nice, unsigned long *seq);
  *  said (decision @seq), is counted on its core. 0 or an error. */
 long ful_place_settle(long tid, unsigned long seq);
 
-/** One wait of a lock's waiter, *@n its waits so far (0 before the
- *  first): a yield at first, later sleeps of 20 us doubling to 1 ms, so
- *  that a holder of lower priority on the same core runs too (a yield
- *  passes the core only to threads of the waiter's priority). Every lock
- *  a thread spins on in user space waits with it (locks.c). */
-void ful_lock_backoff(unsigned *n);
+/** One wait of a thread that polls for what another thread of its task
+ *  does (a lock's release, a thread's end), *@n its waits so far (0
+ *  before the first): a yield at first, later sleeps of 20 us doubling
+ *  to 1 ms, so that a thread of lower priority on the same core runs too
+ *  (a yield passes the core only to threads of the caller's priority).
+ *  Every user-level lock waits with it (locks.c). */
+void ful_backoff(unsigned *n);
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
 static inline bool ful_thread_dead(unsigned slot)
 {
@@ -197,8 +198,8 @@ static inline bool ful_thread_dead(unsigned slot)
 	return ful_thread_info(slot, &info) == -FUL_EDEAD;
 }
 
-/** Reclaim @t, a thread of this task that is ending: wait (yielding, at
- *  most @timeout_us) until it has died, then drop its capability, free
+/** Reclaim @t, a thread of this task that is ending: wait (ful_backoff,
+ *  at most @timeout_us) until it has died, then drop its capability, free
  *  its stack and clear @t. Nothing to do if it never started (tid <= 0).
  *  A thread still alive is left alone, its stack in use: false. */
 bool ful_thread_reap(struct ful_thread *t, unsigned long timeout_us);
