@@ -418,6 +418,34 @@ static unsigned long ns_runtime(unsigned slot)
 	return ful_thread_info(slot, &i) == 0 ? i.runtime_us : 0;
 }
 
+/** One window of 800 ms of the two threads' run time: does it show
+ *  their weights (3.06 : 1, within the ticks' rounding)? Printed. */
+static bool nice_share_window(struct ut *ut, struct ful_thread *w)
+{
+	unsigned long a0 = ns_runtime(w[0].slot), b0 = ns_runtime(w[1].slot);
+	unsigned long dl = ful_counter() + ful_us_to_ticks(UT_TIMEOUT_US);
+	while (ns_runtime(w[0].slot) + ns_runtime(w[1].slot) <= a0 + b0 + 800000) {
+		if (ful_counter() > dl) {
+			ut_fail(ut, __FILE__, __LINE__, "the spinners stopped");
+			return false;
+		}
+		ful_yield();
+	}
+	unsigned long a = ns_runtime(w[0].slot) - a0;
+	unsigned long b = ns_runtime(w[1].slot) - b0;
+	printf("load_nice_share: nice 0 ran %lu us, nice 5 %lu us (%lu.%02lu : 1; "
+	       "weights 3.06 : 1, slices 10 and 3 ticks 3.33 : 1)\n", a, b,
+	       a / (b | 1), a % (b | 1) * 100 / (b | 1));
+	return a * 10 >= b * 22 && a * 10 <= b * 55;
+}
+
+/* Run time is wall time: a host that stops the vCPU for tens of
+ * milliseconds charges them to whichever thread it stopped, and two
+ * QEMUs on two host cores do (one window of 800 ms gave 7.89 : 1). So
+ * up to three windows, one of which must show the weights: equal
+ * shares, 1 : 1, fail all three. */
+#define NS_WINDOWS 3
+
 static void nice_share_body(struct ut *ut, struct ful_thread *w)
 {
 	static const int nice[2] = {0, 5};
@@ -431,16 +459,11 @@ static void nice_share_body(struct ut *ut, struct ful_thread *w)
 	/* both have run a while (from here on, so that the start-up of
 	 * the first one alone does not count) */
 	UT_WAIT(ns_runtime(w[0].slot) > 50000 && ns_runtime(w[1].slot) > 20000);
-	unsigned long a0 = ns_runtime(w[0].slot), b0 = ns_runtime(w[1].slot);
-	UT_WAIT(ns_runtime(w[0].slot) + ns_runtime(w[1].slot) > a0 + b0 + 800000);
-	unsigned long a = ns_runtime(w[0].slot) - a0;
-	unsigned long b = ns_runtime(w[1].slot) - b0;
-	printf("load_nice_share: nice 0 ran %lu us, nice 5 %lu us (%lu.%02lu : 1; "
-	       "weights 3.06 : 1, slices 10 and 3 ticks 3.33 : 1)\n", a, b,
-	       a / (b | 1), a % (b | 1) * 100 / (b | 1));
-	/* equal shares would be 1 : 1; the weights' 3.06 : 1, within the
-	 * ticks' rounding and a busy host's jitter */
-	UT_CHECK(a * 10 >= b * 22 && a * 10 <= b * 55);
+	bool ok = false;
+	for (unsigned k = 0; k < NS_WINDOWS && !ok && !ut->failed; k++)
+		ok = nice_share_window(ut, w);
+	if (!ut->failed)
+		UT_CHECK(ok);
 }
 
 UTEST(load_nice_share, 2)
