@@ -20,6 +20,7 @@
  * Prints "FSTEST ok NAME" or "FSTEST FAIL NAME: what" per check and
  * "FSTEST done PASSED FAILED"; the exit status is the failure count.
  */
+#define _DEFAULT_SOURCE /* usleep in strict C11 */
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -401,6 +402,33 @@ static const char *t_times(void)
 	return ok ? NULL : "mtime/ctime or the clocks";
 }
 
+/** CLOCK_MONOTONIC in nanoseconds. */
+static long long ft_mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/** The sleeps last at least their time; a bad time is EINVAL. */
+static const char *t_sleep(void)
+{
+	long long t0 = ft_mono_ns();
+	struct timespec rq = {0, 2000000}, rem = {1, 1};
+	if (nanosleep(&rq, &rem) || ft_mono_ns() - t0 < 2000000)
+		return "nanosleep 2 ms";
+	if (rem.tv_sec || rem.tv_nsec)
+		return "nanosleep left time over";
+	rq.tv_nsec = 1000000000L;
+	errno = 0;
+	if (nanosleep(&rq, NULL) != -1 || errno != EINVAL)
+		return "nanosleep of tv_nsec 1e9";
+	t0 = ft_mono_ns();
+	if (usleep(1000) || ft_mono_ns() - t0 < 1000000)
+		return "usleep 1 ms";
+	return NULL;
+}
+
 static const char *t_errors(void)
 {
 	char buf[8], longname[300];
@@ -533,6 +561,7 @@ int main(int argc, char **argv)
 			{"rename", t_rename}, {"readdir", t_readdir},
 			{"many_files", t_many}, {"large_file", t_large},
 			{"stdio", t_stdio}, {"cwd", t_cwd}, {"times", t_times},
+			{"sleep", t_sleep},
 			{"errors", t_errors}, {"emfile", t_emfile},
 			{"keep", t_keep},
 		};

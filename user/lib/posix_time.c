@@ -4,10 +4,14 @@
  * clock yet (QEMU's PL031 is not driven), so CLOCK_REALTIME is the time
  * since boot added to a fixed start, FUL_EPOCH_AT_BOOT: the file times F
  * writes use the same clock, so they order correctly with the programs'.
+ * The sleeps block the thread in the kernel (SLEEP, 57); there are no
+ * signals, so a sleep is never cut short and *rem is always zero.
  */
+#define _DEFAULT_SOURCE /* usleep, checked against its prototype */
 #include <errno.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ful/ful.h>
 
@@ -60,5 +64,56 @@ int clock_getres(clockid_t id, struct timespec *res)
 		res->tv_nsec = (long)((1000000000ULL + ful_counter_freq() - 1) /
 				      ful_counter_freq());
 	}
+	return 0;
+}
+
+/* SLEEP's longest time (2^40 us, 12.7 days); longer sleeps take turns. */
+#define SLEEP_CHUNK_US (1ULL << 40)
+
+/** Sleep @ns nanoseconds (rounded up to microseconds). */
+static void sleep_ns(uint64_t ns)
+{
+	uint64_t us = ns / 1000 + (ns % 1000 != 0);
+	while (us) {
+		uint64_t step = us < SLEEP_CHUNK_US ? us : SLEEP_CHUNK_US;
+		ful_sleep_us(step);
+		us -= step;
+	}
+}
+
+/** @ts in nanoseconds, saturating; false if it is not a valid time. */
+static bool ts_ns(const struct timespec *ts, uint64_t *ns)
+{
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+		return false;
+	uint64_t s = (uint64_t)ts->tv_sec;
+	*ns = s > ~0ULL / 1000000000ULL - 1
+		      ? ~0ULL
+		      : s * 1000000000ULL + (uint64_t)ts->tv_nsec;
+	return true;
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	uint64_t ns;
+	if (!ts_ns(req, &ns)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sleep_ns(ns);
+	if (rem)
+		*rem = (struct timespec){0, 0};
+	return 0;
+}
+
+unsigned sleep(unsigned seconds)
+{
+	sleep_ns((uint64_t)seconds * 1000000000ULL);
+	return 0;
+}
+
+int usleep(useconds_t us)
+{
+	sleep_ns((uint64_t)us * 1000);
 	return 0;
 }
