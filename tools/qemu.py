@@ -28,12 +28,20 @@ exits on its own. Otherwise the process group is killed: at the timeout,
 when nothing at all was printed within the first-output deadline (a
 kernel that does not boot), or shortly after a line starting with
 ``PANIC`` (a grace period lets the rest of the panic message through).
+A QEMU killed at its timeout is asked first, over a QMP socket run()
+adds, where each core was (a few samples of every vCPU's PC and
+exception level, kernel addresses named with the kernel's symbols):
+result.cores, so that a hang in CI says more than "timeout".
 """
 
 import argparse
+import json
 import os
+import re
+import shutil
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -216,6 +224,8 @@ class RunResult:
     error: str = None            # did not run: one line saying why
     elapsed: float = 0.0
     log_path: str = None
+    cores: str = None            # where the cores were at the timeout
+
 
     def tail(self, n=30):
         """Return the last n output lines (stdout and stderr)."""
@@ -334,21 +344,26 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
     os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
     result = RunResult(log_path=log_path)
     start = time.monotonic()
+    qmp_dir = tempfile.mkdtemp(prefix="fulqmp") if cmd[0] == QEMU else None
     with open(log_path, "w", encoding="utf-8") as log:
         log.write("# " + shlex.join(cmd) + "\n")
         log.flush()
         sink = _Sink(log, result)
-        proc = _start(cmd, sink, result, dialog is not None)
+        hang = _Hang(cmd, qmp_dir) if qmp_dir else None
+        proc = _start(hang.cmd if hang else cmd, sink, result,
+                      dialog is not None)
         if proc is not None:
             limits = (start + timeout, start + first_output)
             if dialog:
                 threading.Thread(target=_type, daemon=True,
                                  args=(proc, sink, dialog,
                                        start + timeout)).start()
-            ended = _supervise(proc, sink, limits, stop_on_panic)
+            ended = _supervise(proc, sink, limits, stop_on_panic, hang)
             if ended is None:
                 result.returncode = proc.returncode
             _judge(cmd, result, ended, (timeout, first_output), sink)
+    if qmp_dir:
+        shutil.rmtree(qmp_dir, ignore_errors=True)
     result.elapsed = time.monotonic() - start
     return result
 
@@ -367,15 +382,20 @@ def _start(cmd, sink, result, stdin_pipe=False):
         return None
 
 
-def _supervise(proc, sink, limits, stop_on_panic):
+def _supervise(proc, sink, limits, stop_on_panic, hang=None):
     """Collect output until the child exits or must be killed; return
-    None if it exited, else why it was killed."""
+    None if it exited, else why it was killed. At a timeout, `hang` (a
+    QEMU's) says where its cores were first."""
     readers = [threading.Thread(target=_read, args=(stream, sink, err),
                                 daemon=True)
                for stream, err in ((proc.stdout, False), (proc.stderr, True))]
     for reader in readers:
         reader.start()
     killed = _wait(proc, sink, limits, stop_on_panic)
+    if killed == "timeout" and hang:
+        sink.result.cores = hang.where()
+        if sink.result.cores:
+            sink.note(f"cores at the timeout: {sink.result.cores}")
     if killed:
         _kill_group(proc)
     else:
@@ -414,6 +434,112 @@ def _judge(cmd, result, ended, limits, sink):
     elif ended is None and result.returncode != 0 and not result.lines:
         result.error = exited_at_start(cmd, result.returncode, result.stderr)
         sink.note(result.error)
+
+
+# ------------------------------------------------------- a hung guest
+
+ADDR2LINE = "aarch64-linux-gnu-addr2line"  # binutils-aarch64-linux-gnu
+QMP_TIMEOUT_S = 5.0
+CORE_SAMPLES = 3
+CORE_SAMPLE_GAP_S = 0.2
+RE_CPU = re.compile(r"^CPU#(\d+)", re.M)
+RE_PC = re.compile(r"\bPC=([0-9a-f]+)")
+RE_LR = re.compile(r"\bX30=([0-9a-f]+)")
+RE_EL = re.compile(r"PSTATE=[0-9a-f]+ \S+ EL(\d)")
+
+
+class _Hang:
+    """A QEMU run's QMP socket, and the question "where are the cores?"
+    asked over it."""
+
+    def __init__(self, cmd, qmp_dir):
+        self.sock = os.path.join(qmp_dir, "qmp")
+        self.cmd = list(cmd) + ["-qmp", f"unix:{self.sock},server=on,wait=off"]
+        self.kernel = (cmd[cmd.index("-kernel") + 1]
+                       if "-kernel" in cmd[:-1] else None)
+
+    def _hmp(self, command):
+        """The text of one human monitor command over QMP."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(QMP_TIMEOUT_S)
+            s.connect(self.sock)
+            f = s.makefile("rwb")
+            f.readline()  # the greeting
+            reply = None
+            for req in ({"execute": "qmp_capabilities"},
+                        {"execute": "human-monitor-command",
+                         "arguments": {"command-line": command}}):
+                f.write((json.dumps(req) + "\n").encode())
+                f.flush()
+                while True:  # skip events
+                    reply = json.loads(f.readline())
+                    if "return" in reply or "error" in reply:
+                        break
+            return reply.get("return", "")
+
+    def where(self):
+        """One line: each sample's cores, "cpuN ELx place", the samples
+        that repeat the one before left out; None if QEMU does not
+        answer."""
+        samples = []
+        try:
+            for i in range(CORE_SAMPLES):
+                if i:
+                    time.sleep(CORE_SAMPLE_GAP_S)
+                samples.append(cores_of(self._hmp("info registers -a")))
+        except (OSError, ValueError):
+            if not samples:
+                return None
+        names = symbolize(self.kernel, {a for smp in samples
+                                        for c in smp for a in c[2:]
+                                        if c[1] >= 1})
+        lines = []
+        for smp in samples:
+            text = ", ".join(_core_text(c, names) for c in smp)
+            if not lines or lines[-1] != text:
+                lines.append(text)
+        return " | ".join(lines)
+
+
+def cores_of(text):
+    """[(cpu, el, pc, lr)] from `info registers -a`."""
+    cores = []
+    parts = RE_CPU.split(text)
+    for num, body in zip(parts[1::2], parts[2::2]):
+        pc, lr, el = RE_PC.search(body), RE_LR.search(body), RE_EL.search(body)
+        if pc:
+            cores.append((int(num), int(el.group(1)) if el else -1,
+                          int(pc.group(1), 16),
+                          int(lr.group(1), 16) if lr else 0))
+    return cores
+
+
+def symbolize(kernel, addrs):
+    """{addr: "function (file:line)"} from the kernel's symbols ({} if
+    there are none or no addr2line)."""
+    tool = shutil.which(ADDR2LINE)
+    addrs = sorted(addrs)
+    if not (kernel and tool and addrs):
+        return {}
+    try:
+        out = subprocess.run([tool, "-f", "-s", "-e", kernel] +
+                             [hex(a) for a in addrs], capture_output=True,
+                             text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    rows = out.splitlines()
+    return {a: f"{rows[2 * i]} ({rows[2 * i + 1]})"
+            for i, a in enumerate(addrs)
+            if 2 * i + 1 < len(rows) and rows[2 * i] != "??"}
+
+
+def _core_text(core, names):
+    """"cpuN ELx where" for one core of a sample."""
+    cpu, el, pc, lr = core
+    where = names.get(pc, hex(pc))
+    if el >= 1 and lr in names:
+        where += f" <- {names[lr]}"
+    return f"cpu{cpu} EL{el} {where}"
 
 
 def run_qemu(kernel, cpus, append, timeout, log_path, extra_args=(),

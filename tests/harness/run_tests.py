@@ -125,13 +125,19 @@ def parse_protocol(lines):
     return proto
 
 
+def cores_said(result):
+    """Where a QEMU's cores were when it was killed at its timeout, as a
+    suffix of the timeout problem ("" if unknown)."""
+    return f" (cores: {result.cores})" if result.cores else ""
+
+
 def harness_problems(result, proto, timeout):
     """Return the list of program-level problems (empty if none)."""
     if result.error:
         return [result.error]
     problems = []
     if result.timed_out:
-        problems.append(f"timeout after {timeout}s")
+        problems.append(f"timeout after {timeout}s" + cores_said(result))
     if result.panic:
         problems.append(result.panic)
     counted = (proto.count("PASS"), proto.count("FAIL"))
@@ -183,7 +189,7 @@ def panic_problems(suite, result, timeout):
         return [result.error]
     if result.timed_out:
         return [f"timeout after {timeout}s: the machine did not power off "
-                "after panic"]
+                "after panic" + cores_said(result)]
     if not result.panic:
         return ["no PANIC line"]
     if missing := [w for w in suite.expect_panic.split(",")
@@ -232,7 +238,7 @@ def dialog_problems(suite, result, timeout):
     problems = []
     if result.timed_out:
         problems.append(f"timeout after {timeout}s: the machine did not "
-                        "power off")
+                        "power off" + cores_said(result))
     if result.panic:
         problems.append(result.panic)
     at = 0
@@ -256,7 +262,7 @@ def boot_problems(result, timeout):
     problems = []
     if result.timed_out:
         problems.append(f"timeout after {timeout}s: the machine did not "
-                        "power off")
+                        "power off" + cores_said(result))
     if result.panic:
         problems.append(result.panic)
     problems += [f"{line!r}" for line in result.lines

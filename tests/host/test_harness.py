@@ -8,7 +8,9 @@ programs (`false`, `sh -c ...`, `sleep`) through tools/qemu.py's run(),
 then real QEMU through tests/harness/run_tests.py (a kernel file that
 does not exist; a kernel of zeros that prints nothing), then the rules
 of the expect suites, and the dialog suites: typing into a fake console,
-their rules and their scripts; the disk suites' spec and image check.
+their rules and their scripts; the disk suites' spec and image check;
+and a real boot killed at its timeout, which must say where its cores
+were.
 
     test_harness.py [substring]    run only tests whose name contains it
 """
@@ -16,6 +18,7 @@ their rules and their scripts; the disk suites' spec and image check.
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -397,6 +400,68 @@ def test_ext2_spec_parse():
     return None
 
 
+KERNEL = os.path.join(ROOT, "build", "kernel.elf")
+HANG_TIMEOUT_S = 4  # the user suite on 2 cores takes far longer
+CANNED_REGS = """CPU#0
+ PC=ffff0000402279bc X00=0000000000000000 X01=0000000000000000
+X29=000000007ffffc80 X30=0000000000410228  SP=ffff000040f05000
+PSTATE=800003c5 N--- EL1h     FPCR=00000000 FPSR=00000000
+CPU#1
+ PC=0000000000436a90 X00=0000000000000000 X01=0000000000000000
+X29=0000000000000000 X30=0000000000436a00  SP=000000000004cc140
+PSTATE=60000000 -ZC- EL0t     FPCR=00000000 FPSR=00000000
+"""
+
+
+def test_cores_parse():
+    """`info registers -a` read into (cpu, el, pc, lr) per core, and the
+    harness's timeout line carrying them."""
+    got = qemu.cores_of(CANNED_REGS)
+    want = [(0, 1, 0xffff0000402279bc, 0x410228), (1, 0, 0x436a90, 0x436a00)]
+    if got != want:
+        return f"cores_of: {got}, want {want}"
+    result = qemu.RunResult(timed_out=True, cores="cpu0 EL0 0x436a90")
+    problems = run_tests.harness_problems(result, run_tests.parse_protocol([]),
+                                          5)
+    if "timeout after 5s (cores: cpu0 EL0 0x436a90)" not in problems:
+        return f"harness_problems: {problems}"
+    return None
+
+
+def test_timeout_says_where_the_cores_were():
+    """A real boot killed at its timeout: result.cores names every core
+    with its exception level (a few samples), and the kernel's symbols
+    name kernel addresses (sched_idle_loop's here)."""
+    if not os.path.exists(KERNEL):
+        return f"no kernel at {KERNEL} (make kernel)"
+    cmd = qemu.build_command(KERNEL, 2, "utest=all,loadcheck",
+                             qemu.MTTCG_ARGS)
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        result = qemu.run(cmd, HANG_TIMEOUT_S, os.path.join(tmp, "x.log"))
+        with open(os.path.join(tmp, "x.log"), encoding="utf-8") as f:
+            log = f.read()
+    if not result.timed_out:
+        return f"not timed out: rc {result.returncode}, {result.error}"
+    if not result.cores or any(f"cpu{c} EL" not in result.cores
+                               for c in (0, 1)):
+        return f"cores {result.cores!r}, want cpu0 and cpu1"
+    if f"cores at the timeout: {result.cores}" not in log:
+        return "the log does not say where the cores were"
+    if not shutil.which(qemu.ADDR2LINE):
+        return None  # names need binutils-aarch64-linux-gnu
+    nm = shutil.which(qemu.ADDR2LINE.replace("addr2line", "nm"))
+    if not nm:
+        return None
+    syms = subprocess.run([nm, KERNEL], capture_output=True, text=True,
+                          check=False).stdout.split("\n")
+    addr = next((int(line.split()[0], 16) for line in syms
+                 if line.endswith(" sched_idle_loop")), None)
+    names = qemu.symbolize(KERNEL, {addr + 4} if addr else set())
+    if not addr or not names.get(addr + 4, "").startswith("sched_idle_loop"):
+        return f"sched_idle_loop+4 ({addr}) named {names}"
+    return None
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
     ("run_exits_at_start", test_run_exits_at_start),
@@ -416,6 +481,9 @@ TESTS = [
     ("disk_spec_parse", test_disk_spec_parse),
     ("ext2_image_check", test_ext2_image_check),
     ("ext2_spec_parse", test_ext2_spec_parse),
+    ("cores_parse", test_cores_parse),
+    ("timeout_says_where_the_cores_were",
+     test_timeout_says_where_the_cores_were),
 ]
 
 if __name__ == "__main__":
