@@ -29,6 +29,11 @@
  * POOL_CREATE: pool ADMIN; dst; budget > FUL_POOL_BUDGET_MAX (ERANGE);
  * budget 0 (EINVAL); dst occupied (ESTATE); the parent cannot pay
  * (ENOMEM). POOL_INFO: pool READ; info writable (EFAULT).
+ *
+ * YIELD puts the caller behind the other ready threads of its own
+ * priority on its core; it never passes the core to a lower priority.
+ * A thread that waits for a thread of lower priority on its core SLEEPs
+ * (libfulcrum's ful_backoff does both).
  */
 #ifndef FULCRUM_SYSCALL_H
 #define FULCRUM_SYSCALL_H
