@@ -30,29 +30,30 @@ static inline unsigned long self(void)
 	return tp;
 }
 
-/* A waiter's first waits yield: a holder of its own priority preempted
- * on its core runs at once, and one on another core is waited for at the
- * cost of a system call. YIELD never passes the core to a thread of lower
- * priority, though, so a waiter above a holder on the same core would
- * spin for ever (it did: lb_stress's mover at priority 150 waited for the
- * balancer lock its test thread held at 100). Later waits sleep, from
- * LOCK_SLEEP_MIN_US doubling to LOCK_SLEEP_MAX_US. */
-#define LOCK_YIELDS 16
-#define LOCK_SLEEP_MIN_US 20ul
-#define LOCK_SLEEP_MAX_US 1000ul
+/* A waiter's waits yield: a holder of its own priority preempted on
+ * its core runs at once, and one on another core is seen to release
+ * the lock within a system call. YIELD never passes the core to a
+ * thread of lower priority, though, so a waiter above a holder on the
+ * same core would spin for ever (it did: lb_stress's mover at priority
+ * 150 waited for the balancer lock its test thread held at 100). So
+ * after BACKOFF_YIELDS waits, one wait in BACKOFF_EVERY sleeps
+ * BACKOFF_SLEEP_US, which gives such a holder the core. The sleeps are
+ * short and rare: a holder that waits for I/O elsewhere (B's lock while
+ * B waits for D) is still seen to release within a yield or one sleep,
+ * where sleeps doubling to 1 ms could add up to 1 ms. */
+#define BACKOFF_YIELDS 64
+#define BACKOFF_EVERY 16
+#define BACKOFF_SLEEP_US 20
 
 void ful_backoff(unsigned *n)
 {
 	unsigned k = *n;
 	if (k < ~0u)
 		*n = k + 1;
-	if (k < LOCK_YIELDS) {
+	if (k < BACKOFF_YIELDS || (k - BACKOFF_YIELDS) % BACKOFF_EVERY)
 		ful_yield();
-		return;
-	}
-	k -= LOCK_YIELDS;
-	unsigned long us = k < 6 ? LOCK_SLEEP_MIN_US << k : LOCK_SLEEP_MAX_US;
-	ful_sleep_us(us < LOCK_SLEEP_MAX_US ? us : LOCK_SLEEP_MAX_US);
+	else
+		ful_sleep_us(BACKOFF_SLEEP_US);
 }
 
 /** Take @l, recursively if this thread holds it already. */

@@ -186,9 +186,9 @@ long ful_place_settle(long tid, unsigned long seq);
 
 /** One wait of a thread that polls for what another thread of its task
  *  does (a lock's release, a thread's end), *@n its waits so far (0
- *  before the first): a yield at first, later sleeps of 20 us doubling
- *  to 1 ms, so that a thread of lower priority on the same core runs too
- *  (a yield passes the core only to threads of the caller's priority).
+ *  before the first): 64 yields, then one 20 us sleep in 16 waits, so
+ *  that a thread of lower priority on the same core runs too (a yield
+ *  passes the core only to threads of the caller's priority).
  *  Every user-level lock waits with it (locks.c). */
 void ful_backoff(unsigned *n);
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
