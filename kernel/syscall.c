@@ -237,7 +237,7 @@ static int64_t sys_yield(struct thread *t, struct arch_uregs *u)
 /** FUL_SYS_SLEEP(us): block the caller for at least @us microseconds, so
  *  that threads of lower priority on its core run meanwhile (YIELD only
  *  passes the core to threads of its own priority). 0 returns at once;
- *  a time ipc_timeout_forever() calls forever is EINVAL: a thread that
+ *  a time ipc_timeout_forever() takes as forever is EINVAL: a thread that
  *  waits for nothing, for ever, is a bug. A wake-up before the deadline
  *  (a migration wakes a sleeper on its new core) sleeps again. Thread
  *  context, IRQs masked. */

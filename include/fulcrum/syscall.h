@@ -116,8 +116,8 @@
 #define FUL_SYS_IRQSTAT 56     /* sched    cpu    buf*   flags */
 /* Block the caller for at least us microseconds (0: return at once), so
  * that its core runs threads of lower priority meanwhile: a waiter that
- * only YIELDs keeps them out. A time ipc's timeouts call forever
- * (FUL_FOREVER, or above 2^40 us) EINVAL. Always 0 otherwise. */
+ * only YIELDs keeps them out. A time the IPC timeouts take as forever
+ * (FUL_FOREVER, or above 2^40 us) is EINVAL. Always 0 otherwise. */
 #define FUL_SYS_SLEEP 57       /* us */
 #define FUL_SYS_COUNT 58
 
