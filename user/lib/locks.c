@@ -48,12 +48,12 @@ static inline unsigned long self(void)
 void ful_backoff(unsigned *n)
 {
 	unsigned k = *n;
-	if (k < ~0u)
-		*n = k + 1;
-	if (k < BACKOFF_YIELDS || (k - BACKOFF_YIELDS) % BACKOFF_EVERY)
-		ful_yield();
-	else
+	/* after the yields, *n cycles through [BACKOFF_YIELDS, +EVERY) */
+	*n = k + 1 < BACKOFF_YIELDS + BACKOFF_EVERY ? k + 1 : BACKOFF_YIELDS;
+	if (k == BACKOFF_YIELDS)
 		ful_sleep_us(BACKOFF_SLEEP_US);
+	else
+		ful_yield();
 }
 
 /** Take @l, recursively if this thread holds it already. */
