@@ -226,7 +226,6 @@ class RunResult:
     log_path: str = None
     cores: str = None            # where the cores were at the timeout
 
-
     def tail(self, n=30):
         """Return the last n output lines (stdout and stderr)."""
         return self.output[-n:]
@@ -344,12 +343,11 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
     os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
     result = RunResult(log_path=log_path)
     start = time.monotonic()
-    qmp_dir = tempfile.mkdtemp(prefix="fulqmp") if cmd[0] == QEMU else None
+    hang = _Hang(cmd) if cmd[0] == QEMU else None
     with open(log_path, "w", encoding="utf-8") as log:
         log.write("# " + shlex.join(cmd) + "\n")
         log.flush()
         sink = _Sink(log, result)
-        hang = _Hang(cmd, qmp_dir) if qmp_dir else None
         proc = _start(hang.cmd if hang else cmd, sink, result,
                       dialog is not None)
         if proc is not None:
@@ -362,8 +360,8 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
             if ended is None:
                 result.returncode = proc.returncode
             _judge(cmd, result, ended, (timeout, first_output), sink)
-    if qmp_dir:
-        shutil.rmtree(qmp_dir, ignore_errors=True)
+    if hang:
+        hang.close()
     result.elapsed = time.monotonic() - start
     return result
 
@@ -452,11 +450,16 @@ class _Hang:
     """A QEMU run's QMP socket, and the question "where are the cores?"
     asked over it."""
 
-    def __init__(self, cmd, qmp_dir):
-        self.sock = os.path.join(qmp_dir, "qmp")
+    def __init__(self, cmd):
+        self.dir = tempfile.mkdtemp(prefix="fulqmp")
+        self.sock = os.path.join(self.dir, "qmp")
         self.cmd = list(cmd) + ["-qmp", f"unix:{self.sock},server=on,wait=off"]
         self.kernel = (cmd[cmd.index("-kernel") + 1]
                        if "-kernel" in cmd[:-1] else None)
+
+    def close(self):
+        """Remove the socket's directory (QEMU has exited)."""
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def _hmp(self, command):
         """The text of one human monitor command over QMP."""

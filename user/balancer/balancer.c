@@ -44,14 +44,12 @@ static struct {
 
 static void bal_lock(void)
 {
-	unsigned n = 0;
-	while (atomic_flag_test_and_set_explicit(&bal.lock, memory_order_acquire))
-		ful_backoff(&n);
+	ful_flag_lock(&bal.lock);
 }
 
 static void bal_unlock(void)
 {
-	atomic_flag_clear_explicit(&bal.lock, memory_order_release);
+	ful_flag_unlock(&bal.lock);
 }
 
 /** The decisions' clock: the system counter, in the units of the load

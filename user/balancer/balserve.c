@@ -98,12 +98,10 @@ static long balsrv_create(void)
 
 long bal_serve_start(void)
 {
-	unsigned n = 0;
-	while (atomic_flag_test_and_set_explicit(&srv.lock, memory_order_acquire))
-		ful_backoff(&n);
+	ful_flag_lock(&srv.lock);
 	long err = srv.ep ? 0 : balsrv_create();
 	long res = err ? err : srv.place;
-	atomic_flag_clear_explicit(&srv.lock, memory_order_release);
+	ful_flag_unlock(&srv.lock);
 	return res;
 }
 

@@ -13,9 +13,9 @@
  * its own capability, under the slot's lock), the watchdog reaps it
  * once THREAD_INFO says it is gone, and fails the run if a kill that
  * returned 0 has not ended it within FZ_STUCK_US. The watchdog never
- * frees a victim's memory itself: malloc's lock yields the core while
- * it waits, and the watchdog outranks the workers, so waiting for a
- * worker preempted on the watchdog's core would never end. The next
+ * frees a victim's memory itself: the watchdog outranks the workers, so
+ * waiting for malloc's lock held by a worker preempted on the
+ * watchdog's core would last until ful_backoff's sleeps let it run. The next
  * spawner in the slot frees it, or the teardown.
  */
 #include <malloc.h>

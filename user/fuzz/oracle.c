@@ -94,9 +94,11 @@ struct ful_ret fz_sys(struct fz_ctx *c, unsigned long nr,
 {
 	c->cur.nr = nr;
 	memcpy(c->cur.a, a, sizeof c->cur.a);
-	c->cur.timeout_us = fz_blocking(nr)	    ? a[6]
-			    : nr == FUL_SYS_SLEEP ? a[0]
-						    : 0;
+	c->cur.timeout_us = 0; /* how long the call may block */
+	if (fz_blocking(nr))
+		c->cur.timeout_us = a[6];
+	else if (nr == FUL_SYS_SLEEP)
+		c->cur.timeout_us = a[0];
 	atomic_store_explicit(&c->cur.t0, ful_counter(), memory_order_release);
 	struct ful_ret r =
 	    ful_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);

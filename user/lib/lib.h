@@ -13,7 +13,7 @@ void ful_start_main(unsigned long arg0, unsigned long arg1, void *ipcbuf);
 void ful_thread_main(struct ful_thread_start *st, void *ipcbuf);
 void ful_thread_entry(void);
 
-/* A spinlock that yields the core while it waits (locks.c). */
+/* A recursive spinlock whose waiter waits with ful_backoff (locks.c). */
 struct ful_spin {
 	_Atomic unsigned long owner; /* TPIDR_EL0 of the holder, 0 if free */
 	unsigned depth;              /* recursion depth, holder only */

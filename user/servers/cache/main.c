@@ -323,11 +323,9 @@ static atomic_flag b_lock = ATOMIC_FLAG_INIT;
 
 static void b_handle_locked(struct ful_msg *m)
 {
-	unsigned n = 0;
-	while (atomic_flag_test_and_set_explicit(&b_lock, memory_order_acquire))
-		ful_backoff(&n);
+	ful_flag_lock(&b_lock);
 	b_handle(m);
-	atomic_flag_clear_explicit(&b_lock, memory_order_release);
+	ful_flag_unlock(&b_lock);
 }
 
 #define B_RING_PRIO 120 /* the rootserver starts B at this priority */

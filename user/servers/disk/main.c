@@ -46,7 +46,7 @@ struct d_req {
 };
 
 static struct {
-	_Atomic int lock;
+	atomic_flag lock;
 	struct vblk v;
 	struct {
 		uint64_t pa;
@@ -61,21 +61,16 @@ static struct {
 	unsigned ntfn;
 	struct ful_sring ring;           /* [lock] its replies */
 	unsigned ring_tid, ring_cpu;
-} d;
+} d = {.lock = ATOMIC_FLAG_INIT};
 
 static void d_lock(void)
 {
-	int expect = 0;
-	unsigned n = 0;
-	while (!atomic_compare_exchange_weak(&d.lock, &expect, 1)) {
-		expect = 0;
-		ful_backoff(&n);
-	}
+	ful_flag_lock(&d.lock);
 }
 
 static void d_unlock(void)
 {
-	atomic_store(&d.lock, 0);
+	ful_flag_unlock(&d.lock);
 }
 
 /** Map each granted region and return the index of the first block

@@ -32,18 +32,15 @@ extern const struct ext2_b f_b; /* ext2's blocks, through B (main.c) */
 /** Run @q's operation on the file system; caller holds f_lock. */
 void f_handle(struct f_req *q);
 
-/* A lock that yields the core while it waits (both F threads may share
- * one core). */
+/* F's one lock (ful_flag_lock: both F threads may share one core). */
 extern atomic_flag f_lock;
 static inline void f_lock_take(void)
 {
-	unsigned n = 0;
-	while (atomic_flag_test_and_set_explicit(&f_lock, memory_order_acquire))
-		ful_backoff(&n);
+	ful_flag_lock(&f_lock);
 }
 static inline void f_lock_drop(void)
 {
-	atomic_flag_clear_explicit(&f_lock, memory_order_release);
+	ful_flag_unlock(&f_lock);
 }
 
 /** Rings: start the ring thread on @cpu at @prio, polling @spin passes

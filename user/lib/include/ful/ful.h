@@ -14,6 +14,7 @@
 #ifndef FUL_FUL_H
 #define FUL_FUL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -191,6 +192,18 @@ long ful_place_settle(long tid, unsigned long seq);
  *  passes the core only to threads of the caller's priority).
  *  Every user-level lock waits with it (locks.c). */
 void ful_backoff(unsigned *n);
+/** Take test-and-set lock @f, shared by threads of this task, waiting
+ *  with ful_backoff; ful_flag_unlock releases it. */
+static inline void ful_flag_lock(atomic_flag *f)
+{
+	for (unsigned n = 0;
+	     atomic_flag_test_and_set_explicit(f, memory_order_acquire);)
+		ful_backoff(&n);
+}
+static inline void ful_flag_unlock(atomic_flag *f)
+{
+	atomic_flag_clear_explicit(f, memory_order_release);
+}
 /** Has the thread in @slot died (THREAD_INFO says EDEAD)? */
 static inline bool ful_thread_dead(unsigned slot)
 {
