@@ -143,7 +143,8 @@ void load_switch_slow(struct owner o, struct thread *prev,
 	uint32_t st = T_FREE;
 	if (prev != c->idle) {
 		st = atomic_load_explicit(&prev->state, memory_order_relaxed);
-		prev->lrec->runtime = prev->runtime;
+		if (st != T_MIGRATING) /* handed over: lthread_mine */
+			prev->lrec->runtime = prev->runtime;
 		if (st != T_READY && prev->load_counted) {
 			prev->load_counted = false;
 			dl -= prev->slice_ms, dw -= prev->weight, dn--;
@@ -176,7 +177,7 @@ void load_switch_slow(struct owner o, struct thread *prev,
 			lcpu_times(c, l, next == c->idle);
 		seq_end(&l->seq);
 	}
-	if (prev != c->idle)
+	if (prev != c->idle && st != T_MIGRATING)
 		lthread_state(prev, thread_state_abi(st));
 	if (next != c->idle)
 		lthread_state(next, FUL_TS_RUNNING);
@@ -215,7 +216,7 @@ void load_tick(struct owner o)
 	struct ful_load_cpu *l = lcpu(c);
 	bool reparam = load_win_tick(o);
 	bool busy = c->current != c->idle;
-	if (busy)
+	if (busy && lthread_mine(c->current))
 		c->current->lrec->runtime = c->current->runtime;
 	seq_begin(&l->seq);
 	lcpu_times(c, l, !busy);
@@ -343,6 +344,14 @@ static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
 		    t->blocked_counted) {
 			(*nblk)++; /* not: handed over while blocked (load.h) */
 		}
+	}
+	/* Moved while it ran and not switched out yet: owned by its new
+	 * core, still in this one's sums until its switch-out here. */
+	struct thread *cur = o.cpu->current;
+	if (cur != o.cpu->idle && !lthread_mine(cur) && cur->load_counted) {
+		*load += cur->slice_ms;
+		*weight += cur->weight;
+		(*nrun)++;
 	}
 }
 

@@ -54,6 +54,10 @@ void load_thread_state(struct thread *t);
  *  owner sees it). The state byte is not touched: the owner keeps it
  *  current. */
 void load_thread_static(struct thread *t, unsigned cpu);
+/** @t landed on o.cpu (its TASK_IN): publish its run time and windows,
+ *  which the core it left rolled at its switch-out but did not publish
+ *  (lthread_mine). Owner, IRQs masked. */
+void load_thread_landed(struct owner o, struct thread *t);
 /** Clear @t's record: its slot is being freed. Owner core. */
 void load_thread_free(struct owner o, struct thread *t);
 /** Change a thread's slice on its owner core, keeping the sums exact. */
@@ -124,6 +128,18 @@ static inline void seq_end(unsigned *seq)
 {
 	atomic_thread_fence(memory_order_release); /* fields before seq */
 	*(volatile unsigned *)seq = *seq + 1;
+}
+
+/** May this core, running or switching out @t, write @t's record? Not
+ *  once @t is MIGRATING: a thread moved while it ran has been handed to
+ *  its new owner (thread_migrate_local), which alone writes the record
+ *  from then on, while this core still switches it out and rolls its
+ *  windows. What that core keeps in @t's own fields (run time, windows)
+ *  the new owner publishes on arrival (load_thread_landed). */
+static inline bool lthread_mine(const struct thread *t)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed) !=
+	       T_MIGRATING;
 }
 
 /** Publish @t's state byte. After the window that counts the change in

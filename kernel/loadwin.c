@@ -89,13 +89,10 @@ static inline void lcpu_win(struct cpu *c, struct ful_load_cpu *l)
 	c->win_lastpm_ok = false; /* load_win_now computes it if needed */
 }
 
-/** Keep @w as thread @t's windows and publish them with its run time,
- *  in one sequence window of its record. Owner, IRQs masked. */
-static inline void lthread_win_store(struct thread *t, const struct ful_win *w)
+/** Publish thread @t's run time and windows, as its own fields have
+ *  them, in one sequence window of its record. Its owner, IRQs masked. */
+static void lthread_times(struct thread *t)
 {
-	t->win_idx = w->idx;
-	t->win_last = w->last;
-	t->win_base = t->runtime - w->cur;
 	struct ful_load_thread *lt = t->lrec;
 	seq_begin(&lt->seq);
 	lt->runtime = t->runtime;
@@ -103,6 +100,25 @@ static inline void lthread_win_store(struct thread *t, const struct ful_win *w)
 	lt->win_base = t->win_base;
 	lt->win_last = t->win_last;
 	seq_end(&lt->seq);
+}
+
+/** Keep @w as thread @t's windows and publish them with its run time,
+ *  unless @t was handed over while it ran (lthread_mine): then its new
+ *  owner publishes them when it lands. The core running @t, IRQs
+ *  masked. */
+static inline void lthread_win_store(struct thread *t, const struct ful_win *w)
+{
+	t->win_idx = w->idx;
+	t->win_last = w->last;
+	t->win_base = t->runtime - w->cur;
+	if (lthread_mine(t))
+		lthread_times(t);
+}
+
+void load_thread_landed(struct owner o, struct thread *t)
+{
+	(void)o;
+	lthread_times(t);
 }
 
 /** Roll thread @t's windows to the core's window at c->last_switch,
@@ -250,9 +266,14 @@ bool load_win_verify_cpu(struct owner o, char *why, size_t n)
 bool load_win_verify_thread(struct owner o, const struct thread *t,
 			    char *why, size_t n)
 {
-	const struct cpu *c = o.cpu;
+	(void)o;
 	const struct ful_load_thread *lt = t->lrec;
-	const struct ful_win_par *p = &c->win_par;
+	/* The header's parameters, not this core's copy: another core may
+	 * have taken new ones first and rolled @t into their numbering,
+	 * while this core, idle and tickless, still holds the old ones. */
+	struct ful_win_par par;
+	win_params_read(&par);
+	const struct ful_win_par *p = &par;
 	if (!p->win || lt->win_idx < p->idx0) /* from before a change */
 		return true;
 	uint64_t now_idx = ful_win_index(p, arch_counter());

@@ -45,6 +45,10 @@ enum race_point {
 	 * TASK_IN taken), before a kill or a move on that came while it
 	 * flew is applied */
 	RACE_MIG_LANDED,
+	/* sched_tick()'s accounting, arg the current thread: the core's
+	 * last_switch moved to now, its run time and the core's busy time
+	 * not yet (sched_read.c reads them on this core, never between) */
+	RACE_ACCOUNT_TICK,
 	RACE_NPOINTS
 };
 

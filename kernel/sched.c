@@ -114,6 +114,8 @@ sched_account_at(struct cpu *c, struct thread *prev, uint64_t now, bool tick,
 	uint64_t t0 = c->last_switch;
 	uint64_t delta = now - t0;
 	c->last_switch = now;
+	if (tick) /* a constant: none on the switch paths */
+		race_point(RACE_ACCOUNT_TICK, prev);
 	prev->runtime += delta;
 	if (!busy && prev == c->idle) /* @busy: known not the idle thread */
 		c->stats.idle += delta;
@@ -640,61 +642,4 @@ void ipi_receive(enum ipi_kind kind)
 	case IPI_STOP:
 		arch_halt_cpu();
 	}
-}
-
-/*
- * Read-time accounting. A core's busy/idle figures and its running
- * thread's run time advance only at switches (sched_account), and an
- * idle core is tickless: without the open stretch since its last switch
- * an idle core would look as busy as it was when it went idle. These
- * readers run on any core without a lock: they read last_switch, the
- * figures and current, then last_switch again, and retry if a switch
- * was accounted meanwhile (each field is a single-copy-atomic load).
- */
-
-/** The open stretch of core @c: its current thread and last switch,
- *  with @busy/@idle (may be NULL) and @runtime of @t read consistently
- *  with them. */
-static uint64_t sched_open_stretch(struct cpu *c, struct thread *t,
-				   uint64_t *busy, uint64_t *idle,
-				   uint64_t *runtime, struct thread **cur)
-{
-	uint64_t ls, now;
-	do {
-		ls = __atomic_load_n(&c->last_switch, __ATOMIC_ACQUIRE);
-		*cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
-		if (busy)
-			*busy = __atomic_load_n(&c->stats.busy, __ATOMIC_RELAXED);
-		if (idle)
-			*idle = __atomic_load_n(&c->stats.idle, __ATOMIC_RELAXED);
-		if (t)
-			*runtime = __atomic_load_n(&t->runtime, __ATOMIC_RELAXED);
-		now = arch_counter();
-		atomic_thread_fence(memory_order_acquire);
-	} while (__atomic_load_n(&c->last_switch, __ATOMIC_RELAXED) != ls);
-	return now > ls ? now - ls : 0;
-}
-
-/** Busy and idle counter ticks of core @c up to now. Any core, no lock. */
-void sched_cpu_times(struct cpu *c, uint64_t *busy, uint64_t *idle)
-{
-	struct thread *cur;
-	uint64_t open = sched_open_stretch(c, NULL, busy, idle, NULL, &cur);
-	if (cur == c->idle)
-		*idle += open;
-	else
-		*busy += open;
-}
-
-/** Run time of @t up to now, in counter ticks: its stretch on the core
- *  it is running on included. Any core, no lock. */
-uint64_t sched_thread_runtime(struct thread *t)
-{
-	unsigned cpu = atomic_load_explicit(&t->cpu, memory_order_acquire);
-	struct thread *cur;
-	uint64_t rt;
-	if (cpu >= machine.ncpus)
-		return __atomic_load_n(&t->runtime, __ATOMIC_RELAXED);
-	uint64_t open = sched_open_stretch(&cpus[cpu], t, NULL, NULL, &rt, &cur);
-	return cur == t ? rt + open : rt;
 }

@@ -107,10 +107,17 @@ struct thread_set_req {
 /** Set @t's affinity to @mask on its owner o.cpu; a thread outside it
  *  moves to its first allowed core. The record is published once, with
  *  the new affinity and a core inside it: a reader must never see the
- *  new affinity with the core being left. */
+ *  new affinity with the core being left. A thread not started yet
+ *  cannot move (MIGRATE's ESTATE): a mask without its core is refused
+ *  and changes nothing, else it would start outside its affinity. */
 static void thread_set_affinity(struct owner o, struct thread *t,
 				uint64_t mask, int *result)
 {
+	uint32_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
+	if (!(mask >> o.cpu->id & 1) && (st == T_INACTIVE || st == T_STARTING)) {
+		*result = -FUL_ESTATE;
+		return;
+	}
 	t->affinity = mask;
 	*result = 0;
 	if (!(mask >> o.cpu->id & 1)) {

@@ -244,6 +244,8 @@ static inline unsigned thread_state_abi(uint32_t st)
  * local fast paths). Each returns 0 or -FUL_E*. */
 struct owner;
 int thread_migrate_local(struct owner o, struct thread *t, unsigned dest);
+/* -FUL_ENOTHREAD for a thread already DEAD (killed, not switched out
+ * yet) or FREE: two kills close together give 0 and ENOTHREAD. */
 int thread_kill_local(struct owner o, struct thread *t);
 void thread_accept(struct owner o, struct thread *t);
 void thread_wake_handle(struct owner o, struct thread *t);

@@ -73,10 +73,15 @@ int thread_migrate_local(struct owner o, struct thread *t, unsigned dest)
 		atomic_store_explicit(&t->state, T_MIGRATING,
 				      memory_order_relaxed);
 	/* Settle the load accounting before the new owner can see the
-	 * thread: a blocked one may be woken there at once. */
+	 * thread: a blocked one may be woken there at once. A running one
+	 * is published MIGRATING before its new core, as a ready one is by
+	 * load_leave: no reader may see it RUNNING on a core it has not
+	 * reached (it stays in this core's sums until its switch-out). */
 	if (st == T_READY)
 		load_leave(o, t);
-	else if (st == T_BLOCKED)
+	else if (st == T_RUNNING)
+		load_thread_state(t);
+	else
 		load_blocked_moved(o, t, dest);
 	thread_move_handover(c, t, dest);
 	if (st == T_READY) {
@@ -122,8 +127,9 @@ int thread_kill_local(struct owner o, struct thread *t)
 	case T_MIGRATING:
 		t->kill_pending = true;
 		return 0;
-	default:
-		return -FUL_EDEAD;
+	default: /* DEAD (killed, not yet switched out) or FREE: no live
+		  * thread, as if the kill had come a moment later */
+		return -FUL_ENOTHREAD;
 	}
 }
 
@@ -160,6 +166,7 @@ void thread_accept(struct owner o, struct thread *t)
 		c->stats.migrations_in++;
 		load_count_migration(o, true);
 	}
+	load_thread_landed(o, t);
 	race_point_cpu(c, RACE_MIG_LANDED, t);
 	if (t->kill_pending) {
 		t->kill_pending = false;

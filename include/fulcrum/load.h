@@ -358,7 +358,9 @@ struct ful_move {
 #define FUL_TA_AFFINITY 1 /* value: core mask, 64 bits (bit c: core c;
 			   * version 5: was refused above 32 bits); 0
 			   * means every core; EINVAL if it names no
-			   * online core */
+			   * online core; ESTATE, and no change, if the
+			   * thread is not started and the mask leaves
+			   * out its core (it cannot move yet) */
 #define FUL_TA_SLICE 2    /* value: slice in ms, 1..10000 */
 #define FUL_TA_NICE 3     /* value: -20..19 (two's complement in x3) */
 

@@ -53,3 +53,20 @@ int probe_ping(unsigned cpu, unsigned n)
 	}
 	return 0;
 }
+
+struct ful_load_thread probe_read_lthread(struct thread *t)
+{
+	volatile struct ful_load_thread *lt = t->lrec;
+	struct ful_load_thread r;
+	unsigned s;
+	do {
+		while ((s = lt->seq) & 1)
+			arch_cpu_relax();
+		atomic_thread_fence(memory_order_acquire);
+		r = (struct ful_load_thread){.tid = lt->tid, .cpu = lt->cpu,
+					     .state = lt->state,
+					     .affinity = lt->affinity};
+		atomic_thread_fence(memory_order_acquire);
+	} while (lt->seq != s);
+	return r;
+}

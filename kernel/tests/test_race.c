@@ -8,16 +8,6 @@
 #include "probe.h"
 #include <fulcrum/load.h>
 
-/* Spin (IRQ context allowed) until @cond or @ms pass; false on timeout. */
-#define SPIN_UNTIL(cond, ms)                                             \
-	({                                                               \
-		uint64_t dl_ = arch_counter() + ms_to_ticks(ms);         \
-		while (!(cond) && arch_counter() < dl_)                  \
-			arch_cpu_relax();                                \
-		(bool)(cond);                                            \
-	})
-
-#define HOOK_MS 10000
 
 static uint32_t state_of(struct thread *t)
 {
@@ -477,25 +467,6 @@ static void lar_spin(bool ok)
 		atomic_fetch_add(&lar.spin_timeouts, 1);
 }
 
-/* T's record, read as a user-level reader does (the sequence even and
- * unchanged across the copy). */
-static struct ful_load_thread lar_read(struct thread *t)
-{
-	volatile struct ful_load_thread *lt = t->lrec;
-	struct ful_load_thread r;
-	unsigned s;
-	do {
-		while ((s = lt->seq) & 1)
-			arch_cpu_relax();
-		atomic_thread_fence(memory_order_acquire);
-		r = (struct ful_load_thread){.tid = lt->tid, .cpu = lt->cpu,
-					     .state = lt->state,
-					     .affinity = lt->affinity};
-		atomic_thread_fence(memory_order_acquire);
-	} while (lt->seq != s);
-	return r;
-}
-
 /*
  * On a, T's TASK_IN about to go to b: hold it until the pinner on c has
  * set T's affinity to c alone (handled on b, T's owner, while T flies:
@@ -574,7 +545,7 @@ KTEST(mig_landing_passes_on, 3)
 	int moved = thread_migrate(lar.tid, lar.b);
 	KT_WAIT(atomic_load(&lar.landed) || atomic_load(&lar.spin_timeouts),
 		KT_TIMEOUT_MS);
-	lar.seen = lar_read(lar.t);
+	lar.seen = probe_read_lthread(lar.t);
 	atomic_store(&lar.read_done, 1);
 	KT_WAIT(atomic_load(&lar.ran_cpu) && thread_lookup(lar.tid) == NULL &&
 			thread_lookup((tid_t)pinner) == NULL &&

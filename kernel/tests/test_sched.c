@@ -394,14 +394,16 @@ KTEST(sched_idle_time_read_time, 2)
 	struct cpu *c = &cpus[machine.ncpus - 1];
 	KT_WAIT(__atomic_load_n(&c->current, __ATOMIC_RELAXED) == c->idle,
 		KT_TIMEOUT_MS);
-	uint64_t b0, i0, b1, i1, t0 = arch_counter();
+	uint64_t b0, i0, b1, i1;
 	uint64_t sw0 = __atomic_load_n(&c->stats.switches, __ATOMIC_RELAXED);
+	/* Each reading is made on that core during its call: the two
+	 * span at least [t0, t1], the time between the calls. */
 	sched_cpu_times(c, &b0, &i0);
-	uint64_t end = t0 + ms_to_ticks(20);
+	uint64_t t0 = arch_counter(), end = t0 + ms_to_ticks(20);
 	while (arch_counter() < end)
 		ktest_idle_wait();
-	sched_cpu_times(c, &b1, &i1);
 	uint64_t t1 = arch_counter();
+	sched_cpu_times(c, &b1, &i1);
 	/* A wake-up of the core meanwhile (a timer) makes the test moot,
 	 * not wrong: then only the sum is checked. */
 	if (__atomic_load_n(&c->stats.switches, __ATOMIC_RELAXED) == sw0)
