@@ -574,12 +574,23 @@ void sched_tick(void)
 	}
 }
 
+/** The switch and the owed IPIs at the end of every IRQ and system
+ *  call. A flush can wake a thread of this core (a balancer event's
+ *  signal, icc_flush_lbe: inline on its own core) and ask for a switch,
+ *  so need_resched is checked again after it: only a clear flag and
+ *  nothing owed return. A switch may resume the caller on another core,
+ *  hence this_cpu() afresh each round. IRQs masked. */
 void irq_exit(void)
 {
-	struct cpu *c = this_cpu();
-	if (c->need_resched)
-		schedule(owner_irq());
-	icc_flush();
+	for (;;) {
+		struct cpu *c = this_cpu();
+		if (c->need_resched)
+			schedule(owner_irq());
+		else if (c->ipi_owed | c->lbe_owed)
+			icc_flush_owed(c);
+		else
+			return;
+	}
 }
 
 void sched_preempt_point(void)

@@ -175,3 +175,90 @@ UTEST(lbe_events, 2)
 	ful_cap_delete((unsigned)n2); /* deleted already unless a check failed */
 	ful_slot_free((unsigned)n2);
 }
+
+/* lbe_wake_preempts: W waits on the core, L arrives there. */
+static struct {
+	_Atomic int stop, w_ran, l_on_x, saw_w;
+	_Atomic unsigned l_tid;
+	unsigned x;
+	long n;
+} lw;
+
+/** The published state of thread @tid. */
+static unsigned lthread_state_of(unsigned tid)
+{
+	struct ful_load_thread t;
+	ful_load_read_thread(ful_load_area(), FUL_TID_SLOT(tid), &t);
+	return t.tid == tid ? t.state : FUL_TS_DEAD;
+}
+
+/** W, pinned to x above L: wait for the core's wake signal. */
+static void lw_waiter(void *arg)
+{
+	(void)arg;
+	unsigned long bits = 0;
+	if (ful_ntfn_wait((unsigned)lw.n, &bits, UT_TIMEOUT_US) == 0 &&
+	    (bits & FUL_LBE_WAKE))
+		atomic_store(&lw.w_ran, 1);
+}
+
+/** L: spin (preempted by IRQs, never blocked) until it runs on x; then
+ *  note whether W had run before it. */
+static void lw_spinner(void *arg)
+{
+	(void)arg;
+	struct ful_sysinfo si;
+	ful_sysinfo(&si);
+	atomic_store(&lw.l_tid, si.tid);
+	const volatile struct ful_load_cpu *x = &ful_load_area()->cpu[lw.x];
+	while (!atomic_load(&lw.stop)) {
+		if (!atomic_load(&lw.l_on_x) && x->running == si.tid) {
+			atomic_store(&lw.saw_w, atomic_load(&lw.w_ran));
+			atomic_store(&lw.l_on_x, 1);
+		}
+	}
+}
+
+/*
+ * A core that leaves idle signals the balancer-event waiter; when that
+ * waiter lives on the same core, the signal is raised in the switch's
+ * flush (icc_flush_lbe), after the IRQ exit checked for a switch. L, a
+ * thread preempted by an IRQ on y, is moved to idle x; x's wake signal
+ * makes W (above L) ready there: W must run before L's first
+ * instruction on x, not at x's next tick.
+ */
+UTEST(lbe_wake_preempts, 3)
+{
+	struct ful_sysinfo si;
+	UT_CHECK_EQ(ful_sysinfo(&si), 0);
+	unsigned me = si.cpu, x = (me + 1) % si.ncpus, y = (me + 2) % si.ncpus;
+	memset(&lw, 0, sizeof(lw));
+	lw.x = x;
+	lw.n = ut_ntfn_new();
+	UT_CHECK(lw.n > 0);
+	static struct ful_thread w, l;
+	memset(&w, 0, sizeof(w));
+	memset(&l, 0, sizeof(l));
+	struct ful_thread_args wa = {.fn = lw_waiter, .pool = FUL_SLOT_POOL,
+				     .vs = FUL_SLOT_SELF_VS, .prio = 200,
+				     .cpu = x, .name = "lbe-w"};
+	struct ful_thread_args la = wa;
+	la.fn = lw_spinner, la.prio = 100, la.cpu = y, la.name = "lbe-l";
+	UT_CHECK_EQ(ful_thread_spawn(&wa, &w), 0);
+	UT_CHECK_EQ(ful_thread_spawn(&la, &l), 0);
+	UT_WAIT(lthread_state_of((unsigned)w.tid) == FUL_TS_BLOCKED &&
+		atomic_load(&lw.l_tid) != 0);
+	UT_CHECK_EQ(ful_lbe_bind(FUL_SLOT_SCHED, (unsigned)lw.n, FUL_LBE_WAKE), 0);
+	UT_CHECK_EQ(ful_lbe_arm(FUL_SLOT_SCHED, (unsigned)lw.n, FUL_LBE_WAKE,
+				1ul << x, 0), 0);
+	struct ful_move mv = {.tid = atomic_load(&lw.l_tid), .cpu = x};
+	UT_CHECK_EQ(ful_migrate(FUL_SLOT_SCHED, &mv, 1), 1);
+	UT_WAIT(atomic_load(&lw.l_on_x));
+	UT_WAIT(atomic_load(&lw.w_ran));
+	UT_CHECK_EQ(atomic_load(&lw.saw_w), 1);
+	ful_lbe_bind(FUL_SLOT_SCHED, (unsigned)lw.n, 0);
+	atomic_store(&lw.stop, 1);
+	ful_thread_reap(&w, UT_TIMEOUT_US);
+	ful_thread_reap(&l, UT_TIMEOUT_US);
+	ful_slot_drop((unsigned)lw.n);
+}
