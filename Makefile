@@ -12,6 +12,7 @@
 #   make bench    deterministic benchmarks -> build/bench/results.json
 #   make bench-check  bounds on the benchmark medians
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
+#   make soak     one suite of make test SOAK_N times (SOAK=user4)
 #   make trace    SCENARIO=demo|matmul|latency|ipc with the trace rings on
 #                 -> build/trace/trace.txt (ftrace), trace.json (Chrome)
 #   make plots    the plots of build/bench/results.json and build/trace
@@ -258,7 +259,7 @@ $(error CPUS=$(CPUS) GIC=2: GICv2 takes 1 to 8 cores)
 endif
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz bench bench-check bench-linux setup clean trace plots
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz soak bench bench-check bench-linux setup clean trace plots
 
 all: kernel host-tests
 
@@ -604,6 +605,17 @@ plots:
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
 		--meta tools/bench_meta.json
+
+# make soak SOAK=user4 [SOAK_N=100] [SOAK_J=2]: boot one suite of
+# TEST_SUITES SOAK_N times, SOAK_J at a time (tools/soak.py); the count
+# of failed runs, each with its FAIL lines and log (build/soak/SUITE/).
+SOAK ?= user4
+SOAK_N ?= 100
+SOAK_J ?= 2
+soak: kernel
+	$(PYTHON) tools/soak.py --kernel $(KERNEL) -n $(SOAK_N) -j $(SOAK_J) \
+		--suite $(or $(filter $(SOAK):%,$(TEST_SUITES)),$(error make soak: no suite $(SOAK) in TEST_SUITES)) \
+		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/soak/$(SOAK)
 
 # One longer run of the fuzzer (user/fuzz, docs/design.md "Fuzzer"):
 # SECS seconds on CPUS cores from seed SEED; a failure prints its seed,
