@@ -436,8 +436,9 @@ debug: kernel
 
 # The instrumented kernel (kernel-irqstat.elf): FUL_SYS_IRQSTAT's tests
 # (user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
-# they run on: the default one must answer ENOSYS).
-IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck
+# they run on: the default one must answer ENOSYS). trace_kib=256: the
+# rings its TRACE_DUMP check fills and dumps (8,192 records each).
+IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
 test: kernel host-tests $(KERNEL_IRQSTAT)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
