@@ -253,6 +253,12 @@ UTEST(irqstat_trace_dump_windows, 1)
 	       "ns, longest masked %lu (cause %#x end %u), %lu stretches\n",
 	       iqd.recs, h->ring_recs, iqd.call_ns, (unsigned long)s->max,
 	       s->max_cause, s->max_end, (unsigned long)s->count);
+	printf("irqstat: TRACE_DUMP: stretches by log2 bucket:");
+	for (unsigned b = 0; b < FUL_IRQSTAT_BUCKETS; b++)
+		if (s->hist[b])
+			printf(" <%lu:%lu", 1UL << (b + 1),
+			       (unsigned long)s->hist[b]);
+	printf("\n");
 	UT_CHECK(iqd.recs >= h->ring_recs - 1); /* a whole ring */
 	UT_CHECK(s->count >= iqd.recs / IQD_LINE_RECS);
 	UT_CHECK(s->max < iqd.call_ns / 4 * 3);
