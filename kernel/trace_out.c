@@ -109,7 +109,8 @@ static void trace_out_begin(struct trace_out *o, struct ful_trace_hdr *h)
 	o->began = true;
 }
 
-/** Records [cursor, @to) of @cpu are gone: say so, move on. */
+/** Records [cursor, @to) of @cpu are gone: say so, move on. The
+ *  printer. */
 static void trace_out_lost(struct trace_out *o, unsigned cpu, uint64_t to)
 {
 	kprintf("TRACE-LOST %u %lu %lu\n", cpu, o->cursor[cpu], to);
@@ -120,7 +121,8 @@ static void trace_out_lost(struct trace_out *o, unsigned cpu, uint64_t to)
 /** Print one line of up to TRACE_LINE_RECS records of @cpu from its
  *  cursor, below @head; false if they were overwritten while copied
  *  (then counted lost). The oldest slot, index head - ring_recs, is
- *  where the core's next record goes: never trusted. */
+ *  where the core's next record goes: never trusted. The printer, any
+ *  core, IRQs masked or not (console_write masks them for the line). */
 static bool trace_out_line(struct trace_out *o, struct ful_trace_hdr *h,
 			   unsigned cpu, uint64_t head)
 {
