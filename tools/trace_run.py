@@ -51,7 +51,7 @@ KIB_MIN, KIB_MAX, RINGS_MAX_KIB = 4, 16384, 16384
 # and are printed at shutdown only. Records of the busiest core with
 # trace=sched (a ring of the window holds 131,071 on 4 cores, 262,143 on
 # 2): demo up to 21,273 (its yield storms last as long as the host keeps
-# core 0 from ending them), matmul 9,365, ipc 474, latency with 300
+# core 0 from ending them), matmul 23,067, ipc 474, latency with 300
 # samples per policy up to 88,000; with the 2,000 of make bench about
 # 400,000, beyond any ring, and with the drain on more still
 # (docs/design.md "Trace rings").
