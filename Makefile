@@ -437,8 +437,9 @@ debug: kernel
 
 # The instrumented kernel (kernel-irqstat.elf): FUL_SYS_IRQSTAT's tests
 # (user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
-# they run on: the default one must answer ENOSYS).
-IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck
+# they run on: the default one must answer ENOSYS). trace_kib=256: the
+# rings its TRACE_DUMP check fills and dumps (8,192 records each).
+IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
 test: kernel host-tests $(KERNEL_IRQSTAT)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
@@ -585,14 +586,20 @@ bench-linux: $(SETUP)
 		--out $(BUILD)/bench --meta tools/bench_meta.json
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
 
-# make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=64]
-# (tools/trace_run.py; docs/design.md "Trace rings").
+# make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=N]
+# [TRACE_DRAIN=on|off] [TRACE_OUT=DIR] (tools/trace_run.py; docs/design.md
+# "Trace rings"): without TRACE_KIB and TRACE_DRAIN, the scenario's own
+# ring size and drain, which lose no record (tests/host/test_trace_run.py
+# runs this rule with its defaults).
 SCENARIO ?= demo
 TRACE_CLASSES ?= sched
-TRACE_KIB ?= 64
+TRACE_KIB ?=
+TRACE_DRAIN ?=
+TRACE_OUT ?= $(BUILD)/trace
 trace: kernel
 	$(PYTHON) tools/trace_run.py --kernel $(KERNEL) --scenario $(SCENARIO) \
-		--classes $(TRACE_CLASSES) --kib $(TRACE_KIB) --out $(BUILD)/trace
+		--classes $(TRACE_CLASSES) $(if $(TRACE_KIB),--kib $(TRACE_KIB)) \
+		$(if $(TRACE_DRAIN),--drain $(TRACE_DRAIN)) --out $(TRACE_OUT)
 
 # make plots: the plots of the last make bench and make trace, into
 # build/plots (tools/plots.py; installs python3-matplotlib if missing).

@@ -30,8 +30,10 @@ struct frame *trace_frame(void);
 /** Set every core's class mask to @mask (0 stops tracing); with
  *  FUL_TRACE_RESTART, each ring's start moves to its head. Any core. */
 void trace_set(uint32_t mask, unsigned flags);
-/** Print every ring on the console (trace_out.c's framing); tracing
- *  must be off and no drain running: else -FUL_ESTATE, as without rings. */
+/** Print every ring on the console (trace_out.c's framing), IRQs open
+ *  between lines (system call context; may return on another core);
+ *  tracing must be off and no drain or other dump running: else
+ *  -FUL_ESTATE, as without rings. */
 int trace_dump(void);
 /** Boot argument trace=: stop tracing, print what the drain has not,
  *  end the stream (sys_shutdown). */

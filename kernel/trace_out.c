@@ -18,10 +18,18 @@
  * its core writes more than a ring's worth in that time; sys_shutdown
  * prints the rest and ends the stream. Without it, FUL_SYS_TRACE_DUMP
  * prints what the rings hold, as one stream, while tracing is off.
- * One printer at a time: trace_busy.
+ * One printer at a time: trace_printer.
+ *
+ * Every line is one console write (IRQs masked for that write only, as
+ * every kprintf). The drain prints with IRQs on between lines; a
+ * TRACE_DUMP, a system call and so masked, opens a preemption window
+ * after each line (trace_out_pause), so the core takes its interrupts
+ * and ICC requests while megabytes go out. The dump at shutdown opens
+ * none: the machine powers off right after it.
  */
 #include "console.h"
 #include "kernel.h"
+#include "sched.h"
 #include "thread.h"
 #include "trace.h"
 
@@ -33,11 +41,15 @@ struct trace_out {
 	uint64_t lost[FUL_TRACE_CPUS];   /* LOST ranges printed */
 	uint64_t printed;
 	bool began;
+	bool windows; /* a TRACE_DUMP: a preemption window after each line */
 };
 
-static struct trace_out trace_stream; /* [trace_busy] */
-static _Atomic bool trace_busy;       /* a printer is at work */
-static _Atomic bool trace_ended;      /* the stream's END is out */
+/* The printer at work: 0 none, else TRACE_HELD | its thread's tid. */
+#define TRACE_HELD (1ull << 32)
+
+static struct trace_out trace_stream;  /* [trace_printer] */
+static _Atomic uint64_t trace_printer; /* who prints (trace_out_try) */
+static _Atomic bool trace_ended;       /* the stream's END is out */
 
 static const char b64[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -72,6 +84,17 @@ static uint32_t trace_crc32(const uint8_t *p, size_t n)
 	return ~crc;
 }
 
+/** Between two lines of a TRACE_DUMP (o->windows): take the pending
+ *  interrupts, and switch if one asked for it (sched_preempt_window:
+ *  IRQs masked; the dump may go on on another core, or never, if its
+ *  thread is killed meanwhile: trace_out_try). Otherwise nothing. */
+static void trace_out_pause(struct trace_out *o)
+{
+	if (o->windows)
+		sched_preempt_window();
+}
+
+/** Start a stream at each ring's start: the BEGIN line. The printer. */
 static void trace_out_begin(struct trace_out *o, struct ful_trace_hdr *h)
 {
 	kprintf("TRACE-BEGIN v=%u ncpus=%u recs=%u freq=%lu recsize=%u\n",
@@ -86,7 +109,8 @@ static void trace_out_begin(struct trace_out *o, struct ful_trace_hdr *h)
 	o->began = true;
 }
 
-/** Records [cursor, @to) of @cpu are gone: say so, move on. */
+/** Records [cursor, @to) of @cpu are gone: say so, move on. The
+ *  printer. */
 static void trace_out_lost(struct trace_out *o, unsigned cpu, uint64_t to)
 {
 	kprintf("TRACE-LOST %u %lu %lu\n", cpu, o->cursor[cpu], to);
@@ -97,11 +121,12 @@ static void trace_out_lost(struct trace_out *o, unsigned cpu, uint64_t to)
 /** Print one line of up to TRACE_LINE_RECS records of @cpu from its
  *  cursor, below @head; false if they were overwritten while copied
  *  (then counted lost). The oldest slot, index head - ring_recs, is
- *  where the core's next record goes: never trusted. */
+ *  where the core's next record goes: never trusted. The printer, any
+ *  core, IRQs masked or not (console_write masks them for the line). */
 static bool trace_out_line(struct trace_out *o, struct ful_trace_hdr *h,
 			   unsigned cpu, uint64_t head)
 {
-	static struct ful_trace_rec buf[TRACE_LINE_RECS]; /* [trace_busy] */
+	static struct ful_trace_rec buf[TRACE_LINE_RECS]; /* [trace_printer] */
 	static char line[64 + TRACE_LINE_RECS * 48];
 	uint64_t i = o->cursor[cpu], R = h->ring_recs;
 	unsigned n = head - i < TRACE_LINE_RECS ? (unsigned)(head - i)
@@ -126,7 +151,8 @@ static bool trace_out_line(struct trace_out *o, struct ful_trace_hdr *h,
 	return true;
 }
 
-/** Print ring @cpu from the cursor up to its head now. */
+/** Print ring @cpu from the cursor up to its head now, a pause after
+ *  each line. The printer. */
 static void trace_out_ring(struct trace_out *o, struct ful_trace_hdr *h,
 			   unsigned cpu)
 {
@@ -137,11 +163,14 @@ static void trace_out_ring(struct trace_out *o, struct ful_trace_hdr *h,
 		trace_out_lost(o, cpu, start);
 	if (head >= h->ring_recs && o->cursor[cpu] < head - h->ring_recs + 1)
 		trace_out_lost(o, cpu, head - h->ring_recs + 1);
-	while (o->cursor[cpu] < head)
+	while (o->cursor[cpu] < head) {
 		trace_out_line(o, h, cpu, head);
+		trace_out_pause(o);
+	}
 }
 
-/** The end of a stream: the rest of each ring, names, summaries. */
+/** The end of a stream: the rest of each ring, names, summaries, a
+ *  pause after each line. The printer. */
 static void trace_out_end(struct trace_out *o, struct ful_trace_hdr *h)
 {
 	for (unsigned c = 0; c < h->ncpus; c++)
@@ -159,44 +188,71 @@ static void trace_out_end(struct trace_out *o, struct ful_trace_hdr *h)
 				*p = '_';
 		kprintf("TRACE-NAME %u %s\n", atomic_load(&t->tid),
 			name[0] ? name : "?");
+		trace_out_pause(o);
 	}
-	for (unsigned c = 0; c < h->ncpus; c++)
+	for (unsigned c = 0; c < h->ncpus; c++) {
 		kprintf("TRACE-RING %u start=%lu head=%lu lost=%lu\n", c,
 			h->ring[c].start, o->cursor[c], o->lost[c]);
+		trace_out_pause(o);
+	}
 	kprintf("TRACE-END %lu\n", o->printed);
 	o->began = false;
 }
 
+/**
+ * Become the printer, as the calling thread: false while another is at
+ * work. A TRACE_DUMP whose thread was killed in one of its windows
+ * leaves its tid there, which then names no live thread (thread_lookup:
+ * tids carry a generation): its place is taken, and its dump stays
+ * without an end. Thread context, IRQs masked or not.
+ */
 static bool trace_out_try(void)
 {
-	return !atomic_exchange_explicit(&trace_busy, true,
-					 memory_order_acquire);
+	uint64_t me = TRACE_HELD | atomic_load_explicit(&thread_current()->tid,
+							memory_order_relaxed);
+	uint64_t was = 0;
+	if (atomic_compare_exchange_strong_explicit(&trace_printer, &was, me,
+						    memory_order_acquire,
+						    memory_order_relaxed))
+		return true;
+	return !thread_lookup((tid_t)was) &&
+	       atomic_compare_exchange_strong_explicit(&trace_printer, &was, me,
+						       memory_order_acquire,
+						       memory_order_relaxed);
 }
 
+/** Stop being the printer (trace_out_try succeeded). */
 static void trace_out_done(void)
 {
-	atomic_store_explicit(&trace_busy, false, memory_order_release);
+	atomic_store_explicit(&trace_printer, 0, memory_order_release);
 }
 
+/** FUL_SYS_TRACE_DUMP: the whole stream at once, a preemption window
+ *  after each line. System call context (IRQs masked); may return on
+ *  another core. */
 int trace_dump(void)
 {
 	struct ful_trace_hdr *h = trace_hdr;
 	if (!h || h->mask || trace_streaming || !trace_out_try())
 		return -FUL_ESTATE;
 	struct trace_out *o = &trace_stream;
+	o->windows = true;
 	trace_out_begin(o, h);
 	trace_out_end(o, h);
+	o->windows = false;
 	trace_out_done();
 	return 0;
 }
 
-/** The drain: every TRACE_DRAIN_MS, print what each ring gained. */
+/** The drain: every TRACE_DRAIN_MS, print what each ring gained. A
+ *  kernel thread on core 0, IRQs on but in each line's console write. */
 static void trace_drain_main(void *arg)
 {
 	(void)arg;
 	struct ful_trace_hdr *h = trace_hdr;
 	while (!atomic_load(&trace_ended)) {
 		if (trace_out_try()) {
+			trace_stream.windows = false;
 			if (!atomic_load(&trace_ended)) {
 				if (!trace_stream.began)
 					trace_out_begin(&trace_stream, h);
@@ -222,6 +278,9 @@ void trace_start(void)
 			"shutdown only\n");
 }
 
+/** Boot argument trace=: stop tracing, wait for the drain to finish
+ *  its round, print the rest and end the stream, without windows.
+ *  sys_shutdown (IRQs masked). */
 void trace_at_shutdown(void)
 {
 	struct ful_trace_hdr *h = trace_hdr;
@@ -231,6 +290,7 @@ void trace_at_shutdown(void)
 	while (!trace_out_try()) /* the drain, on another core, finishes */
 		arch_cpu_relax();
 	atomic_store(&trace_ended, true);
+	trace_stream.windows = false;
 	if (!trace_stream.began)
 		trace_out_begin(&trace_stream, h);
 	trace_out_end(&trace_stream, h);

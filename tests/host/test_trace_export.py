@@ -355,6 +355,26 @@ def test_trace_run_rejects():
     return None
 
 
+def test_trace_run_scenario_rings():
+    """Each scenario's own rings fit the window the kernel allows (else
+    make trace without TRACE_KIB would refuse to boot it), and its boot
+    arguments carry them; --kib and --drain override them."""
+    for name, sc in trace_run.SCENARIOS.items():
+        bad = trace_run.kib_problem(sc.kib, sc.cpus)
+        if bad:
+            return f"{name}: {bad}"
+        args = trace_run.boot_args(sc, "sched").split(",")
+        if f"trace_kib={sc.kib}" not in args or \
+                ("trace_drain=0" in args) == sc.drain:
+            return f"{name}: boot arguments {args}"
+    sc = trace_run.SCENARIOS["demo"]
+    args = trace_run.boot_args(sc, "all", kib=64, drain=True).split(",")
+    if "trace_kib=64" not in args or "trace_drain=0" in args or \
+            "trace=all" not in args:
+        return f"overridden: {args}"
+    return None
+
+
 TESTS = [
     ("sample_parses", test_sample_parses),
     ("sample_exports", test_sample_exports),
@@ -369,6 +389,7 @@ TESTS = [
     ("check_finds_violations", test_check_finds_violations),
     ("ftrace_check", test_ftrace_check),
     ("trace_run_rejects", test_trace_run_rejects),
+    ("trace_run_scenario_rings", test_trace_run_scenario_rings),
 ]
 
 if __name__ == "__main__":

@@ -13,10 +13,16 @@
  * space, and a 16 MiB one must show its preemption windows (a stretch
  * per 64-page chunk at least, the longest well below the whole call).
  * A reset clears it all.
+ * irqstat_trace_dump_windows: a TRACE_DUMP of a whole ring (the suite's
+ * rings are large: boot argument trace_kib) opens IRQs between its
+ * lines: on the dumping core a stretch per line at least, the longest
+ * well below the call, as for the 16 MiB FRAME_CREATE.
  * irqstat_badinput: wrong capability, core, pointer and flags.
  */
 #include <stdatomic.h>
 #include <string.h>
+
+#include <ful/trace.h>
 
 #include "utest.h"
 
@@ -152,6 +158,110 @@ UTEST(irqstat_catches_frame_create, 1)
 	UT_CHECK(s->since >= iq.after[1].now);
 	UT_CHECK(s->count < iq.after[1].count);
 	UT_CHECK(s->count == 0 || !iq_is_frame_create(s->max_cause));
+}
+
+#define IQD_TRIES 3      /* dumps, for a host stall (as iq_worker's) */
+#define IQD_LINE_RECS 8  /* records per TRACE-DATA line (trace_out.c) */
+
+static struct iqd {
+	unsigned cpu;
+	long err;                 /* first failing call's result */
+	unsigned long recs;       /* records of iqd.cpu's ring in the dump */
+	unsigned long call_ns;    /* the last TRACE_DUMP, user's view */
+	struct ful_irqstat fig;   /* the core's figures after it */
+	_Atomic bool done;
+} iqd;
+
+/** Fill this core's ring (iqd.cpu's) with @h->ring_recs records and
+ *  more: each 1 us sleep is a timer IRQ's entry and exit, a wake-up and
+ *  two switches, all here. Tracing is off again afterwards. */
+static long iqd_fill(const struct ful_trace_hdr *h)
+{
+	long n = ut_ntfn_new();
+	if (n < 0)
+		return n;
+	const struct ful_trace_ring_hdr *r = &h->ring[iqd.cpu];
+	long err = ful_trace_set(FUL_SLOT_SCHED, FUL_TRC_SWITCH | FUL_TRC_WAKE |
+				 FUL_TRC_IRQ, FUL_TRACE_RESTART);
+	unsigned long sleeps = 0, want = h->ring_recs;
+	while (err >= 0 &&
+	       __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->start < want &&
+	       sleeps++ < 20 * want)
+		ful_ntfn_wait((unsigned)n, NULL, 1);
+	long off = ful_trace_set(FUL_SLOT_SCHED, 0, 0);
+	ful_slot_drop((unsigned)n);
+	iqd.recs = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->start;
+	if (iqd.recs > h->ring_recs - 1) /* the oldest slot is not printed */
+		iqd.recs = h->ring_recs - 1;
+	return err < 0 ? err : off < 0 ? off : 0;
+}
+
+/** The dump stays within the bound: a stretch per line at least, the
+ *  longest below three quarters of the call. */
+static bool iqd_within(void)
+{
+	return iqd.fig.count >= iqd.recs / IQD_LINE_RECS &&
+	       iqd.fig.max < iqd.call_ns / 4 * 3;
+}
+
+/** On core iqd.cpu: fill its ring, then dump (reset, TRACE_DUMP, read)
+ *  until a dump is within the bound or IQD_TRIES have run (the records
+ *  stay: each dump prints the same). */
+static void iqd_worker(void *arg)
+{
+	const struct ful_trace_hdr *h = arg;
+	long err = iqd_fill(h);
+	for (unsigned k = 0; !err && k < IQD_TRIES; k++) {
+		err = ful_irqstat(FUL_SLOT_SCHED, iqd.cpu, NULL,
+				  FUL_IRQSTAT_RESET);
+		unsigned long t0 = ful_counter();
+		if (!err)
+			err = ful_trace_dump(FUL_SLOT_SCHED);
+		unsigned long t1 = ful_counter();
+		iqd.call_ns = (t1 - t0) * IQ_NS_PER_TICK(ful_counter_freq());
+		if (!err)
+			err = ful_irqstat(FUL_SLOT_SCHED, iqd.cpu, &iqd.fig, 0);
+		if (!err && iqd_within())
+			break;
+	}
+	iqd.err = err;
+	atomic_store(&iqd.done, true);
+}
+
+UTEST(irqstat_trace_dump_windows, 1)
+{
+	if (!iq_instrumented()) {
+		UT_CHECK_EQ(ful_irqstat(FUL_SLOT_SCHED, 0, NULL, 0), -FUL_ENOSYS);
+		return;
+	}
+	const struct ful_trace_hdr *h = ut_trace_hdr();
+	UT_CHECK(h != NULL);
+	UT_CHECK_EQ(h->mask, 0); /* a dump needs tracing off */
+	memset(&iqd, 0, sizeof iqd);
+	iqd.cpu = ut_ncpus() - 1;
+	struct ful_thread th;
+	struct ful_thread_args a = {.fn = iqd_worker, .arg = (void *)h,
+				    .pool = FUL_SLOT_POOL,
+				    .vs = FUL_SLOT_SELF_VS, .prio = 200,
+				    .cpu = iqd.cpu, .name = "irqstatdump"};
+	UT_CHECK_EQ(ful_thread_spawn(&a, &th), 0);
+	UT_WAIT(atomic_load(&iqd.done));
+	ful_thread_reap(&th, UT_TIMEOUT_US);
+	UT_CHECK_EQ(iqd.err, 0);
+	const struct ful_irqstat *s = &iqd.fig;
+	printf("irqstat: TRACE_DUMP of %lu records (%u per ring): call %lu "
+	       "ns, longest masked %lu (cause %#x end %u), %lu stretches\n",
+	       iqd.recs, h->ring_recs, iqd.call_ns, (unsigned long)s->max,
+	       s->max_cause, s->max_end, (unsigned long)s->count);
+	printf("irqstat: TRACE_DUMP: stretches by log2 bucket:");
+	for (unsigned b = 0; b < FUL_IRQSTAT_BUCKETS; b++)
+		if (s->hist[b])
+			printf(" <%lu:%lu", 1UL << (b + 1),
+			       (unsigned long)s->hist[b]);
+	printf("\n");
+	UT_CHECK(iqd.recs >= h->ring_recs - 1); /* a whole ring */
+	UT_CHECK(s->count >= iqd.recs / IQD_LINE_RECS);
+	UT_CHECK(s->max < iqd.call_ns / 4 * 3);
 }
 
 UTEST(irqstat_badinput, 1)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <ful/load.h>
+#include <ful/trace.h>
 
 #include "args.h"
 
@@ -50,6 +51,24 @@ long ut_ntfn_new(void)
 		return s;
 	long err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)s);
 	return err < 0 ? err : s;
+}
+
+const struct ful_trace_hdr *ut_trace_hdr(void)
+{
+	static const struct ful_trace_hdr *hdr;
+	if (hdr)
+		return hdr;
+	long slot = ful_slot_alloc();
+	if (slot < 0)
+		return NULL;
+	if (ful_trace_frame(FUL_SLOT_SCHED, (unsigned)slot) ||
+	    ful_map(FUL_SLOT_SELF_VS, (unsigned)slot, FUL_TRACE_VADDR,
+		    FUL_R_READ)) {
+		ful_slot_drop((unsigned)slot);
+		return NULL;
+	}
+	hdr = (const struct ful_trace_hdr *)FUL_TRACE_VADDR;
+	return hdr;
 }
 
 bool ut_wait_alone(void)

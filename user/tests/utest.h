@@ -107,5 +107,10 @@ bool ut_wait_alone(void);
 /** A new endpoint / notification in a fresh slot of this task. */
 long ut_ep_new(void);
 long ut_ntfn_new(void);
+struct ful_trace_hdr;
+/** The trace area (<fulcrum/trace.h>) mapped read-only at
+ *  FUL_TRACE_VADDR, mapped at the first call (the tests of every file
+ *  share the one mapping); NULL if it cannot be (no rings). */
+const struct ful_trace_hdr *ut_trace_hdr(void);
 
 #endif
