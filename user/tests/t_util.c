@@ -243,24 +243,26 @@ static void duty_body(struct ut *ut, struct uw *u, unsigned x, int idle)
 	 * (2 host cores for all the vCPUs of a loaded machine) is run
 	 * again, up to UW_TRIES times in all; broken accounting misses
 	 * every time. */
+	struct ful_win_par p;
+	struct ful_win cw;
 	for (int i = 1;; i++) {
 		uw_phase(ut, u, 1);
 		uw_util(x, &s, &l, &avg);
-		if ((s >= 250 && s <= 750 && l >= 350 && l <= 650) ||
+		ful_load_util_par(ful_load_area(), &p);
+		c = uw_cpu(x);
+		struct ful_load_thread t = uw_thread((unsigned)u->th.tid);
+		now = ful_counter(); /* both rolled to the same time */
+		cw = ful_util_cpu_win(&c, &p, now);
+		ful_util_thread(&t, &p, now, &cur, &last);
+		if ((s >= 250 && s <= 750 && l >= 350 && l <= 650 &&
+		     last >= u->win / 4 && last <= u->win * 3 / 4) ||
 		    i == UW_TRIES)
 			break;
-		printf("util: half-busy phase %d disturbed (s %u, l %u), "
-		       "again\n", i, s, l);
+		printf("util: half-busy phase %d disturbed (s %u, l %u, "
+		       "thread %lu/%lu), again\n", i, s, l, last, u->win);
 	}
 	UT_NEAR(s, 500, 250);
 	UT_NEAR(l, 500, 150);
-	struct ful_win_par p;
-	ful_load_util_par(ful_load_area(), &p);
-	c = uw_cpu(x);
-	struct ful_load_thread t = uw_thread((unsigned)u->th.tid);
-	now = ful_counter(); /* both rolled to the same time */
-	struct ful_win cw = ful_util_cpu_win(&c, &p, now);
-	ful_util_thread(&t, &p, now, &cur, &last);
 	UT_NEAR(last, cw.last, 2 * tick + u->win / 1000 + (now - c.stamp));
 	UT_NEAR(last, u->win / 2, u->win / 4);
 	/* Blocked: the core is tickless, its record old; read at read time
