@@ -280,7 +280,8 @@ $(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
 # The same kernel with every trace hook compiled out (kernel/trace.h,
 # FUL_TRACE_OFF): the reference of trace_record_off (make bench).
 KNOBJS := $(patsubst %,$(BUILD)/kn/%.o,$(KSRCS)) $(BUILD)/k/modules.S.o
-$(BUILD)/kernel-notrace.elf: $(KNOBJS) arch/aarch64/kernel.ld
+KERNEL_NOTRACE := $(BUILD)/kernel-notrace.elf
+$(KERNEL_NOTRACE): $(KNOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KNOBJS)
 
@@ -309,6 +310,11 @@ $(KERNEL_IRQSTAT): $(KIOBJS) arch/aarch64/kernel.ld
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KIOBJS)
 
 $(eval $(call kernel_variant,ki,FUL_IRQSTAT,irqstat))
+
+# Every kernel variant any target builds: make test builds them all, so
+# that a variant which no longer compiles fails the tests, not a later
+# make bench.
+KERNEL_VARIANTS := $(KERNEL_NOTRACE) $(KERNEL_IRQSTAT)
 
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -440,7 +446,7 @@ debug: kernel
 # they run on: the default one must answer ENOSYS). trace_kib=256: the
 # rings its TRACE_DUMP check fills and dumps (8,192 records each).
 IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
-test: kernel host-tests $(KERNEL_IRQSTAT)
+test: kernel host-tests $(KERNEL_VARIANTS)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
 		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
@@ -565,9 +571,9 @@ bench: kernel sim
 	$(BENCH_REPORT_FILES)
 	$(BENCH_REPORT_STORAGE)
 	$(PYTHON) tools/sim_bench.py --sim $(SIM) --out $(BUILD)/bench
-	$(MAKE) $(BUILD)/kernel-notrace.elf
+	$(MAKE) $(KERNEL_NOTRACE)
 	$(PYTHON) tools/trace_bench.py --kernel $(KERNEL) \
-		--kernel-notrace $(BUILD)/kernel-notrace.elf --out $(BUILD)/bench
+		--kernel-notrace $(KERNEL_NOTRACE) --out $(BUILD)/bench
 	$(PYTHON) tools/plots.py --if-available --out $(BUILD)/bench \
 		--results $(BUILD)/bench/results.json \
 		--trace $(BUILD)/bench/trace/console.log
