@@ -24,6 +24,8 @@
  *                 (ub_files.c; boot arguments disk,cache=N,fs)
  *   ubench=forms / postmark / bonnie  paper 002's Figures 5, 7 and 8-10
  *                 over the 15 distribution forms (ub_storage.c)
+ * With boot argument bench_quick, any of them at its smallest count
+ * (ub.h; make bench-smoke).
  * Peers are the ipcpeer program (user/ipcpeer). This program waits on an
  * endpoint meanwhile, and so does the rootserver for it, so their core is
  * idle while windows are measured. At the end it says "done" on
@@ -36,22 +38,14 @@
 
 #include "../ipcpeer/ipcpeer.h"
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define BENCH_RUNS 50
 
-unsigned ub_lb_run(void); /* ub_lb.c */
-unsigned ub_migrate_run(void); /* ub_migrate.c */
-unsigned ub_matmul_run(void); /* ub_matmul.c */
-unsigned ub_frame_run(void); /* ub_frame.c */
-unsigned ub_sys_run(void); /* ub_sys.c */
-unsigned ub_disk_run(void); /* ub_disk.c */
-unsigned ub_cache_run(void); /* ub_disk.c */
-unsigned ub_wake_run(void); /* ub_wake.c */
-unsigned ub_alb_run(void);  /* ub_alb.c */
-unsigned ub_files_run(bool mttcg); /* ub_files.c */
-unsigned ub_storage_run(const char *which); /* ub_storage.c */
 #define RTT_CALLS 2000
 #define RTT_REPEATS 5
+
+bool ub_quick;
 
 struct pair {
 	struct ful_task server, client;
@@ -207,9 +201,10 @@ static void ubench_run(const char *which)
 
 int main(void)
 {
-	char which[64] = "ipc";
+	char which[64] = "ipc", quick[8];
 	ful_slot_init(ful_bootinfo()->first_free_slot);
 	ut_bootarg("ubench", which, sizeof(which));
+	ub_quick = ut_bootarg("bench_quick", quick, sizeof(quick));
 	if (!ut_wait_alone())
 		printf("bench: my core is not quiet at the start\n");
 	ubench_run(which);

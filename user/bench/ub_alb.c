@@ -38,7 +38,8 @@
  * workload checks itself (a round trip, a known answer, a second
  * algorithm); each program also runs once alone before the runs.
  * Boot arguments: wl_repeat=1..9 (default 3), wl_threads=1..8,
- * wl_scale=percent of the default work (default 100); diagnostics, not
+ * wl_scale=percent of the default work (default 100; bench_quick: one
+ * repetition at 1 %); diagnostics, not
  * for make bench: wl_log=1 prints each run's decisions (LBLOG lines,
  * the last LB_LOG_SIZE of the run), wl_sets_only=1 runs the sets only
  * (and reports them only).
@@ -53,6 +54,7 @@
 
 #include "../balancer/balancer.h"
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define AL_MAX_REPEAT	9
 #define AL_REPEAT	3
@@ -363,9 +365,10 @@ static bool al_setup(void)
 		printf("alb: needs at least 3 cores\n");
 		return false;
 	}
-	al.repeat = al_arg("wl_repeat", AL_REPEAT, 1, AL_MAX_REPEAT);
+	al.repeat =
+		ub_count(al_arg("wl_repeat", AL_REPEAT, 1, AL_MAX_REPEAT), 1);
 	al.threads = al_arg("wl_threads", AL_THREADS, 1, AL_MAX_THREADS);
-	al.scale = al_arg("wl_scale", 100, 1, 10000);
+	al.scale = ub_count(al_arg("wl_scale", 100, 1, 10000), 1);
 	al.log = al_arg("wl_log", 0, 0, 1);
 	al.sets_only = al_arg("wl_sets_only", 0, 0, 1);
 	al.place = bal_init("count") ? -FUL_EINVAL : bal_serve_start();

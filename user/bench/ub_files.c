@@ -12,7 +12,8 @@
  *                     calls, each copied out of the IPC buffer.
  *   fsring_rtt_over_ipc_mttcg  (multi-threaded TCG, F on another core,
  *                     form=4, fs_spin=200): time of FR_CALLS null
- *                     requests (INFO) through the ring, F's ring thread
+ *                     requests (INFO; FR_QUICK_CALLS under bench_quick)
+ *                     through the ring, F's ring thread
  *                     and the client awake (polling),
  *                     over the same number of IPC calls to F's other
  *                     thread, in percent; FR_REPEATS pairs in one boot.
@@ -26,10 +27,12 @@
 #include <ful/posix.h>
 
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define FR_RUNS 20
 #define FR_WARMUP 3
 #define FR_CALLS 2000
+#define FR_QUICK_CALLS 100 /* under bench_quick */
 #define FR_REPEATS 5
 
 static unsigned char fr_buf[4096];
@@ -95,11 +98,11 @@ static unsigned fr_read_ipc(void)
 	return 1;
 }
 
-/** Counter ticks of FR_CALLS INFO requests, through the ring or IPC. */
-static unsigned long fr_null_calls(bool ring)
+/** Counter ticks of @calls INFO requests, through the ring or IPC. */
+static unsigned long fr_null_calls(bool ring, unsigned calls)
 {
 	unsigned long t0 = ful_counter();
-	for (unsigned i = 0; i < FR_CALLS; i++) {
+	for (unsigned i = 0; i < calls; i++) {
 		struct ful_msg m = {.info = FUL_MSG(FUL_FS_OP_INFO, 0)};
 		long r;
 		if (ring) {
@@ -120,17 +123,18 @@ static unsigned long fr_null_calls(bool ring)
 static unsigned fr_rtt_mttcg(void)
 {
 	static unsigned long pct[FR_REPEATS];
+	unsigned calls = ub_count(FR_CALLS, FR_QUICK_CALLS);
 	for (unsigned i = 0; i < FR_REPEATS; i++) {
 		unsigned long r0, s0, r1, s1;
 		ful_fs_ring_stats(&r0, &s0);
-		unsigned long ring = fr_null_calls(true);
+		unsigned long ring = fr_null_calls(true, calls);
 		ful_fs_ring_stats(&r1, &s1);
-		unsigned long ipc = fr_null_calls(false);
+		unsigned long ipc = fr_null_calls(false, calls);
 		if (!ring || !ipc)
 			return 0;
 		pct[i] = ring * 100 / ipc;
 		printf("ubench: %u null requests to F: ring %lu ticks (%lu "
-		       "doorbells), IPC %lu ticks\n", FR_CALLS, ring, s1 - s0, ipc);
+		       "doorbells), IPC %lu ticks\n", calls, ring, s1 - s0, ipc);
 	}
 	ful_bench_print("fsring_rtt_over_ipc_mttcg", "percent", pct, FR_REPEATS);
 	return 1;

@@ -34,7 +34,8 @@
  *             the reading instant from the record's stamp) over the
  *             window from t0 to this program's wake-up
  *   balancer  the balancer thread's runtime over the same window
- * Boot arguments: mm_repeat=<1..9> repetitions (default 5); mm_even
+ * Boot arguments: mm_repeat=<1..9> repetitions (default 5; one, and
+ * each block computed once, under bench_quick); mm_even
  * places 8 tasks per worker instead (a check of the ideal).
  * mm_n=<32|64|128|256> and mm_mode=<off|mginkgo|fulcrum> run only that
  * size and mode, print every decision of the balancer (LBLOG lines) and
@@ -55,6 +56,7 @@
 
 #include "../balancer/balancer.h"
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define MM_MAXN		   256
 #define MM_NSIZES	   4
@@ -76,6 +78,13 @@ static const char *const mm_mode_name[MM_NMODES] = {"off", "mginkgo",
 static const struct {
 	unsigned n, reps;
 } mm_sizes[MM_NSIZES] = {{32, 32}, {64, 32}, {128, 20}, {256, 8}};
+
+/** How often each task of size @s computes its block: once under
+ *  bench_quick. */
+static unsigned mm_reps(unsigned s)
+{
+	return ub_count(mm_sizes[s].reps, 1);
+}
 
 struct mm_task {
 	unsigned n, reps, blk; /* blk 0..3: C11, C12, C21, C22 */
@@ -230,7 +239,7 @@ static int mm_spawn(unsigned s)
 	for (unsigned i = 0; i < mm.ntasks; i++) {
 		struct mm_task *t = &mm.task[i];
 		*t = (struct mm_task){.n = mm_sizes[s].n,
-				      .reps = mm_sizes[s].reps};
+				      .reps = mm_reps(s)};
 		mm_place(i, &t->blk, &t->cpu);
 		struct ful_thread_args a = {.fn = mm_task_main,
 					    .arg = t,
@@ -401,7 +410,7 @@ static void mm_prepare(unsigned s)
 static void mm_calibrate(unsigned s)
 {
 	unsigned long t0 = ful_counter();
-	for (unsigned r = 0; r < mm_sizes[s].reps; r++) {
+	for (unsigned r = 0; r < mm_reps(s); r++) {
 		__asm__ volatile("" ::: "memory");
 		if (mm_block(mm_sizes[s].n, 0) != mm.ref[0])
 			printf("matmul: calibration computed a wrong product\n");
@@ -559,6 +568,7 @@ static bool mm_setup(void)
 		printf("matmul: mm_repeat must be 1..%u\n", MM_MAX_REPEAT);
 		return false;
 	}
+	mm.repeat = ub_count(mm.repeat, 1);
 	mm.even = ut_bootarg("mm_even", v, sizeof(v));
 	mm.only_n = mm.only_mode = -1;
 	if (ut_bootarg("mm_n", v, sizeof(v))) {

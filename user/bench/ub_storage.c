@@ -52,6 +52,9 @@
  *                    time is not busy, so each core's count is still
  *                    its own work, now with fewer wake-ups (a woken
  *                    server finds several requests)
+ * Under bench_quick (ub.h) every figure above is printed from one run:
+ * PostMark with ST_PM_QUICK files and transactions, Bonnie processes of
+ * ST_BN_QUICK_SEEKS reads, one read per timed group.
  */
 #include <fulcrum/load.h>
 #include <ful/load.h>
@@ -67,6 +70,7 @@
 #include <ful/posix.h>
 
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define ST_READS 10
 #define ST_WARMUP 3
@@ -74,6 +78,11 @@
 #define ST_BN_RUNS 3
 #define ST_BN_MAX 7
 #define ST_TIME_READS 500 /* block_read_time_form<N>: reads per form */
+#define ST_BN_SEEKS "4000" /* reads of one bonnie process */
+/* bench_quick: PostMark's files and transactions (for its defaults too),
+ * the reads of one bonnie process */
+#define ST_PM_QUICK "5"
+#define ST_BN_QUICK_SEEKS "40"
 
 /** Move F, B and D to form @n: 0 or -FUL_E*. */
 static long st_form(unsigned n)
@@ -88,7 +97,7 @@ static long st_form(unsigned n)
 static unsigned long st_read_sample(int fd, bool timed, unsigned long ovh)
 {
 	static unsigned char buf[4096];
-	const unsigned n = ST_TIME_READS / ST_READS;
+	const unsigned n = ub_count(ST_TIME_READS, ST_READS) / ST_READS;
 	if (!timed) { /* the window holds the read and nothing else */
 		unsigned long t0 = ful_cycles();
 		ssize_t r = pread(fd, buf, sizeof buf, 8192);
@@ -195,9 +204,10 @@ static unsigned long st_result_us(const char *path)
  * use cores 0 and 1 only: A and the servers on the BSP and AP1). */
 static unsigned long pm_paper[9][ST_PM_RUNS];
 
-/** One PostMark measurement per run of @argv in form @n. */
+/** One PostMark measurement per run of @argv in form @n (at most
+ *  ST_PM_RUNS), also copied to @keep if not NULL. */
 static bool st_postmark(unsigned n, const char *name, char **argv,
-			unsigned runs)
+			unsigned runs, unsigned long *keep)
 {
 	static unsigned long s[ST_PM_RUNS];
 	for (unsigned i = 0; i < runs; i++) {
@@ -208,17 +218,18 @@ static bool st_postmark(unsigned n, const char *name, char **argv,
 	char full[40];
 	snprintf(full, sizeof full, "%s%u", name, n);
 	ful_bench_print(full, "us", s, runs);
-	if (runs == ST_PM_RUNS && n <= 8)
-		memcpy(pm_paper[n], s, sizeof s);
+	if (keep)
+		memcpy(keep, s, runs * sizeof *s);
 	return true;
 }
 
-/** postmark_best2core_over_form1: per run, the best of forms 2..8 over
- *  form 1, in percent (the paper's two-core comparison). */
-static unsigned st_postmark_best2(void)
+/** postmark_best2core_over_form1: per run (@runs of them), the best of
+ *  forms 2..8 over form 1, in percent (the paper's two-core
+ *  comparison). */
+static unsigned st_postmark_best2(unsigned runs)
 {
 	unsigned long pct[ST_PM_RUNS];
-	for (unsigned i = 0; i < ST_PM_RUNS; i++) {
+	for (unsigned i = 0; i < runs; i++) {
 		unsigned long best = ~0UL;
 		for (unsigned n = 2; n <= 8; n++)
 			if (pm_paper[n][i] && pm_paper[n][i] < best)
@@ -228,16 +239,21 @@ static unsigned st_postmark_best2(void)
 		pct[i] = best * 100 / pm_paper[1][i];
 	}
 	ful_bench_print("postmark_best2core_over_form1", "percent", pct,
-			ST_PM_RUNS);
+			runs);
 	return 1;
 }
 
 static unsigned st_postmarks(void)
 {
-	char *paper[] = {"postmark", "-f", "25", "-t", "25", "-d", "/pmp",
+	char *k = ub_quick ? ST_PM_QUICK : "25";
+	char *paper[] = {"postmark", "-f", k, "-t", k, "-d", "/pmp",
 			 "-o", "/pm.result", NULL};
-	char *dflt[] = {"postmark", "-d", "/pmd", "-o", "/pm.result", NULL};
+	char *dflt[] = {"postmark", "-d", "/pmd", "-o", "/pm.result",
+			"-f", ST_PM_QUICK, "-t", ST_PM_QUICK, NULL};
+	const unsigned runs = ub_count(ST_PM_RUNS, 1);
 	unsigned lines = 0;
+	if (!ub_quick)
+		dflt[5] = NULL; /* PostMark's defaults: 500 files, 500 tx */
 	/* one untimed run first: the first form measured must not pay for
 	 * the caches' and the directories' first use */
 	if (st_form(1) || st_run(paper) != 0)
@@ -245,10 +261,11 @@ static unsigned st_postmarks(void)
 	for (unsigned n = 1; n <= 15; n++) {
 		if (st_form(n))
 			continue;
-		lines += st_postmark(n, "postmark_form", paper, ST_PM_RUNS);
-		lines += st_postmark(n, "postmark_default_form", dflt, 1);
+		lines += st_postmark(n, "postmark_form", paper, runs,
+				     n <= 8 ? pm_paper[n] : NULL);
+		lines += st_postmark(n, "postmark_default_form", dflt, 1, NULL);
 	}
-	return lines + st_postmark_best2();
+	return lines + st_postmark_best2(runs);
 }
 
 /** Time of @k bonnie processes side by side, microseconds (0: failed). */
@@ -264,7 +281,9 @@ static unsigned long st_bonnie_once(unsigned k)
 	for (unsigned i = 0; i < k; i++) {
 		snprintf(files[i], sizeof files[i], "/bn%u", i);
 		snprintf(seeds[i], sizeof seeds[i], "%u", i + 1);
-		char *argv[] = {"bonnie", files[i], "run", "4000", seeds[i], NULL};
+		char *argv[] = {"bonnie", files[i], "run",
+				ub_quick ? ST_BN_QUICK_SEEKS : ST_BN_SEEKS,
+				seeds[i], NULL};
 		if (st_spawn(argv, &p[i]))
 			ok = false;
 		else
@@ -284,15 +303,15 @@ static unsigned long st_bonnie_once(unsigned k)
 #define ST_BN_FORMS 5
 static const unsigned st_bn_forms[ST_BN_FORMS] = {1, 3, 4, 7, 11};
 
-/** Bonnie's runs for @k processes: the forms in turn within each run
- *  (form 1, 3, 4, 7, 11, then from 3 in the next run, ...), so that a
+/** Bonnie's @runs runs for @k processes: the forms in turn within each
+ *  run (form 1, 3, 4, 7, 11, then from 3 in the next run, ...), so that a
  *  drift of the host's speed during the boot falls on every form alike,
  *  not on the forms measured last. @want[f]: form f is measured; false
  *  after a failed run. */
-static void st_bonnie_rounds(unsigned k, bool want[ST_BN_FORMS],
+static void st_bonnie_rounds(unsigned k, unsigned runs, bool want[ST_BN_FORMS],
 			     unsigned long s[ST_BN_FORMS][ST_BN_RUNS])
 {
-	for (unsigned r = 0; r < ST_BN_RUNS; r++)
+	for (unsigned r = 0; r < runs; r++)
 		for (unsigned i = 0; i < ST_BN_FORMS; i++) {
 			unsigned f = (i + r) % ST_BN_FORMS;
 			if (want[f])
@@ -317,6 +336,7 @@ static int st_bn_setup(unsigned n)
 static unsigned st_bonnies(void)
 {
 	static unsigned long s[ST_BN_FORMS][ST_BN_RUNS];
+	const unsigned runs = ub_count(ST_BN_RUNS, 1);
 	unsigned lines = 0;
 	char name[40];
 	if (st_bn_setup(ST_BN_MAX))
@@ -337,13 +357,13 @@ static unsigned st_bonnies(void)
 		for (unsigned f = 0; f < ST_BN_FORMS; f++)
 			want[f] = !one || st_bn_forms[f] == one ||
 				  st_bn_forms[f] == 1;
-		st_bonnie_rounds(k, want, s);
+		st_bonnie_rounds(k, runs, want, s);
 		for (unsigned f = 0; f < ST_BN_FORMS; f++) {
 			if (!want[f])
 				continue;
 			snprintf(name, sizeof name, "bonnie_form%u_p%u",
 				 st_bn_forms[f], k);
-			ful_bench_print(name, "us", s[f], ST_BN_RUNS);
+			ful_bench_print(name, "us", s[f], runs);
 			lines++;
 		}
 	}

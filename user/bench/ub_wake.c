@@ -6,7 +6,8 @@
  * 1. It waits on a notification nobody signals with a 1 ms timeout
  * (62,500 counter ticks at 62.5 MHz: exact, no rounding) and takes
  * latency = wake-up time - (time before the call + 1 ms), in counter
- * ticks, wk_samples times (default 10,000; boot argument wake_samples=).
+ * ticks, wk_samples times (default 10,000; boot argument wake_samples=,
+ * 100 to 10,000; 10 under bench_quick).
  * The figure includes the system-call entry, as cyclictest's includes
  * clock_nanosleep's. Under -icount shift=0 one nanosecond is one
  * instruction, so ticks * 16 are instructions (resolution 16).
@@ -62,8 +63,11 @@
 
 #include "../balancer/balancer.h"
 #include "../tests/utest.h"
+#include "ub.h"
 
 #define WK_MAX_SAMPLES 10000
+#define WK_MIN_SAMPLES 100
+#define WK_QUICK_SAMPLES 10 /* under bench_quick */
 #define WK_TIMEOUT_US 1000
 #define WK_PRIO 250
 #define WK_STRESS_PRIO 100
@@ -411,9 +415,11 @@ unsigned ub_wake_run(void)
 	wk.nsamples = WK_MAX_SAMPLES;
 	if (ut_bootarg("wake_samples", v, sizeof v)) {
 		unsigned long n = strtoul(v, NULL, 10);
-		wk.nsamples = n >= 100 && n <= WK_MAX_SAMPLES ? (unsigned)n
-							      : wk.nsamples;
+		wk.nsamples = n >= WK_MIN_SAMPLES && n <= WK_MAX_SAMPLES
+				      ? (unsigned)n
+				      : wk.nsamples;
 	}
+	wk.nsamples = ub_count(wk.nsamples, WK_QUICK_SAMPLES);
 	wk.ntfn = ut_ntfn_new();
 	for (unsigned c = 0; c < wk.ncpus; c++)
 		wk.eps[c] = ut_ep_new();
