@@ -45,6 +45,7 @@ The last line printed is always `N passed, M failed[, K skipped]`.
 import argparse
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 
@@ -655,11 +656,13 @@ def parse_trace_spec(spec, kernel, log_dir):
     return suite
 
 
-def host_suite(path):
-    """A host test program (a binary or an executable script), named
-    after its file without the extension."""
+def host_suite(spec):
+    """A host test program (a binary or an executable script) with the
+    arguments that follow it in @spec (shell words), named after its
+    file without the extension."""
+    path, *args = shlex.split(spec)
     name = os.path.splitext(os.path.basename(path))[0]
-    return Suite(name=name, cmd=[os.path.abspath(path)])
+    return Suite(name=name, cmd=[os.path.abspath(path)] + args)
 
 
 def build_suites(opts):
@@ -704,7 +707,8 @@ def parse_args(argv):
     ap.add_argument("--kernel", help="kernel ELF to boot in QEMU")
     ap.add_argument("--host-bin", action="append", default=[],
                     help="host test program, a binary or an executable "
-                    "script (repeatable)")
+                    "script, and its arguments if any (one shell-quoted "
+                    "string; repeatable)")
     ap.add_argument("--suite", action="append", default=[],
                     help="NAME:CPUS:ARGS QEMU suite (repeatable)")
     ap.add_argument("--kernel-suite", action="append", default=[],

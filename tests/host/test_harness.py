@@ -166,6 +166,24 @@ def test_harness_host_program_refuses():
                              "cannot open fixture")
 
 
+def test_harness_host_program_args():
+    """A host test program given with arguments (one shell-quoted
+    --host-bin string) gets them, words split as the shell would; its
+    tests count in the closing line."""
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        prog = os.path.join(tmp, "test_args.sh")
+        with open(prog, "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\nfor a; do echo "TEST-PASS $a"; done\n'
+                    'echo "TEST-DONE $# 0"\n')
+        os.chmod(prog, 0o755)
+        rc, lines = harness("--host-bin", f"{prog} one 'two words'")
+    want = ["PASS test_args/one", "PASS test_args/two words"]
+    if rc != 0 or lines[-1:] != ["2 passed, 0 failed"]:
+        return f"exit {rc}, last line {lines[-1:]}, want 0 and 2 passed"
+    missing = [w for w in want if w not in lines]
+    return f"no lines {missing}" if missing else None
+
+
 def expect_case(lines, rc=0, **state):
     """expect_problems() of suite x (EXPECT 'ready,b c') on a fabricated
     run printing `lines` and exiting `rc`."""
@@ -471,6 +489,7 @@ TESTS = [
     ("harness_qemu_refuses", test_harness_qemu_refuses),
     ("harness_kernel_silent", test_harness_kernel_silent),
     ("harness_host_program_refuses", test_harness_host_program_refuses),
+    ("harness_host_program_args", test_harness_host_program_args),
     ("expect_suite_rules", test_expect_suite_rules),
     ("expect_spec_parse", test_expect_spec_parse),
     ("echo_lines", test_echo_lines),
