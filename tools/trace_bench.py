@@ -17,6 +17,8 @@
 
 Both IPC runs are booted under -icount (deterministic) by
 tools/bench_report.py; their logs stay in OUT/trace-notrace, OUT/trace-on.
+With --quick (make bench-smoke) the traced matmul boot adds bench_quick
+(user/bench/ub.h): the same results from a boot of a few seconds.
 """
 
 import argparse
@@ -28,8 +30,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_report  # noqa: E402
+import qemu  # noqa: E402
 import trace_export  # noqa: E402
 import trace_run  # noqa: E402
+
+QUICK_KIB = 64  # trace_run's default ring size
 
 PATH = "ipc_call_short_same_core"
 PATH_HOOKS = 2  # the fastpath's IPC call hook and the switch hook
@@ -43,6 +48,26 @@ def ipc_median(kernel, out, append):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "results.json")) as f:
         return {r["name"]: r for r in json.load(f)}[PATH]["median"]
+
+
+def traced_matmul(kernel, tdir, quick):
+    """trace_run's matmul scenario, console and exports into @tdir: 0 or
+    its failure code. @quick: the same boot with bench_quick, whose
+    console trace_export reads and checks as trace_run would."""
+    if not quick:
+        return trace_run.main(["--kernel", kernel, "--scenario", "matmul",
+                               "--out", tdir])
+    cpus, args = trace_run.SCENARIOS["matmul"][:2]
+    append = f"{args},bench_quick,trace=sched,trace_kib={QUICK_KIB}"
+    os.makedirs(tdir, exist_ok=True)
+    log = os.path.join(tdir, "console.log")
+    res = qemu.run_qemu(kernel, cpus, append, 300, log)
+    if res.error or res.timed_out or res.panic:
+        print(f"trace_bench: {append}: "
+              f"{res.error or res.panic or 'timed out'} (log {log})",
+              file=sys.stderr)
+        return 1
+    return trace_export.main([log, "--out", tdir, "--check"])
 
 
 def entry(name, unit, value, meta, extra=None):
@@ -59,6 +84,8 @@ def main(argv=None):
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--kernel-notrace", required=True)
     ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--quick", action="store_true",
+                    help="the traced matmul boot with bench_quick")
     opts = ap.parse_args(argv)
     path = os.path.join(opts.out, "results.json")
     results = bench_report.load_json(path, [])
@@ -75,8 +102,7 @@ def main(argv=None):
     on = ipc_median(opts.kernel, os.path.join(opts.out, "trace-on"),
                     "ubench=ipc,trace=1,trace_drain=0")
     tdir = os.path.join(opts.out, "trace")
-    if trace_run.main(["--kernel", opts.kernel, "--scenario", "matmul",
-                       "--out", tdir]) != 0:
+    if traced_matmul(opts.kernel, tdir, opts.quick) != 0:
         return 1
     with open(os.path.join(tdir, "console.log"), errors="replace") as f:
         lost = sum(trace_export.parse(f.read()).lost().values())
