@@ -4,7 +4,10 @@
 #   make user     only the user programs -> build/user/<prog>.elf
 #   make debug    boot halted with the gdb stub on :1234
 #   make test     host unit tests + in-QEMU suites on 1 to 8 cores (GICv2),
-#                 4 and 16 cores on GICv3 [CPUS=N > 8: N instead of 16]
+#                 4 and 16 cores on GICv3 [CPUS=N > 8: N instead of 16],
+#                 every kernel variant built, and bench-smoke
+#   make bench-smoke  each benchmark of make bench booted once with tiny
+#                 counts (bench_quick): well-formed results, no bounds
 #   make test-long  the slow kernel tests (real sleeps of 35 s and more)
 #   make model    Spin model check of the ICC protocol (tools/model/)
 #   make torture  the ICC torture run: a million requests on 2, 4 and 8
@@ -259,7 +262,7 @@ $(error CPUS=$(CPUS) GIC=2: GICv2 takes 1 to 8 cores)
 endif
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz soak bench bench-check bench-linux setup clean trace plots
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
 
 all: kernel host-tests
 
@@ -446,10 +449,18 @@ debug: kernel
 # they run on: the default one must answer ENOSYS). trace_kib=256: the
 # rings its TRACE_DUMP check fills and dumps (8,192 records each).
 IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
+# Every boot of make bench once, with boot argument bench_quick (tiny
+# counts, user/bench/ub.h), and its simulator and trace tools at their
+# smallest: each must give well-formed results (tools/bench_smoke.py,
+# one test per boot or tool; docs/benchmarks.md "Smoke run").
+BENCH_SMOKE := tools/bench_smoke.py --kernel $(KERNEL) \
+	--kernel-irqstat $(KERNEL_IRQSTAT) --kernel-notrace $(KERNEL_NOTRACE) \
+	--sim $(SIM) --out $(BUILD)/bench-smoke
 test: kernel host-tests $(KERNEL_VARIANTS)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
 		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
+		--host-bin "$(BENCH_SMOKE)" \
 		$(addprefix --suite ,$(TEST_SUITES)) \
 		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
 		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
@@ -460,6 +471,10 @@ test: kernel host-tests $(KERNEL_VARIANTS)
 		$(addprefix --trace-suite ,$(TRACE_SUITES)) \
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
+
+bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS)
+	$(PYTHON) tests/harness/run_tests.py --host-bin "$(BENCH_SMOKE)" \
+		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/bench-smoke-logs
 
 test-long: kernel
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
