@@ -13,6 +13,7 @@
 #   make torture  the ICC torture run: a million requests on 2, 4 and 8
 #                 cores [CPUS=..] [SEED=..] [TORTURE_OPS=..]
 #   make bench    deterministic benchmarks -> build/bench/results.json
+#                 and their plots (installs python3-matplotlib)
 #   make bench-check  bounds on the benchmark medians
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
 #   make soak     one suite of make test SOAK_N times (SOAK=user4)
@@ -563,7 +564,10 @@ BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=$$b,disk,cache=1024,fs,fs_spin=200 --cpus 4 --timeout 3000 \
 	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done
 
+# The plots at its end need python3-matplotlib: setup installs it first,
+# before the long runs (make test needs no matplotlib).
 bench: kernel sim
+	./scripts/setup.sh plots
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	$(BENCH_REPORT) --cpus 4 --repeat 2 --merge --gic 3 --append bench=all \
 		--only sgi_trigger,sgi_handle,mailbox_post --suffix _gicv3
@@ -589,7 +593,7 @@ bench: kernel sim
 	$(MAKE) $(KERNEL_NOTRACE)
 	$(PYTHON) tools/trace_bench.py --kernel $(KERNEL) \
 		--kernel-notrace $(KERNEL_NOTRACE) --out $(BUILD)/bench
-	$(PYTHON) tools/plots.py --if-available --out $(BUILD)/bench \
+	$(PYTHON) tools/plots.py --out $(BUILD)/bench \
 		--results $(BUILD)/bench/results.json \
 		--trace $(BUILD)/bench/trace/console.log
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
@@ -602,7 +606,7 @@ LINUX_DEBS := $(BUILD)/linux/debs
 # Plots need Debian's python3-matplotlib, which Debian's own python3 sees.
 PLOT_PYTHON ?= /usr/bin/python3
 bench-linux: $(SETUP)
-	bash scripts/setup.sh linux $(LINUX_DEBS)
+	bash scripts/setup.sh plots linux $(LINUX_DEBS)
 	$(PYTHON) tools/linux_bench.py --debs $(LINUX_DEBS) --work $(BUILD)/linux \
 		--out $(BUILD)/bench --meta tools/bench_meta.json
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json

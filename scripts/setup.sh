@@ -31,7 +31,7 @@ DPKG_PKGS=(
     "qemu-system-arm"
 )
 # Packages only some targets need, by the target named as an argument
-# (`setup.sh plots`: `make plots`; `make bench` plots only if present).
+# (`setup.sh plots`: `make plots` and `make bench`, never `make test`).
 # `setup.sh linux OUTDIR`: what make bench-linux needs besides the base
 # tools, Debian's arm64 kernel and busybox-static unpacked into OUTDIR
 # (scripts/setup_linux.sh, after the base tools).

@@ -18,8 +18,9 @@ Writes PNG files into DIR (under build/, never committed):
 <name> is the traced scenario: the first boot argument on the log's
 first line, the QEMU command (ubench=matmul: matmul; demo: demo).
 With --if-available, a missing matplotlib is a note, not an error
-(`make bench` plots only if it is installed). A python3 without it (a
-pyenv one, say) hands over to Debian's /usr/bin/python3.
+(`make bench` and `make plots` install it first: scripts/setup.sh
+plots). A python3 without it (a pyenv one, say) hands over to Debian's
+/usr/bin/python3.
 """
 
 import argparse
