@@ -163,7 +163,10 @@ def run_boot(boot, opts, meta):
                                   else "")
     merge_into(opts.out, [bench_report.build_result(n, u, s, meta)
                           for n, (u, s) in results.items()])
-    return fsck_problem(img) if boot.disk == "ext2" else None
+    why = fsck_problem(img) if boot.disk == "ext2" else None
+    if img and not why:
+        os.remove(img)  # an image stays only beside its failed boot
+    return why
 
 
 def tool_command(name, opts):
