@@ -34,8 +34,6 @@ import qemu  # noqa: E402
 import trace_export  # noqa: E402
 import trace_run  # noqa: E402
 
-QUICK_KIB = 64  # trace_run's default ring size
-
 PATH = "ipc_call_short_same_core"
 PATH_HOOKS = 2  # the fastpath's IPC call hook and the switch hook
 
@@ -52,16 +50,19 @@ def ipc_median(kernel, out, append):
 
 def traced_matmul(kernel, tdir, quick):
     """trace_run's matmul scenario, console and exports into @tdir: 0 or
-    its failure code. @quick: the same boot with bench_quick, whose
-    console trace_export reads and checks as trace_run would."""
+    its failure code. @quick: the same boot (the scenario's cores, rings
+    and drain) with bench_quick, whose console trace_export reads and
+    checks as trace_run does."""
     if not quick:
         return trace_run.main(["--kernel", kernel, "--scenario", "matmul",
                                "--out", tdir])
-    cpus, args = trace_run.SCENARIOS["matmul"][:2]
-    append = f"{args},bench_quick,trace=sched,trace_kib={QUICK_KIB}"
+    sc = trace_run.SCENARIOS["matmul"]
+    sc = sc._replace(args=sc.args + ",bench_quick")
+    append = trace_run.boot_args(sc, "sched")
     os.makedirs(tdir, exist_ok=True)
     log = os.path.join(tdir, "console.log")
-    res = qemu.run_qemu(kernel, cpus, append, 300, log)
+    res = qemu.run_qemu(kernel, sc.cpus, append, 300, log,
+                        extra_args=qemu.ICOUNT_ARGS if sc.icount else [])
     if res.error or res.timed_out or res.panic:
         print(f"trace_bench: {append}: "
               f"{res.error or res.panic or 'timed out'} (log {log})",
