@@ -39,13 +39,25 @@ import bench_kinds  # noqa: E402
 import bench_report  # noqa: E402  (the boot and its parsing)
 import ext2_image  # noqa: E402  (the ext2 image of the storage boots)
 import trace_export  # noqa: E402  (the lost records of a traced boot)
+import trace_run  # noqa: E402  (the traced scenarios' boot arguments)
 
 Boot = collections.namedtuple("Boot", "args ext2 trace_lost",
                               defaults=(False, None))
+
+
+def trace_boot_args(scenario):
+    """bench_report.py's options for make trace's `scenario` with the
+    scheduler records on (trace_run.py: its cores, timeout and rings)."""
+    sc = trace_run.SCENARIOS[scenario]
+    return (f"--cpus {sc.cpus} --timeout {sc.timeout} --append "
+            f"{trace_run.boot_args(sc, 'sched')}")
+
+
 # The boots of the timed rows: bench_report.py's options (the same as
 # make bench's boot of that benchmark; --no-icount is added), whether a
 # fresh ext2 image is attached (and must pass e2fsck -fn afterwards),
-# and the result name under which a traced boot's lost records go.
+# and the result name under which a traced boot's lost records go
+# (make bench's trace_lost_matmul: make trace SCENARIO=matmul).
 BOOTS = {
     "matmul3": Boot("--cpus 3 --timeout 900 --append ubench=matmul"),
     "alb": Boot("--cpus 4 --timeout 900 --append ubench=alb"),
@@ -55,8 +67,7 @@ BOOTS = {
                      "disk,cache=1024,fs,fs_spin=200", ext2=True),
     "bonnie": Boot("--cpus 4 --timeout 3000 --append ubench=bonnie,"
                    "disk,cache=1024,fs,fs_spin=200", ext2=True),
-    "matmul_trace": Boot("--cpus 4 --timeout 900 --append ubench=matmul,"
-                         "trace=sched,trace_kib=64",
+    "matmul_trace": Boot(trace_boot_args("matmul"),
                          trace_lost="trace_lost_matmul"),
 }
 
