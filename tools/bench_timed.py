@@ -197,6 +197,7 @@ def stamp_now():
     """{commit, dirty, date} of this run: git rev-parse HEAD, whether
     tracked files differ from it, the UTC time."""
     def git(*args):
+        """git's output in the source tree, stripped."""
         return subprocess.run(["git", "-C", ROOT, *args], text=True,
                               capture_output=True).stdout.strip()
     date = datetime.datetime.now(datetime.timezone.utc)

@@ -49,7 +49,8 @@ def test_ci_ranks_coverage():
     """For n = 6..80: the coverage of [x_(j), x_(n+1-j)], summed here
     with math.comb in integers, is >= 95 % and that of the next narrower
     one is < 95 %."""
-    def covered(n, j):  # 100 * P(j <= B <= n - j) >= 95, exactly
+    def covered(n, j):
+        """100 * P(j <= B <= n - j) >= 95, exactly."""
         inside = sum(math.comb(n, i) for i in range(j, n - j + 1))
         return 100 * inside >= 95 * 2 ** n
     for n in range(6, 81):
