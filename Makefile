@@ -634,9 +634,22 @@ plots:
 		--results $(BUILD)/bench/results.json \
 		$(foreach t,$(wildcard $(BUILD)/trace/console.log $(BUILD)/bench/trace/console.log),--trace $(t))
 
+# Deterministic rows from results.json; timed rows from the last
+# make bench-timed of each (timed.json), INCONCLUSIVE if never run.
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
-		--meta tools/bench_meta.json
+		--timed $(BUILD)/bench/timed.json --meta tools/bench_meta.json
+
+# make bench-timed [N=20] [ROWS=a,b]: the timed rows (tools/bench_kinds.py,
+# measured in time under multi-threaded TCG) from N rounds of their boots
+# (tools/bench_timed.py --list: the rows and their boots), each decided
+# by the 95 % interval of its median into build/bench/timed.json, merged
+# by row (a rerun of one row keeps the others).
+.PHONY: bench-timed
+bench-timed: kernel
+	$(PYTHON) tools/bench_timed.py --kernel $(KERNEL) \
+		--meta tools/bench_meta.json --out $(BUILD)/bench \
+		$(if $(N),--n $(N)) $(if $(ROWS),--rows '$(ROWS)')
 
 # make soak SOAK=user4 [SOAK_N=100] [SOAK_J=2]: boot one suite of
 # TEST_SUITES SOAK_N times, SOAK_J at a time (tools/soak.py); the count

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """Check benchmark results against the bounds in bench_meta.json.
 
-Called by `make bench-check`. A bound is an object such as
-{"median_max": 20}: each key is <stat>_max or <stat>_min where <stat> is
-one of min, median, max, mean from results.json. {"median_ratio_max":
-[1.5, "other"]} bounds this benchmark's median over another's; with a
-list of others, over each of them. {"paired_ratio_max": [1.02, "other"]}
-bounds the median of the per-run ratios, sample i over the other's
-sample i: for two benchmarks run back to back in each repetition, so
-that the host's speed, which drifts between repetitions, cancels out of
-each ratio. A bounded
-benchmark missing from the results fails. Ends with `N passed, M failed`.
+Called by `make bench-check`. Each bounded row has a kind
+(tools/bench_kinds.py). A deterministic row is decided by the one run in
+results.json. A bound is an object such as {"median_max": 20}: each key
+is <stat>_max or <stat>_min where <stat> is one of min, median, max,
+mean from results.json. {"median_ratio_max": [1.5, "other"]} bounds this
+benchmark's median over another's; with a list of others, over each of
+them. {"paired_ratio_max": [1.02, "other"]} bounds the median of the
+per-run ratios, sample i over the other's sample i. A bounded
+deterministic benchmark missing from the results fails.
+
+A timed row is decided from build/bench/timed.json (make bench-timed):
+PASS, FAIL or INCONCLUSIVE with its 95 % interval, the commit and date
+of its boots; a row not in it is INCONCLUSIVE (not run). Its single-boot
+value in results.json is printed as `single boot, not decided` and
+decides nothing. Ends with `N passed, M failed, K inconclusive`; exits
+1 only if some bound failed.
 """
 
 import argparse
@@ -19,6 +25,11 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, HERE)
+import bench_kinds  # noqa: E402  (the kinds and the timed decision)
+from bench_kinds import FAIL, INCONCLUSIVE, PASS  # noqa: E402
+
 STATS = ("min", "median", "max", "mean")
 
 
@@ -29,17 +40,6 @@ def load_json(path):
             return json.load(f)
     except (OSError, ValueError) as exc:
         sys.exit(f"bench_check: cannot read {path}: {exc}")
-
-
-def paired_ratio(a, b):
-    """Median of a[i] / b[i] (0 / 0 counts as 0), or None if the two
-    sample lists cannot be paired."""
-    if not a or len(a) != len(b):
-        return None
-    rs = sorted(x / y if y else (0.0 if x == 0 else float("inf"))
-                for x, y in zip(a, b))
-    n = len(rs)
-    return rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
 
 
 def check_ratio(name, key, limit, by_name):
@@ -54,8 +54,8 @@ def check_ratio(name, key, limit, by_name):
     if (stat not in STATS and stat != "paired") or other not in by_name:
         return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
     if stat == "paired":
-        ratio = paired_ratio(by_name[name].get("samples"),
-                             by_name[other].get("samples"))
+        ratio = bench_kinds.paired_ratio(by_name[name].get("samples"),
+                                         by_name[other].get("samples"))
         if ratio is None:
             return False, (f"FAIL {name}: no samples to pair with "
                            f"{other}'s")
@@ -63,9 +63,7 @@ def check_ratio(name, key, limit, by_name):
         word, rel = ("OK", "<=") if ok else ("FAIL", ">")
         return ok, (f"{word} {name} / {other}, median of the per-run "
                     f"ratios = {ratio:.3f} {rel} {bound}")
-    num, den = by_name[name][stat], by_name[other][stat]
-    # 0 / 0 is within any bound (e.g. no migrations under either policy)
-    ratio = num / den if den else (0.0 if num == 0 else float("inf"))
+    ratio = bench_kinds.ratio(by_name[name][stat], by_name[other][stat])
     ok = ratio <= bound
     word, rel = ("OK", "<=") if ok else ("FAIL", ">")
     return ok, (f"{word} {name} {stat} / {other} {stat} = {ratio:.2f} "
@@ -86,39 +84,98 @@ def check_one(name, key, limit, result):
     return ok, f"{word} {name} {stat} {value} {rel} {limit}"
 
 
-def check_all(meta, results):
-    """Print one line per bound check; return (passed, failed)."""
+def check_deterministic(name, bound, by_name):
+    """(decisions, lines) of a deterministic row: one decision (PASS or
+    FAIL) per bound key, from the one run in results.json."""
+    if name not in by_name:
+        return [FAIL], [f"FAIL {name}: missing from results"]
+    decisions, lines = [], []
+    for key, limit in bound.items():
+        if key.endswith("_ratio_max"):
+            ok, message = check_ratio(name, key, limit, by_name)
+        else:
+            ok, message = check_one(name, key, limit, by_name[name])
+        decisions.append(PASS if ok else FAIL)
+        lines.append(message)
+    return decisions, lines
+
+
+def check_timed(name, bound, row, single):
+    """(decision, lines) of a timed row: its decision from its timed.json
+    `row` (None: not run, INCONCLUSIVE) against the current bound, and
+    its single-boot result from results.json (`single`, or None), which
+    decides nothing."""
+    if row is None:
+        decision = INCONCLUSIVE
+        lines = [f"{decision} {name}: not run: make bench-timed "
+                 f"ROWS={name}"]
+    else:
+        decision, why = bench_kinds.decide(bound, row.get("ci"), row["n"])
+        lines = [f"{decision} {name}: median {row['median']:.4g}, 95 % "
+                 f"interval {bench_kinds.format_ci(row.get('ci'))} "
+                 f"{bench_kinds.bound_text(bound)}: {why} (n={row['n']}; "
+                 f"commit {row.get('commit', '?')[:12]}, "
+                 f"{row.get('date', '?')})"]
+    if single is not None:
+        lines.append(f"  {name}: median {single['median']} in results.json: "
+                     f"{bench_kinds.SINGLE_BOOT}")
+    return decision, lines
+
+
+def check_all(meta, results, timed=None):
+    """Print one line per decision; return {PASS: n, FAIL: m,
+    INCONCLUSIVE: k}. `timed` is timed.json's content (None: absent)."""
     by_name = {r["name"]: r for r in results}
-    passed = failed = 0
+    timed_rows = (timed or {}).get("rows", {})
+    counts = {PASS: 0, FAIL: 0, INCONCLUSIVE: 0}
     for name, entry in meta.items():
-        bound = entry.get("bound")
+        bound = (entry or {}).get("bound")
         if not bound:
             continue
-        if name not in by_name:
-            print(f"FAIL {name}: missing from results")
-            failed += 1
-            continue
-        for key, limit in bound.items():
-            if key.endswith("_ratio_max"):
-                ok, message = check_ratio(name, key, limit, by_name)
-            else:
-                ok, message = check_one(name, key, limit, by_name[name])
-            print(message)
-            passed, failed = passed + ok, failed + (not ok)
-    return passed, failed
+        if bench_kinds.row_kind(entry) == "timed":
+            decision, lines = check_timed(name, bound, timed_rows.get(name),
+                                          by_name.get(name))
+            decisions = [decision]
+        else:
+            decisions, lines = check_deterministic(name, bound, by_name)
+        print("\n".join(lines))
+        for decision in decisions:
+            counts[decision] += 1
+    return counts
+
+
+def unkinded(meta):
+    """Bounded rows of meta without an explicit kind."""
+    return [name for name, entry in meta.items()
+            if (entry or {}).get("bound") and not entry.get("kind")]
+
+
+def closing_line(counts):
+    """`N passed, M failed, K inconclusive` (harness parsers read the
+    `N passed, M failed` at its start)."""
+    return (f"{counts[PASS]} passed, {counts[FAIL]} failed, "
+            f"{counts[INCONCLUSIVE]} inconclusive")
 
 
 def main(argv=None):
     """Run the checks and exit 1 if any failed."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="build/bench/results.json")
+    ap.add_argument("--timed", default="build/bench/timed.json",
+                    help="the decisions of make bench-timed (may be absent)")
     ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
     opts = ap.parse_args(argv)
     meta = load_json(opts.meta)
     results = load_json(opts.results)
-    passed, failed = check_all(meta, results)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    timed = load_json(opts.timed) if os.path.exists(opts.timed) else None
+    counts = check_all(meta, results, timed)
+    loose = unkinded(meta)
+    if loose:
+        print(f"note: {len(loose)} bounded rows have no kind in "
+              f"bench_meta.json (decided as deterministic): "
+              f"{', '.join(loose)}")
+    print(closing_line(counts))
+    return 1 if counts[FAIL] else 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,11 @@ Boots the kernel under QEMU with deterministic instruction counting
 
 into build/bench/results.json and a readable report (results.txt, also
 printed) that puts Fulcrum's numbers next to the paper's tables from
-tools/bench_meta.json. With --repeat 2 it boots twice and checks that
+tools/bench_meta.json. Each result has a "kind" (tools/bench_kinds.py);
+a timed one, measured in time under multi-threaded TCG, is one boot's
+figure and says so ("note": "single boot, not decided"): make
+bench-timed decides it. A timed row whose figure is a ratio of two
+results gets a result of its own once both are in results.json. With --repeat 2 it boots twice and checks that
 every sample is identical across boots. --from-log parses saved logs
 instead of booting (repeat it to check determinism between logs).
 """
@@ -27,6 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, HERE)
+import bench_kinds  # noqa: E402  (the kinds of row, a timed row's figure)
 import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 
 TABLE_RUNS = (10, 20, 30, 40, 50)
@@ -146,7 +151,40 @@ def build_result(name, unit, samples, meta):
     result["paper"] = entry.get("paper")
     result["bound"] = entry.get("bound")
     result.update(STATS.get(name, {}))
+    return with_kind(result, meta)
+
+
+def with_kind(result, meta):
+    """Set a result's "kind" (and, if timed, its "note"); return it."""
+    kind = bench_kinds.result_kind(meta_entry(meta, result["name"]),
+                                   result["name"],
+                                   bench_kinds.timed_inputs(meta))
+    result["kind"] = kind
+    if kind == "timed":
+        result["note"] = bench_kinds.SINGLE_BOOT
     return result
+
+
+def timed_ratio_results(results, meta):
+    """One result per timed row whose figure is a ratio of two results
+    (bench_kinds.figure) that are both in `results`: this run's single
+    value of it, not decided."""
+    by_name = {r["name"]: r for r in results}
+    out = []
+    for name, entry in bench_kinds.timed_rows(meta).items():
+        spec = entry.get("timed") or {}
+        if not spec.get("den"):
+            continue
+        num = by_name.get(spec["num"]["result"])
+        den = by_name.get(spec["den"]["result"])
+        value = bench_kinds.figure(spec, num, den)
+        if value is None:
+            continue
+        result = build_result(name, entry.get("unit", "ratio"),
+                              [round(value, 6)], meta)
+        result["inputs"] = [num["name"], den["name"]]
+        out.append(result)
+    return out
 
 
 # ----------------------------------------------------------------- report
@@ -160,6 +198,9 @@ def format_bench(res, meta):
     out.append(f"  runs {res['runs']}  min {res['min']}  median "
                f"{res['median']}  max {res['max']}  mean {res['mean']}")
     out.append("  " + median_line(res["median"], paper))
+    if res.get("kind") == "timed":
+        out.append(f"  timed: {bench_kinds.SINGLE_BOOT} (make bench-timed "
+                   "decides it)")
     return out
 
 
@@ -212,6 +253,15 @@ def format_report(results, meta):
 def warn(message):
     """Print a warning on stderr."""
     print(f"bench_report: warning: {message}", file=sys.stderr)
+
+
+def print_failure(exc):
+    """Print a BenchError and the tail of its log."""
+    print(f"bench_report: FAILED: {exc}")
+    if exc.tail:
+        print(f"    --- last {len(exc.tail)} lines ---")
+    for line in exc.tail:
+        print(f"    | {line}")
 
 
 def boot(opts, index):
@@ -332,16 +382,13 @@ def main(argv=None):
         boots = [rename(b, opts.only, opts.suffix)
                  for b in collect_boots(opts)]
     except BenchError as exc:
-        print(f"bench_report: FAILED: {exc}")
-        if exc.tail:
-            print(f"    --- last {len(exc.tail)} lines ---")
-        for line in exc.tail:
-            print(f"    | {line}")
+        print_failure(exc)
         return 1
     results = [build_result(n, u, s, meta) for n, (u, s) in boots[0].items()]
     if opts.merge:
         old = load_json(os.path.join(opts.out, "results.json"), [])
         results = merge_results(old, results)
+    results = merge_results(results, timed_ratio_results(results, meta))
     for name in ([] if opts.merge else meta):
         if "*" in name or "?" in name:
             continue

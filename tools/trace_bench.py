@@ -77,7 +77,7 @@ def entry(name, unit, value, meta, extra=None):
          "median": value, "max": value, "mean": value, "samples": [value],
          "table": [], "paper": None, "bound": m.get("bound")}
     e.update(extra or {})
-    return e
+    return bench_report.with_kind(e, meta)
 
 
 def main(argv=None):

@@ -109,12 +109,7 @@ def problems(path, writers_passed):
     files = {}
     for w in writers_passed:
         files.update(GUEST_WRITERS[w])
-    fsck = subprocess.run(["e2fsck", "-fn", path], env=_env(),
-                          capture_output=True, text=True)
-    out = []
-    if fsck.returncode != 0:
-        tail = " | ".join(fsck.stdout.strip().splitlines()[-6:])
-        out.append(f"e2fsck -fn exit {fsck.returncode}: {tail}")
+    out = [p for p in [fsck_problem(path)] if p]
     for name, (seed, size) in files.items():
         got = subprocess.run(["debugfs", "-R", f"cat /{name}", path],
                              env=_env(), capture_output=True).stdout
@@ -122,6 +117,17 @@ def problems(path, writers_passed):
             out.append(f"/{name}: {len(got)} bytes read back, "
                        f"want {size} of pattern {seed}")
     return out
+
+
+def fsck_problem(path):
+    """e2fsck -fn's verdict on the image at @path: None if clean, else
+    its exit code and the last lines it printed."""
+    fsck = subprocess.run(["e2fsck", "-fn", path], env=_env(),
+                          capture_output=True, text=True)
+    if fsck.returncode == 0:
+        return None
+    tail = " | ".join(fsck.stdout.strip().splitlines()[-6:])
+    return f"e2fsck -fn exit {fsck.returncode}: {tail}"
 
 
 def tools_present():
