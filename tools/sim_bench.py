@@ -10,9 +10,14 @@ Called by `make bench` (docs/benchmarks.md, "Balance quality"):
   sim_quality_<p>_c<N>    makespan / lower bound per random set of
                           independent CPU-bound tasks (the mean is the
                           figure; max holds the worst set)
+  sim_quality_<p>_vs_ps_c<N>  makespan / ideal processor sharing's
+                          makespan, per set (the same sets and run)
   sim_lpt_c<N>            the same for LPT (longest processing time first),
   sim_ps_c<N>             ideal processor sharing and list scheduling in
   sim_list_c<N>           release order (yardsticks, sim_out.c)
+  sim_quality_lpt_c<N>    LPT again under the quality name (clairvoyant)
+  sim_quality_list_c<N>   list scheduling in a random order per set
+                          (Graham; non-clairvoyant reference)
   sim_migrations_<p>_c<N> migrations per task, per set
 
 The per-core-count runs go to two host processes at once (the machine
@@ -34,7 +39,12 @@ import bench_report  # noqa: E402
 
 CORES = (4, 16, 64, 256)
 POLICIES = ("fulcrum", "mginkgo", "count", "alb", "opzone")
-REFS = ("lpt", "ps", "list")
+REFS = ("lpt", "ps", "list", "list_random")
+# A yardstick's row -> its result names.
+REF_NAMES = {"lpt": ("sim_lpt_c{n}", "sim_quality_lpt_c{n}"),
+             "ps": ("sim_ps_c{n}",),
+             "list": ("sim_list_c{n}",),
+             "list_random": ("sim_quality_list_c{n}",)}
 
 
 def run_json(cmd):
@@ -61,11 +71,15 @@ def results_of(rows, speed, meta):
         pol, n = row["policy"], row["cores"]
         ratios = [round(x, 4) for x in row["ratio"]]
         if pol in REFS:
-            out.append(bench_report.build_result(f"sim_{pol}_c{n}", "ratio",
-                                                 ratios, meta))
+            out += [bench_report.build_result(name.format(n=n), "ratio",
+                                              ratios, meta)
+                    for name in REF_NAMES[pol]]
             continue
         out.append(bench_report.build_result(f"sim_quality_{pol}_c{n}",
                                              "ratio", ratios, meta))
+        out.append(bench_report.build_result(
+            f"sim_quality_{pol}_vs_ps_c{n}", "ratio",
+            [round(x, 4) for x in row["vs_ps"]], meta))
         out.append(bench_report.build_result(
             f"sim_migrations_{pol}_c{n}", "migrations/task",
             [round(x, 4) for x in row["mig_per_task"]], meta))
@@ -75,15 +89,18 @@ def results_of(rows, speed, meta):
 
 
 def table(rows):
-    """The docs table: mean / worst ratio and migrations per task."""
-    lines = ["| policy | cores | mean | worst | migrations/task |",
-             "|---|---:|---:|---:|---:|"]
+    """The docs table: mean / worst ratio, mean ratio to processor
+    sharing and migrations per task."""
+    lines = ["| policy | cores | mean | worst | vs PS | migrations/task |",
+             "|---|---:|---:|---:|---:|---:|"]
     for row in sorted(rows, key=lambda r: (POLICIES + REFS).index(
             r["policy"]) * 1000 + r["cores"]):
         x = row["ratio"]
-        mig = row.get("mig_per_task")
+        mig, vs_ps = row.get("mig_per_task"), row.get("vs_ps")
         lines.append(f"| {row['policy']} | {row['cores']} | "
                      f"{sum(x) / len(x):.3f} | {max(x):.3f} | "
+                     + (f"{sum(vs_ps) / len(vs_ps):.4f} | " if vs_ps
+                        else "- | ")
                      + (f"{sum(mig) / len(mig):.3f} |" if mig else "- |"))
     return lines
 

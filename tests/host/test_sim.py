@@ -245,16 +245,24 @@ def test_core_255_is_a_core():
 
 def test_quality_smoke():
     """--quality on two sets: a row per policy and per yardstick (LPT,
-    processor sharing, list scheduling), ratios >= 1."""
+    processor sharing, list scheduling in release and in random order),
+    ratios >= 1, and each policy's makespan over processor sharing's
+    equal to the quotient of the two ratios to the lower bound."""
     rc, out, err = run("--quality", "--sets", "2", "--core-list", "4,16")
     if rc:
         return f"exit {rc}: {err.strip()}"
     rows = json.loads(out)["rows"]
-    if len(rows) != 2 * (len(POLICIES) + 3):
+    if len(rows) != 2 * (len(POLICIES) + 4):
         return f"{len(rows)} rows"
+    ps = {r["cores"]: r["ratio"] for r in rows if r["policy"] == "ps"}
     for r in rows:
         if len(r["ratio"]) != 2 or min(r["ratio"]) < 1.0:
             return f"{r['policy']} c{r['cores']}: ratios {r['ratio']}"
+        if r["policy"] not in POLICIES:
+            continue
+        for x, y, z in zip(r["vs_ps"], r["ratio"], ps[r["cores"]]):
+            if abs(x - y / z) > 1e-4:
+                return f"{r['policy']} c{r['cores']}: vs_ps {x} != {y} / {z}"
     return None
 
 

@@ -133,5 +133,10 @@ unsigned long sim_ps(const struct sim_workload *w);
 /** Makespan of list scheduling in release order: each task, run to
  *  completion, on the first core free (non-clairvoyant, no sharing). */
 unsigned long sim_list(const struct sim_workload *w);
+/** The same with the tasks in a random order (a uniform permutation drawn
+ *  from @seed, which advances): Graham's list scheduling as a
+ *  non-clairvoyant reference that does not depend on the release order. */
+unsigned long sim_list_random(const struct sim_workload *w,
+			      unsigned long *seed);
 
 #endif
