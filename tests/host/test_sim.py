@@ -4,7 +4,8 @@
 Bad input exits 2 naming the field and its line; a quick run of every
 policy on a mixed workload and on a generated 256-core set finishes every
 thread, never beats the lower bound, conserves the work, is
-deterministic, and logs every decision. A few seconds in all.
+deterministic, and logs every decision; nice sets a core's shares. A
+few seconds in all.
 
     test_sim.py [substring]    run only tests whose name contains it
 """
@@ -288,6 +289,25 @@ def test_opzone_reads_tick_figures():
     return None
 
 
+def test_nice_sets_the_share():
+    """Slices scale with the weight as the kernel's (nice 0: 10 ticks,
+    nice 5: 3): a nice-0 thread sharing a core with a nice-5 one gets
+    10 ms in every 13, so its 100 ms run ends near 127 ms, and its sleep
+    of 1 s after it ends the run near 1,127 ms (equal slices: ~1,190)."""
+    text = ('{"cores": 2, "threads": ['
+            '{"name": "a", "cpu": 0, "phases": [{"run": 100000}, '
+            '{"sleep": 1000000}]},'
+            '{"name": "b", "cpu": 0, "nice": 5, "phases": [{"run": 100000}]}]}')
+    _, rc, out, err = run_text(text, "--policy", "count", "--triggers",
+                               "none")
+    if rc:
+        return f"exit {rc}: {err.strip()}"
+    got = json.loads(out)["makespan_ms"]
+    if not 1120 <= got <= 1135:
+        return f"makespan {got} ms, expected 1,120-1,135"
+    return None
+
+
 TESTS = [
     ("not_json", test_not_json),
     ("not_json_trailing_comma", test_not_json_trailing_comma),
@@ -304,6 +324,7 @@ TESTS = [
     ("core_255_is_a_core", test_core_255_is_a_core),
     ("quality_smoke", test_quality_smoke),
     ("opzone_reads_tick_figures", test_opzone_reads_tick_figures),
+    ("nice_sets_the_share", test_nice_sets_the_share),
 ]
 
 if __name__ == "__main__":

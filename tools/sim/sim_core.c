@@ -6,9 +6,12 @@
  *            threads are all workers), round robin by time slice: the
  *            1 kHz tick takes the slice down, and when it runs out with
  *            another thread ready the running one goes to the tail
- *            (design.md, "Scheduler"). A tick that changes nothing (no
- *            other thread ready) is not simulated: its effect, the
- *            slice refill, is computed when a thread becomes ready
+ *            (design.md, "Scheduler"); a slice is slice_ms scaled by the
+ *            thread's weight over nice 0's, in whole ticks, as the
+ *            kernel's, so threads of one core share it by weight. A tick
+ *            that changes nothing (no other thread ready) is not
+ *            simulated: its effect, the slice refill, is computed when a
+ *            thread becomes ready
  *   threads  a program of run / sleep / call phases; a call blocks the
  *            caller until its server has run the call's CPU time
  *   balancer the policy of user/policy places each thread when it is
@@ -301,7 +304,7 @@ static void cpu_arm_as(struct sim *s, unsigned c, bool pending)
 		end = s->now + (unsigned long)(rest * s->nbusy + 0.999);
 	}
 	if (k->nready) {
-		unsigned long len = t->d->slice_ms * SIM_MS;
+		unsigned long len = t->slice;
 		if (k->slice_end < s->now + !pending)
 			k->slice_end += ((s->now - k->slice_end) / len + 1) * len;
 		end = k->slice_end < end ? k->slice_end : end;
@@ -357,8 +360,7 @@ static void cpu_start(struct sim *s, unsigned c)
 	ful_win_skip(&t->win, ful_win_index(&s->par, s->now));
 	t->win_base = t->runtime - t->win.cur;
 	unsigned long tick = s->c->tick;
-	k->slice_end = (s->now / tick + 1) * tick +
-		       (t->d->slice_ms * SIM_MS / tick - 1) * tick;
+	k->slice_end = (s->now / tick + 1) * tick + (t->slice / tick - 1) * tick;
 	area_thread(s, t);
 	area_cpu(s, c);
 	work_busy(s, +1); /* arms c too */
@@ -689,6 +691,16 @@ static bool on_event(struct sim *s, const struct event *e)
 
 /* ---- a run ----------------------------------------------------------------- */
 
+/** @d's slice in ns: slice_ms scaled by @weight over nice 0's 1024,
+ *  rounded to whole 1 ms ticks, at least 1, at most 10 s (the kernel's
+ *  slice_ticks_of at SCHED_HZ 1000: nice 5's 10 ms slice is 3 ticks). */
+static unsigned long slice_of(const struct sim_tdesc *d, unsigned weight)
+{
+	unsigned long ms = ((unsigned long)d->slice_ms * weight + 512) / 1024;
+	ms = ms < 1 ? 1 : ms > 10000 ? 10000 : ms;
+	return ms * SIM_MS;
+}
+
 static int sim_setup(struct sim *s, const struct sim_workload *w,
 		     const struct sim_conf *c, struct sim_result *r)
 {
@@ -728,8 +740,10 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 	}
 	for (unsigned i = 0; i < w->nthreads; i++) {
 		struct sthread *t = &s->t[i];
+		unsigned weight = ful_weight_of_nice(w->t[i].nice);
 		*t = (struct sthread){.d = &w->t[i], .tid = i + 1,
-				      .weight = ful_weight_of_nice(w->t[i].nice),
+				      .weight = weight,
+				      .slice = slice_of(&w->t[i], weight),
 				      .next = -1, .prev = -1, .qhead = -1,
 				      .qtail = -1, .qnext = -1, .serving = -1};
 		s->alive += !w->t[i].server;

@@ -14,6 +14,9 @@ struct sthread {
 	unsigned cpu;            /* owner core (destination while in flight) */
 	unsigned char state;     /* FUL_TS_*: INACTIVE until released */
 	unsigned weight;
+	unsigned long slice;     /* ns: slice_ms scaled by weight / 1024 in
+				  * whole ticks, as the kernel's
+				  * slice_ticks_of (at least one tick) */
 	unsigned iph, loop;      /* current phase, loops done */
 	unsigned long left;      /* ns of CPU still to run in this burst */
 	unsigned long runtime;   /* ns run in all */
