@@ -4,8 +4,9 @@
 Bad input exits 2 naming the field and its line; a quick run of every
 policy on a mixed workload and on a generated 256-core set finishes every
 thread, never beats the lower bound, conserves the work, is
-deterministic, and logs every decision; nice sets a core's shares. A
-few seconds in all.
+deterministic, and logs every decision; nice sets a core's shares; the
+speed jitter stays in its range and follows its seed. A few seconds in
+all.
 
     test_sim.py [substring]    run only tests whose name contains it
 """
@@ -308,6 +309,30 @@ def test_nice_sets_the_share():
     return None
 
 
+def test_jitter_speeds():
+    """--jitter X: a core runs at 1 +- X, so a 1 s thread alone on its
+    core ends within 1 s / (1 + X) .. 1 s / (1 - X); the same seed gives
+    the same run, another seed another, and X = 0 exactly 1 s."""
+    text = ('{"cores": 2, "threads": ['
+            '{"cpu": 0, "phases": [{"run": 1000000}]},'
+            '{"cpu": 1, "phases": [{"run": 1000000}]}]}')
+    spans = []
+    for jit, seed in (("0", "1"), ("0.2", "1"), ("0.2", "1"), ("0.2", "2")):
+        _, rc, out, err = run_text(text, "--policy", "count", "--triggers",
+                                   "none", "--jitter", jit, "--jitter-seed",
+                                   seed)
+        if rc:
+            return f"exit {rc}: {err.strip()}"
+        spans.append(json.loads(out)["makespan_ms"])
+    if spans[0] != 1000.0:
+        return f"no jitter: makespan {spans[0]} ms"
+    if not 1000 / 1.2 <= spans[1] <= 1000 / 0.8 or spans[1] == 1000.0:
+        return f"jitter 0.2: makespan {spans[1]} ms"
+    if spans[1] != spans[2] or spans[1] == spans[3]:
+        return f"seeds 1, 1, 2: makespans {spans[1:]}"
+    return None
+
+
 TESTS = [
     ("not_json", test_not_json),
     ("not_json_trailing_comma", test_not_json_trailing_comma),
@@ -325,6 +350,7 @@ TESTS = [
     ("quality_smoke", test_quality_smoke),
     ("opzone_reads_tick_figures", test_opzone_reads_tick_figures),
     ("nice_sets_the_share", test_nice_sets_the_share),
+    ("jitter_speeds", test_jitter_speeds),
 ]
 
 if __name__ == "__main__":

@@ -76,6 +76,10 @@ struct sim_conf {
 	bool icount;               /* QEMU's -icount clock: k busy cores
 				    * each run at 1 / k of it (sim_core.c) */
 	unsigned long max_time;    /* give up after this much simulated time */
+	double jitter;             /* per-core speed jitter J, 0: none
+				    * (sim_clock.c: speeds in 1 +- J)... */
+	unsigned long jitter_seed; /* ...drawn from this seed... */
+	unsigned long jitter_epoch; /* ...anew every this many ns */
 	unsigned nset;             /* policy tunables set (--set NAME=V)... */
 	const char *set_name[SIM_MAX_SETS]; /* ...these, to these values; a */
 	long set_value[SIM_MAX_SETS];       /* policy without one ignores it */

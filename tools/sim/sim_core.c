@@ -11,7 +11,8 @@
  *            kernel's, so threads of one core share it by weight. A tick
  *            that changes nothing (no other thread ready) is not
  *            simulated: its effect, the slice refill, is computed when a
- *            thread becomes ready
+ *            thread becomes ready. A core runs at full speed, or at a
+ *            speed that wanders around it (--jitter; sim_clock.c)
  *   threads  a program of run / sleep / call phases; a call blocks the
  *            caller until its server has run the call's CPU time
  *   balancer the policy of user/policy places each thread when it is
@@ -38,7 +39,9 @@ void sim_conf_default(struct sim_conf *c)
 			       .mig_running = 2031, .trig_timer = true,
 			       .trig_idle = true, .trig_wake = false,
 			       .sample = 0, .keep_log = false,
-			       .max_time = 100000UL * 1000 * SIM_MS};
+			       .max_time = 100000UL * 1000 * SIM_MS,
+			       .jitter = 0, .jitter_seed = 1,
+			       .jitter_epoch = 10 * SIM_MS};
 }
 
 /* ---- utilization samples ----------------------------------------------- */
@@ -161,62 +164,6 @@ static unsigned long insn_ns(const struct sim *s, unsigned long insn)
 	return ns < 1 ? 1 : (unsigned long)(ns + 0.5);
 }
 
-/* ---- QEMU's -icount clock ----------------------------------------------- */
-
-/*
- * With c->icount the simulated clock is the one QEMU keeps under
- * `-icount shift=0`: one virtual clock that every busy vCPU advances by
- * its instructions, the vCPUs taking turns on one host thread. With k
- * cores running, each then runs one instruction per k ns of that clock,
- * while ticks, slices and the balancer's period stay in clock time. A
- * thread's progress is measured on the work clock s->wclk (ns of CPU at
- * full speed): it advances by dt / k over a stretch dt with k cores
- * running. Without c->icount every core runs at full speed (wclk = time).
- */
-
-/** Bring the work clock up to s->now (at the current number of busy cores). */
-static void work_sync(struct sim *s)
-{
-	if (s->nbusy)
-		s->wclk += (double)(s->now - s->wlast) / s->nbusy;
-	s->wlast = s->now;
-}
-
-/** CPU time @t has run since its last mark (ns at full speed). */
-static unsigned long work_ran(struct sim *s, const struct sthread *t)
-{
-	if (!s->c->icount)
-		return s->now - t->run_from;
-	work_sync(s);
-	return (unsigned long)(s->wclk - t->wfrom + 0.5);
-}
-
-/** Progress of @t counts from now on. */
-static void work_mark(struct sim *s, struct sthread *t)
-{
-	if (s->c->icount) {
-		work_sync(s);
-		t->wfrom = s->wclk;
-	}
-}
-
-static void cpu_arm_as(struct sim *s, unsigned c, bool pending);
-
-/** The number of busy cores moves by @dir: every running thread's end is
- *  due at another time (icount only). */
-static void work_busy(struct sim *s, int dir)
-{
-	if (!s->c->icount) {
-		s->nbusy += (unsigned)dir;
-		return;
-	}
-	work_sync(s);
-	s->nbusy += (unsigned)dir;
-	for (unsigned c = 0; c < s->ncpus; c++)
-		if (s->cpu[c].cur >= 0)
-			cpu_arm_as(s, c, true);
-}
-
 /* ---- the balancer -------------------------------------------------------- */
 
 static void log_decision(struct sim *s, const struct lb_decision *d)
@@ -290,19 +237,14 @@ static void balance(struct sim *s, enum lb_trigger trigger)
  *  a tick with nobody else ready only refills). With @pending, the
  *  event is re-armed from elsewhere (work_busy): a slice that runs out
  *  right now is still to be handled, not refilled. */
-static void cpu_arm_as(struct sim *s, unsigned c, bool pending)
+void cpu_arm_as(struct sim *s, unsigned c, bool pending)
 {
 	struct score *k = &s->cpu[c];
 	k->gen++;
 	if (k->cur < 0)
 		return;
 	struct sthread *t = &s->t[k->cur];
-	unsigned long end = t->run_from + t->left;
-	if (s->c->icount) { /* what is left, at 1 / nbusy of the clock */
-		unsigned long ran = work_ran(s, t);
-		double rest = ran < t->left ? (double)(t->left - ran) : 0;
-		end = s->now + (unsigned long)(rest * s->nbusy + 0.999);
-	}
+	unsigned long end = work_end(s, c, t);
 	if (k->nready) {
 		unsigned long len = t->slice;
 		if (k->slice_end < s->now + !pending)
@@ -680,6 +622,9 @@ static bool on_event(struct sim *s, const struct event *e)
 	case EV_DEMAND:
 		balance(s, LB_TRIG_DEMAND);
 		return true;
+	case EV_SPEED:
+		speed_epoch(s);
+		return true;
 	case EV_TIMER:
 		balance(s, LB_TRIG_TIMER);
 		if (s->alive)
@@ -753,6 +698,7 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 		ev_push(s, w->demand[i], EV_DEMAND, 0, 0);
 	if (c->trig_timer)
 		ev_push(s, s->period, EV_TIMER, 0, 0);
+	speed_init(s);
 	return 0;
 }
 
@@ -777,11 +723,10 @@ int sim_run(const struct sim_workload *w, const struct sim_conf *c,
 	r->cpu_s = (double)(t1.tv_sec - t0.tv_sec) +
 		    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	r->unfinished = s.alive;
-	for (unsigned i = 0; i < s.ncpus; i++) { /* close the books */
-		s.now = r->makespan;
+	s.now = r->makespan;
+	for (unsigned i = 0; i < s.ncpus; i++) /* close the books */
 		if (s.cpu[i].cur >= 0)
 			cpu_roll(&s, i);
-	}
 	free(s.heap);
 	free(s.t);
 	free(s.area);

@@ -120,6 +120,10 @@ void sim_out_json(FILE *f, const struct sim_workload *w,
 		"\"migrate_running_ns\":%.0f,\"tick_ms\":%.3f,\n",
 		c->ns_per_insn, c->ns_per_insn * (double)c->mig_ready,
 		c->ns_per_insn * (double)c->mig_running, (double)c->tick / SIM_MS);
+	if (c->jitter > 0) /* only then: other runs' output is unchanged */
+		fprintf(f, "\"jitter\":%g,\"jitter_ms\":%g,\"jitter_seed\":%lu,\n",
+			c->jitter, (double)c->jitter_epoch / SIM_MS,
+			c->jitter_seed);
 	fprintf(f, "\"makespan_ms\":%.3f,\"lower_bound_ms\":%.3f,\"lpt_ms\":%.3f,\n",
 		(double)r->makespan / SIM_MS, (double)sim_lower_bound(w) / SIM_MS,
 		(double)sim_lpt(w) / SIM_MS);
