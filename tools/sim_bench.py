@@ -20,9 +20,19 @@ Called by `make bench` (docs/benchmarks.md, "Balance quality"):
                           (Graham; non-clairvoyant reference)
   sim_migrations_<p>_c<N> migrations per task, per set
 
+and paper 001's sets as ubench=alb runs them (fulsim --alb: 4 cores,
+per-core speed jitter, --runs seeded runs per set, count and alb paired
+in each run; <set> one of lz77 crc queens matmul memcpy set1 set2 set3):
+
+  sim_moves_<p>_<set>     moves (migrations) per run, p count or alb
+  sim_alb_moves_over_count_<set>  alb's moves minus count's, per run
+  sim_imbalance_<p>_<set> per run, the time average of max over cores
+                          1..3 of |weight - average| / average
+  sim_makespan_<p>_<set>  per run, first placement to last exit, ms
+
 The per-core-count runs go to two host processes at once (the machine
-has two cores); fulsim itself is single-threaded, and the speed runs are
-made alone, after them. Writes results.json (merged by name) and prints
+has two cores); fulsim itself is single-threaded, and the paper 001 runs
+and then the speed runs are made alone, after them. Writes results.json (merged by name) and prints
 the quality table in docs/benchmarks.md's form.
 """
 
@@ -38,6 +48,8 @@ sys.path.insert(0, HERE)
 import bench_report  # noqa: E402
 
 CORES = (4, 16, 64, 256)
+ALB_SETS = ("lz77", "crc", "queens", "matmul", "memcpy", "set1", "set2",
+            "set3")
 POLICIES = ("fulcrum", "mginkgo", "count", "alb", "opzone")
 REFS = ("lpt", "ps", "list", "list_random")
 # A yardstick's row -> its result names.
@@ -88,6 +100,49 @@ def results_of(rows, speed, meta):
     return out
 
 
+def alb_results(doc, meta):
+    """results.json entries from fulsim --alb's rows."""
+    rows = {(r["set"], r["policy"]): r for r in doc["rows"]}
+    out = []
+    for st in ALB_SETS:
+        for pol in ("count", "alb"):
+            r = rows[(st, pol)]
+            out += [bench_report.build_result(f"sim_moves_{pol}_{st}",
+                                              "moves", r["moves"], meta),
+                    bench_report.build_result(f"sim_imbalance_{pol}_{st}",
+                                              "ratio", r["imbalance"], meta),
+                    bench_report.build_result(f"sim_makespan_{pol}_{st}",
+                                              "ms", r["completion_ms"], meta)]
+        diff = [a - c for a, c in zip(rows[(st, "alb")]["moves"],
+                                      rows[(st, "count")]["moves"])]
+        out.append(bench_report.build_result(
+            f"sim_alb_moves_over_count_{st}", "moves", diff, meta))
+    for r in out:
+        r.pop("table", None)
+    return out
+
+
+def alb_table(doc):
+    """The docs table of fulsim --alb: means over the runs, count / alb."""
+    rows = {(r["set"], r["policy"]): r for r in doc["rows"]}
+    lines = [f"{doc['runs']} runs per set, jitter {doc['jitter']}, "
+             f"epoch {doc['jitter_ms']} ms; means, count / alb:",
+             "| set | moves | alb - count | imbalance | makespan ms | "
+             "alb / count |", "|---|---:|---:|---:|---:|---:|"]
+
+    def mean(x):
+        return sum(x) / len(x)
+    for st in ALB_SETS:
+        c, a = rows[(st, "count")], rows[(st, "alb")]
+        mc, ma = mean(c["completion_ms"]), mean(a["completion_ms"])
+        lines.append(
+            f"| {st} | {mean(c['moves']):.2f} / {mean(a['moves']):.2f} | "
+            f"{mean(a['moves']) - mean(c['moves']):.2f} | "
+            f"{mean(c['imbalance']):.4f} / {mean(a['imbalance']):.4f} | "
+            f"{mc:.1f} / {ma:.1f} | {ma / mc:.4f} |")
+    return lines
+
+
 def table(rows):
     """The docs table: mean / worst ratio, mean ratio to processor
     sharing and migrations per task."""
@@ -114,6 +169,10 @@ def main(argv=None):
     ap.add_argument("--sets", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=200,
+                    help="seeded runs per paper 001 set (fulsim --alb)")
+    ap.add_argument("--jitter", type=float, default=0.05,
+                    help="per-core speed jitter of those runs")
     opts = ap.parse_args(argv)
     meta = bench_report.load_json(opts.meta, {})
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
@@ -121,13 +180,18 @@ def main(argv=None):
                                                opts.seed, n),
                              sorted(CORES, reverse=True)))
     rows = [r for d in docs for r in d["rows"]]
+    alb = run_json([opts.sim, "--alb", "--runs", str(opts.runs), "--seed",
+                    str(opts.seed), "--jitter", str(opts.jitter)])
     speed = run_json([opts.sim, "--speed", "--repeat", str(opts.repeat)])
     os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "sim_quality.json"), "w",
               encoding="utf-8") as f:
         json.dump({"sets": opts.sets, "seed": opts.seed, "rows": rows,
                    "speed": speed}, f)
-    new = results_of(rows, speed, meta)
+    with open(os.path.join(opts.out, "sim_alb.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(alb, f)
+    new = results_of(rows, speed, meta) + alb_results(alb, meta)
     old = bench_report.load_json(os.path.join(opts.out, "results.json"), [])
     merged = bench_report.merge_results(old, new)
     with open(os.path.join(opts.out, "results.json"), "w",
@@ -135,6 +199,7 @@ def main(argv=None):
         json.dump(merged, f, indent=2)
         f.write("\n")
     print("\n".join(table(rows)))
+    print("\n".join(alb_table(alb)))
     ev = [r["events_per_s"] for r in speed["runs"]]
     print(f"sim_events_per_s: median {sorted(ev)[(len(ev) - 1) // 2]:.0f} "
           f"({speed['workload']})")

@@ -5,8 +5,8 @@ Bad input exits 2 naming the field and its line; a quick run of every
 policy on a mixed workload and on a generated 256-core set finishes every
 thread, never beats the lower bound, conserves the work, is
 deterministic, and logs every decision; nice sets a core's shares; the
-speed jitter stays in its range and follows its seed. A few seconds in
-all.
+speed jitter stays in its range and follows its seed; the paper 001 runs
+(--alb) are complete and deterministic. A few seconds in all.
 
     test_sim.py [substring]    run only tests whose name contains it
 """
@@ -333,6 +333,28 @@ def test_jitter_speeds():
     return None
 
 
+def test_alb_smoke():
+    """--alb: a row per set and policy, a figure per run, the same output
+    twice; every run at least one thread's work and the moves whole."""
+    outs = []
+    for _ in range(2):
+        rc, out, err = run("--alb", "--runs", "3")
+        if rc:
+            return f"exit {rc}: {err.strip()}"
+        outs.append(out)
+    if outs[0] != outs[1]:
+        return "two runs differ"
+    rows = json.loads(outs[0])["rows"]
+    if len(rows) != 16:
+        return f"{len(rows)} rows, expected 8 sets x 2 policies"
+    for r in rows:
+        if (len(r["completion_ms"]) != 3 or min(r["completion_ms"]) < 400
+                or min(r["imbalance"]) < 0 or max(r["imbalance"]) > 2
+                or any(m != int(m) or m < 0 for m in r["moves"])):
+            return f"{r['set']} {r['policy']}: {r}"
+    return None
+
+
 TESTS = [
     ("not_json", test_not_json),
     ("not_json_trailing_comma", test_not_json_trailing_comma),
@@ -351,6 +373,7 @@ TESTS = [
     ("opzone_reads_tick_figures", test_opzone_reads_tick_figures),
     ("nice_sets_the_share", test_nice_sets_the_share),
     ("jitter_speeds", test_jitter_speeds),
+    ("alb_smoke", test_alb_smoke),
 ]
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ struct sim_conf {
 				    * (sim_clock.c: speeds in 1 +- J)... */
 	unsigned long jitter_seed; /* ...drawn from this seed... */
 	unsigned long jitter_epoch; /* ...anew every this many ns */
+	bool track_imb;            /* integrate the weight imbalance */
 	unsigned nset;             /* policy tunables set (--set NAME=V)... */
 	const char *set_name[SIM_MAX_SETS]; /* ...these, to these values; a */
 	long set_value[SIM_MAX_SETS];       /* policy without one ignores it */
@@ -101,6 +102,10 @@ struct sim_result {
 	unsigned long switches;
 	unsigned long unfinished;  /* threads alive at max_time (0 normally) */
 	double cpu_s;             /* host CPU time the run took (its thread's) */
+	double imb_integral;       /* track_imb: the integral over time (ns)
+				    * of max over the eligible cores of
+				    * |weight - average| / average (0 while
+				    * the average is 0), up to makespan */
 	struct sim_series util;
 	char *log;                 /* decision log: JSON lines (keep_log) */
 	unsigned long log_len, log_cap, log_lines;

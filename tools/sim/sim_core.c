@@ -145,10 +145,42 @@ static void rq_remove(struct sim *s, unsigned c, int ti)
 	t->in_rq = false;
 }
 
+/** The weight imbalance now: max over the eligible cores (all but the
+ *  workload's root_cpu) of |weight - average| / average; 0 while no
+ *  eligible core holds any weight. O(cores): only with c->track_imb. */
+static double imb_figure(const struct sim *s)
+{
+	double sum = 0, n = 0, worst = 0;
+	for (unsigned c = 0; c < s->ncpus; c++)
+		if ((int)c != s->w->root_cpu) {
+			sum += (double)s->cpu[c].weight;
+			n++;
+		}
+	if (sum <= 0)
+		return 0;
+	double avg = sum / n;
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		double d = (double)s->cpu[c].weight - avg;
+		if ((int)c != s->w->root_cpu && (d < 0 ? -d : d) > worst)
+			worst = d < 0 ? -d : d;
+	}
+	return worst / avg;
+}
+
+/** The figure held since imb_last, integrated up to now (before the
+ *  weights change: imb_now is the figure of [imb_last, now)). */
+static void imb_roll(struct sim *s)
+{
+	s->imb_sum += (double)(s->now - s->imb_last) * s->imb_now;
+	s->imb_last = s->now;
+}
+
 /** @t joins / leaves core @c's runnable figures. */
 static void cpu_count(struct sim *s, unsigned c, struct sthread *t, int dir)
 {
 	struct score *k = &s->cpu[c];
+	if (s->c->track_imb)
+		imb_roll(s);
 	if (dir > 0) {
 		k->load += t->d->slice_ms;
 		k->weight += t->weight;
@@ -156,6 +188,8 @@ static void cpu_count(struct sim *s, unsigned c, struct sthread *t, int dir)
 		k->load -= t->d->slice_ms;
 		k->weight -= t->weight;
 	}
+	if (s->c->track_imb)
+		s->imb_now = imb_figure(s);
 }
 
 static unsigned long insn_ns(const struct sim *s, unsigned long insn)
@@ -727,6 +761,9 @@ int sim_run(const struct sim_workload *w, const struct sim_conf *c,
 	for (unsigned i = 0; i < s.ncpus; i++) /* close the books */
 		if (s.cpu[i].cur >= 0)
 			cpu_roll(&s, i);
+	if (c->track_imb && s.now > s.imb_last)
+		imb_roll(&s);
+	r->imb_integral = s.imb_sum;
 	free(s.heap);
 	free(s.t);
 	free(s.area);

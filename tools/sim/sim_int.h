@@ -81,6 +81,10 @@ struct sim {
 	unsigned nbusy;          /* cores running a thread */
 	double wclk;             /* work clock (icount, sim_clock.c), ns */
 	unsigned long wlast;     /* s->now when w was last brought up */
+	/* The weight imbalance's integral (c->track_imb, sim_core.c): the
+	 * figure held since imb_last, and its integral up to then. */
+	double imb_now, imb_sum;
+	unsigned long imb_last;
 };
 
 /** (Re)arm core @c's event (sim_core.c); @pending: re-armed from
