@@ -10,14 +10,29 @@ Called by `make bench` (docs/benchmarks.md, "Balance quality"):
   sim_quality_<p>_c<N>    makespan / lower bound per random set of
                           independent CPU-bound tasks (the mean is the
                           figure; max holds the worst set)
+  sim_quality_<p>_vs_ps_c<N>  makespan / ideal processor sharing's
+                          makespan, per set (the same sets and run)
   sim_lpt_c<N>            the same for LPT (longest processing time first),
   sim_ps_c<N>             ideal processor sharing and list scheduling in
   sim_list_c<N>           release order (yardsticks, sim_out.c)
+  sim_quality_lpt_c<N>    LPT again under the quality name (clairvoyant)
+  sim_quality_list_c<N>   list scheduling in a random order per set
+                          (Graham; non-clairvoyant reference)
   sim_migrations_<p>_c<N> migrations per task, per set
 
+and paper 001's sets as ubench=alb runs them (fulsim --alb: 4 cores,
+per-core speed jitter, --runs seeded runs per set, count and alb paired
+in each run; <set> one of lz77 crc queens matmul memcpy set1 set2 set3):
+
+  sim_moves_<p>_<set>     moves (migrations) per run, p count or alb
+  sim_alb_moves_over_count_<set>  alb's moves minus count's, per run
+  sim_imbalance_<p>_<set> per run, the time average of max over cores
+                          1..3 of |weight - average| / average
+  sim_makespan_<p>_<set>  per run, first placement to last exit, ms
+
 The per-core-count runs go to two host processes at once (the machine
-has two cores); fulsim itself is single-threaded, and the speed runs are
-made alone, after them. Writes results.json (merged by name) and prints
+has two cores); fulsim itself is single-threaded, and the paper 001 runs
+and then the speed runs are made alone, after them. Writes results.json (merged by name) and prints
 the quality table in docs/benchmarks.md's form.
 """
 
@@ -33,8 +48,15 @@ sys.path.insert(0, HERE)
 import bench_report  # noqa: E402
 
 CORES = (4, 16, 64, 256)
+ALB_SETS = ("lz77", "crc", "queens", "matmul", "memcpy", "set1", "set2",
+            "set3")
 POLICIES = ("fulcrum", "mginkgo", "count", "alb", "opzone")
-REFS = ("lpt", "ps", "list")
+REFS = ("lpt", "ps", "list", "list_random")
+# A yardstick's row -> its result names.
+REF_NAMES = {"lpt": ("sim_lpt_c{n}", "sim_quality_lpt_c{n}"),
+             "ps": ("sim_ps_c{n}",),
+             "list": ("sim_list_c{n}",),
+             "list_random": ("sim_quality_list_c{n}",)}
 
 
 def run_json(cmd):
@@ -61,11 +83,15 @@ def results_of(rows, speed, meta):
         pol, n = row["policy"], row["cores"]
         ratios = [round(x, 4) for x in row["ratio"]]
         if pol in REFS:
-            out.append(bench_report.build_result(f"sim_{pol}_c{n}", "ratio",
-                                                 ratios, meta))
+            out += [bench_report.build_result(name.format(n=n), "ratio",
+                                              ratios, meta)
+                    for name in REF_NAMES[pol]]
             continue
         out.append(bench_report.build_result(f"sim_quality_{pol}_c{n}",
                                              "ratio", ratios, meta))
+        out.append(bench_report.build_result(
+            f"sim_quality_{pol}_vs_ps_c{n}", "ratio",
+            [round(x, 4) for x in row["vs_ps"]], meta))
         out.append(bench_report.build_result(
             f"sim_migrations_{pol}_c{n}", "migrations/task",
             [round(x, 4) for x in row["mig_per_task"]], meta))
@@ -74,16 +100,62 @@ def results_of(rows, speed, meta):
     return out
 
 
+def alb_results(doc, meta):
+    """results.json entries from fulsim --alb's rows."""
+    rows = {(r["set"], r["policy"]): r for r in doc["rows"]}
+    out = []
+    for st in ALB_SETS:
+        for pol in ("count", "alb"):
+            r = rows[(st, pol)]
+            out += [bench_report.build_result(f"sim_moves_{pol}_{st}",
+                                              "moves", r["moves"], meta),
+                    bench_report.build_result(f"sim_imbalance_{pol}_{st}",
+                                              "ratio", r["imbalance"], meta),
+                    bench_report.build_result(f"sim_makespan_{pol}_{st}",
+                                              "ms", r["completion_ms"], meta)]
+        diff = [a - c for a, c in zip(rows[(st, "alb")]["moves"],
+                                      rows[(st, "count")]["moves"])]
+        out.append(bench_report.build_result(
+            f"sim_alb_moves_over_count_{st}", "moves", diff, meta))
+    for r in out:
+        r.pop("table", None)
+    return out
+
+
+def alb_table(doc):
+    """The docs table of fulsim --alb: means over the runs, count / alb."""
+    rows = {(r["set"], r["policy"]): r for r in doc["rows"]}
+    lines = [f"{doc['runs']} runs per set, jitter {doc['jitter']}, "
+             f"epoch {doc['jitter_ms']} ms; means, count / alb:",
+             "| set | moves | alb - count | imbalance | makespan ms | "
+             "alb / count |", "|---|---:|---:|---:|---:|---:|"]
+
+    def mean(x):
+        return sum(x) / len(x)
+    for st in ALB_SETS:
+        c, a = rows[(st, "count")], rows[(st, "alb")]
+        mc, ma = mean(c["completion_ms"]), mean(a["completion_ms"])
+        lines.append(
+            f"| {st} | {mean(c['moves']):.2f} / {mean(a['moves']):.2f} | "
+            f"{mean(a['moves']) - mean(c['moves']):.2f} | "
+            f"{mean(c['imbalance']):.4f} / {mean(a['imbalance']):.4f} | "
+            f"{mc:.1f} / {ma:.1f} | {ma / mc:.4f} |")
+    return lines
+
+
 def table(rows):
-    """The docs table: mean / worst ratio and migrations per task."""
-    lines = ["| policy | cores | mean | worst | migrations/task |",
-             "|---|---:|---:|---:|---:|"]
+    """The docs table: mean / worst ratio, mean ratio to processor
+    sharing and migrations per task."""
+    lines = ["| policy | cores | mean | worst | vs PS | migrations/task |",
+             "|---|---:|---:|---:|---:|---:|"]
     for row in sorted(rows, key=lambda r: (POLICIES + REFS).index(
             r["policy"]) * 1000 + r["cores"]):
         x = row["ratio"]
-        mig = row.get("mig_per_task")
+        mig, vs_ps = row.get("mig_per_task"), row.get("vs_ps")
         lines.append(f"| {row['policy']} | {row['cores']} | "
                      f"{sum(x) / len(x):.3f} | {max(x):.3f} | "
+                     + (f"{sum(vs_ps) / len(vs_ps):.4f} | " if vs_ps
+                        else "- | ")
                      + (f"{sum(mig) / len(mig):.3f} |" if mig else "- |"))
     return lines
 
@@ -97,6 +169,10 @@ def main(argv=None):
     ap.add_argument("--sets", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=200,
+                    help="seeded runs per paper 001 set (fulsim --alb)")
+    ap.add_argument("--jitter", type=float, default=0.05,
+                    help="per-core speed jitter of those runs")
     opts = ap.parse_args(argv)
     meta = bench_report.load_json(opts.meta, {})
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
@@ -104,13 +180,18 @@ def main(argv=None):
                                                opts.seed, n),
                              sorted(CORES, reverse=True)))
     rows = [r for d in docs for r in d["rows"]]
+    alb = run_json([opts.sim, "--alb", "--runs", str(opts.runs), "--seed",
+                    str(opts.seed), "--jitter", str(opts.jitter)])
     speed = run_json([opts.sim, "--speed", "--repeat", str(opts.repeat)])
     os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "sim_quality.json"), "w",
               encoding="utf-8") as f:
         json.dump({"sets": opts.sets, "seed": opts.seed, "rows": rows,
                    "speed": speed}, f)
-    new = results_of(rows, speed, meta)
+    with open(os.path.join(opts.out, "sim_alb.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(alb, f)
+    new = results_of(rows, speed, meta) + alb_results(alb, meta)
     old = bench_report.load_json(os.path.join(opts.out, "results.json"), [])
     merged = bench_report.merge_results(old, new)
     with open(os.path.join(opts.out, "results.json"), "w",
@@ -118,6 +199,7 @@ def main(argv=None):
         json.dump(merged, f, indent=2)
         f.write("\n")
     print("\n".join(table(rows)))
+    print("\n".join(alb_table(alb)))
     ev = [r["events_per_s"] for r in speed["runs"]]
     print(f"sim_events_per_s: median {sorted(ev)[(len(ev) - 1) // 2]:.0f} "
           f"({speed['workload']})")

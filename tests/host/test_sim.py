@@ -4,7 +4,9 @@
 Bad input exits 2 naming the field and its line; a quick run of every
 policy on a mixed workload and on a generated 256-core set finishes every
 thread, never beats the lower bound, conserves the work, is
-deterministic, and logs every decision. A few seconds in all.
+deterministic, and logs every decision; nice sets a core's shares; the
+speed jitter stays in its range and follows its seed; the paper 001 runs
+(--alb) are complete and deterministic. A few seconds in all.
 
     test_sim.py [substring]    run only tests whose name contains it
 """
@@ -245,16 +247,24 @@ def test_core_255_is_a_core():
 
 def test_quality_smoke():
     """--quality on two sets: a row per policy and per yardstick (LPT,
-    processor sharing, list scheduling), ratios >= 1."""
+    processor sharing, list scheduling in release and in random order),
+    ratios >= 1, and each policy's makespan over processor sharing's
+    equal to the quotient of the two ratios to the lower bound."""
     rc, out, err = run("--quality", "--sets", "2", "--core-list", "4,16")
     if rc:
         return f"exit {rc}: {err.strip()}"
     rows = json.loads(out)["rows"]
-    if len(rows) != 2 * (len(POLICIES) + 3):
+    if len(rows) != 2 * (len(POLICIES) + 4):
         return f"{len(rows)} rows"
+    ps = {r["cores"]: r["ratio"] for r in rows if r["policy"] == "ps"}
     for r in rows:
         if len(r["ratio"]) != 2 or min(r["ratio"]) < 1.0:
             return f"{r['policy']} c{r['cores']}: ratios {r['ratio']}"
+        if r["policy"] not in POLICIES:
+            continue
+        for x, y, z in zip(r["vs_ps"], r["ratio"], ps[r["cores"]]):
+            if abs(x - y / z) > 1e-4:
+                return f"{r['policy']} c{r['cores']}: vs_ps {x} != {y} / {z}"
     return None
 
 
@@ -280,6 +290,71 @@ def test_opzone_reads_tick_figures():
     return None
 
 
+def test_nice_sets_the_share():
+    """Slices scale with the weight as the kernel's (nice 0: 10 ticks,
+    nice 5: 3): a nice-0 thread sharing a core with a nice-5 one gets
+    10 ms in every 13, so its 100 ms run ends near 127 ms, and its sleep
+    of 1 s after it ends the run near 1,127 ms (equal slices: ~1,190)."""
+    text = ('{"cores": 2, "threads": ['
+            '{"name": "a", "cpu": 0, "phases": [{"run": 100000}, '
+            '{"sleep": 1000000}]},'
+            '{"name": "b", "cpu": 0, "nice": 5, "phases": [{"run": 100000}]}]}')
+    _, rc, out, err = run_text(text, "--policy", "count", "--triggers",
+                               "none")
+    if rc:
+        return f"exit {rc}: {err.strip()}"
+    got = json.loads(out)["makespan_ms"]
+    if not 1120 <= got <= 1135:
+        return f"makespan {got} ms, expected 1,120-1,135"
+    return None
+
+
+def test_jitter_speeds():
+    """--jitter X: a core runs at 1 +- X, so a 1 s thread alone on its
+    core ends within 1 s / (1 + X) .. 1 s / (1 - X); the same seed gives
+    the same run, another seed another, and X = 0 exactly 1 s."""
+    text = ('{"cores": 2, "threads": ['
+            '{"cpu": 0, "phases": [{"run": 1000000}]},'
+            '{"cpu": 1, "phases": [{"run": 1000000}]}]}')
+    spans = []
+    for jit, seed in (("0", "1"), ("0.2", "1"), ("0.2", "1"), ("0.2", "2")):
+        _, rc, out, err = run_text(text, "--policy", "count", "--triggers",
+                                   "none", "--jitter", jit, "--jitter-seed",
+                                   seed)
+        if rc:
+            return f"exit {rc}: {err.strip()}"
+        spans.append(json.loads(out)["makespan_ms"])
+    if spans[0] != 1000.0:
+        return f"no jitter: makespan {spans[0]} ms"
+    if not 1000 / 1.2 <= spans[1] <= 1000 / 0.8 or spans[1] == 1000.0:
+        return f"jitter 0.2: makespan {spans[1]} ms"
+    if spans[1] != spans[2] or spans[1] == spans[3]:
+        return f"seeds 1, 1, 2: makespans {spans[1:]}"
+    return None
+
+
+def test_alb_smoke():
+    """--alb: a row per set and policy, a figure per run, the same output
+    twice; every run at least one thread's work and the moves whole."""
+    outs = []
+    for _ in range(2):
+        rc, out, err = run("--alb", "--runs", "3")
+        if rc:
+            return f"exit {rc}: {err.strip()}"
+        outs.append(out)
+    if outs[0] != outs[1]:
+        return "two runs differ"
+    rows = json.loads(outs[0])["rows"]
+    if len(rows) != 16:
+        return f"{len(rows)} rows, expected 8 sets x 2 policies"
+    for r in rows:
+        if (len(r["completion_ms"]) != 3 or min(r["completion_ms"]) < 400
+                or min(r["imbalance"]) < 0 or max(r["imbalance"]) > 2
+                or any(m != int(m) or m < 0 for m in r["moves"])):
+            return f"{r['set']} {r['policy']}: {r}"
+    return None
+
+
 TESTS = [
     ("not_json", test_not_json),
     ("not_json_trailing_comma", test_not_json_trailing_comma),
@@ -296,6 +371,9 @@ TESTS = [
     ("core_255_is_a_core", test_core_255_is_a_core),
     ("quality_smoke", test_quality_smoke),
     ("opzone_reads_tick_figures", test_opzone_reads_tick_figures),
+    ("nice_sets_the_share", test_nice_sets_the_share),
+    ("jitter_speeds", test_jitter_speeds),
+    ("alb_smoke", test_alb_smoke),
 ]
 
 if __name__ == "__main__":

@@ -76,6 +76,11 @@ struct sim_conf {
 	bool icount;               /* QEMU's -icount clock: k busy cores
 				    * each run at 1 / k of it (sim_core.c) */
 	unsigned long max_time;    /* give up after this much simulated time */
+	double jitter;             /* per-core speed jitter J, 0: none
+				    * (sim_clock.c: speeds in 1 +- J)... */
+	unsigned long jitter_seed; /* ...drawn from this seed... */
+	unsigned long jitter_epoch; /* ...anew every this many ns */
+	bool track_imb;            /* integrate the weight imbalance */
 	unsigned nset;             /* policy tunables set (--set NAME=V)... */
 	const char *set_name[SIM_MAX_SETS]; /* ...these, to these values; a */
 	long set_value[SIM_MAX_SETS];       /* policy without one ignores it */
@@ -97,6 +102,10 @@ struct sim_result {
 	unsigned long switches;
 	unsigned long unfinished;  /* threads alive at max_time (0 normally) */
 	double cpu_s;             /* host CPU time the run took (its thread's) */
+	double imb_integral;       /* track_imb: the integral over time (ns)
+				    * of max over the eligible cores of
+				    * |weight - average| / average (0 while
+				    * the average is 0), up to makespan */
 	struct sim_series util;
 	char *log;                 /* decision log: JSON lines (keep_log) */
 	unsigned long log_len, log_cap, log_lines;
@@ -133,5 +142,10 @@ unsigned long sim_ps(const struct sim_workload *w);
 /** Makespan of list scheduling in release order: each task, run to
  *  completion, on the first core free (non-clairvoyant, no sharing). */
 unsigned long sim_list(const struct sim_workload *w);
+/** The same with the tasks in a random order (a uniform permutation drawn
+ *  from @seed, which advances): Graham's list scheduling as a
+ *  non-clairvoyant reference that does not depend on the release order. */
+unsigned long sim_list_random(const struct sim_workload *w,
+			      unsigned long *seed);
 
 #endif

@@ -6,9 +6,13 @@
  *            threads are all workers), round robin by time slice: the
  *            1 kHz tick takes the slice down, and when it runs out with
  *            another thread ready the running one goes to the tail
- *            (design.md, "Scheduler"). A tick that changes nothing (no
- *            other thread ready) is not simulated: its effect, the
- *            slice refill, is computed when a thread becomes ready
+ *            (design.md, "Scheduler"); a slice is slice_ms scaled by the
+ *            thread's weight over nice 0's, in whole ticks, as the
+ *            kernel's, so threads of one core share it by weight. A tick
+ *            that changes nothing (no other thread ready) is not
+ *            simulated: its effect, the slice refill, is computed when a
+ *            thread becomes ready. A core runs at full speed, or at a
+ *            speed that wanders around it (--jitter; sim_clock.c)
  *   threads  a program of run / sleep / call phases; a call blocks the
  *            caller until its server has run the call's CPU time
  *   balancer the policy of user/policy places each thread when it is
@@ -35,7 +39,9 @@ void sim_conf_default(struct sim_conf *c)
 			       .mig_running = 2031, .trig_timer = true,
 			       .trig_idle = true, .trig_wake = false,
 			       .sample = 0, .keep_log = false,
-			       .max_time = 100000UL * 1000 * SIM_MS};
+			       .max_time = 100000UL * 1000 * SIM_MS,
+			       .jitter = 0, .jitter_seed = 1,
+			       .jitter_epoch = 10 * SIM_MS};
 }
 
 /* ---- utilization samples ----------------------------------------------- */
@@ -139,10 +145,42 @@ static void rq_remove(struct sim *s, unsigned c, int ti)
 	t->in_rq = false;
 }
 
+/** The weight imbalance now: max over the eligible cores (all but the
+ *  workload's root_cpu) of |weight - average| / average; 0 while no
+ *  eligible core holds any weight. O(cores): only with c->track_imb. */
+static double imb_figure(const struct sim *s)
+{
+	double sum = 0, n = 0, worst = 0;
+	for (unsigned c = 0; c < s->ncpus; c++)
+		if ((int)c != s->w->root_cpu) {
+			sum += (double)s->cpu[c].weight;
+			n++;
+		}
+	if (sum <= 0)
+		return 0;
+	double avg = sum / n;
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		double d = (double)s->cpu[c].weight - avg;
+		if ((int)c != s->w->root_cpu && (d < 0 ? -d : d) > worst)
+			worst = d < 0 ? -d : d;
+	}
+	return worst / avg;
+}
+
+/** The figure held since imb_last, integrated up to now (before the
+ *  weights change: imb_now is the figure of [imb_last, now)). */
+static void imb_roll(struct sim *s)
+{
+	s->imb_sum += (double)(s->now - s->imb_last) * s->imb_now;
+	s->imb_last = s->now;
+}
+
 /** @t joins / leaves core @c's runnable figures. */
 static void cpu_count(struct sim *s, unsigned c, struct sthread *t, int dir)
 {
 	struct score *k = &s->cpu[c];
+	if (s->c->track_imb)
+		imb_roll(s);
 	if (dir > 0) {
 		k->load += t->d->slice_ms;
 		k->weight += t->weight;
@@ -150,68 +188,14 @@ static void cpu_count(struct sim *s, unsigned c, struct sthread *t, int dir)
 		k->load -= t->d->slice_ms;
 		k->weight -= t->weight;
 	}
+	if (s->c->track_imb)
+		s->imb_now = imb_figure(s);
 }
 
 static unsigned long insn_ns(const struct sim *s, unsigned long insn)
 {
 	double ns = (double)insn * s->c->ns_per_insn;
 	return ns < 1 ? 1 : (unsigned long)(ns + 0.5);
-}
-
-/* ---- QEMU's -icount clock ----------------------------------------------- */
-
-/*
- * With c->icount the simulated clock is the one QEMU keeps under
- * `-icount shift=0`: one virtual clock that every busy vCPU advances by
- * its instructions, the vCPUs taking turns on one host thread. With k
- * cores running, each then runs one instruction per k ns of that clock,
- * while ticks, slices and the balancer's period stay in clock time. A
- * thread's progress is measured on the work clock s->wclk (ns of CPU at
- * full speed): it advances by dt / k over a stretch dt with k cores
- * running. Without c->icount every core runs at full speed (wclk = time).
- */
-
-/** Bring the work clock up to s->now (at the current number of busy cores). */
-static void work_sync(struct sim *s)
-{
-	if (s->nbusy)
-		s->wclk += (double)(s->now - s->wlast) / s->nbusy;
-	s->wlast = s->now;
-}
-
-/** CPU time @t has run since its last mark (ns at full speed). */
-static unsigned long work_ran(struct sim *s, const struct sthread *t)
-{
-	if (!s->c->icount)
-		return s->now - t->run_from;
-	work_sync(s);
-	return (unsigned long)(s->wclk - t->wfrom + 0.5);
-}
-
-/** Progress of @t counts from now on. */
-static void work_mark(struct sim *s, struct sthread *t)
-{
-	if (s->c->icount) {
-		work_sync(s);
-		t->wfrom = s->wclk;
-	}
-}
-
-static void cpu_arm_as(struct sim *s, unsigned c, bool pending);
-
-/** The number of busy cores moves by @dir: every running thread's end is
- *  due at another time (icount only). */
-static void work_busy(struct sim *s, int dir)
-{
-	if (!s->c->icount) {
-		s->nbusy += (unsigned)dir;
-		return;
-	}
-	work_sync(s);
-	s->nbusy += (unsigned)dir;
-	for (unsigned c = 0; c < s->ncpus; c++)
-		if (s->cpu[c].cur >= 0)
-			cpu_arm_as(s, c, true);
 }
 
 /* ---- the balancer -------------------------------------------------------- */
@@ -287,21 +271,16 @@ static void balance(struct sim *s, enum lb_trigger trigger)
  *  a tick with nobody else ready only refills). With @pending, the
  *  event is re-armed from elsewhere (work_busy): a slice that runs out
  *  right now is still to be handled, not refilled. */
-static void cpu_arm_as(struct sim *s, unsigned c, bool pending)
+void cpu_arm_as(struct sim *s, unsigned c, bool pending)
 {
 	struct score *k = &s->cpu[c];
 	k->gen++;
 	if (k->cur < 0)
 		return;
 	struct sthread *t = &s->t[k->cur];
-	unsigned long end = t->run_from + t->left;
-	if (s->c->icount) { /* what is left, at 1 / nbusy of the clock */
-		unsigned long ran = work_ran(s, t);
-		double rest = ran < t->left ? (double)(t->left - ran) : 0;
-		end = s->now + (unsigned long)(rest * s->nbusy + 0.999);
-	}
+	unsigned long end = work_end(s, c, t);
 	if (k->nready) {
-		unsigned long len = t->d->slice_ms * SIM_MS;
+		unsigned long len = t->slice;
 		if (k->slice_end < s->now + !pending)
 			k->slice_end += ((s->now - k->slice_end) / len + 1) * len;
 		end = k->slice_end < end ? k->slice_end : end;
@@ -357,8 +336,7 @@ static void cpu_start(struct sim *s, unsigned c)
 	ful_win_skip(&t->win, ful_win_index(&s->par, s->now));
 	t->win_base = t->runtime - t->win.cur;
 	unsigned long tick = s->c->tick;
-	k->slice_end = (s->now / tick + 1) * tick +
-		       (t->d->slice_ms * SIM_MS / tick - 1) * tick;
+	k->slice_end = (s->now / tick + 1) * tick + (t->slice / tick - 1) * tick;
 	area_thread(s, t);
 	area_cpu(s, c);
 	work_busy(s, +1); /* arms c too */
@@ -678,6 +656,9 @@ static bool on_event(struct sim *s, const struct event *e)
 	case EV_DEMAND:
 		balance(s, LB_TRIG_DEMAND);
 		return true;
+	case EV_SPEED:
+		speed_epoch(s);
+		return true;
 	case EV_TIMER:
 		balance(s, LB_TRIG_TIMER);
 		if (s->alive)
@@ -688,6 +669,16 @@ static bool on_event(struct sim *s, const struct event *e)
 }
 
 /* ---- a run ----------------------------------------------------------------- */
+
+/** @d's slice in ns: slice_ms scaled by @weight over nice 0's 1024,
+ *  rounded to whole 1 ms ticks, at least 1, at most 10 s (the kernel's
+ *  slice_ticks_of at SCHED_HZ 1000: nice 5's 10 ms slice is 3 ticks). */
+static unsigned long slice_of(const struct sim_tdesc *d, unsigned weight)
+{
+	unsigned long ms = ((unsigned long)d->slice_ms * weight + 512) / 1024;
+	ms = ms < 1 ? 1 : ms > 10000 ? 10000 : ms;
+	return ms * SIM_MS;
+}
 
 static int sim_setup(struct sim *s, const struct sim_workload *w,
 		     const struct sim_conf *c, struct sim_result *r)
@@ -728,8 +719,10 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 	}
 	for (unsigned i = 0; i < w->nthreads; i++) {
 		struct sthread *t = &s->t[i];
+		unsigned weight = ful_weight_of_nice(w->t[i].nice);
 		*t = (struct sthread){.d = &w->t[i], .tid = i + 1,
-				      .weight = ful_weight_of_nice(w->t[i].nice),
+				      .weight = weight,
+				      .slice = slice_of(&w->t[i], weight),
 				      .next = -1, .prev = -1, .qhead = -1,
 				      .qtail = -1, .qnext = -1, .serving = -1};
 		s->alive += !w->t[i].server;
@@ -739,6 +732,7 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 		ev_push(s, w->demand[i], EV_DEMAND, 0, 0);
 	if (c->trig_timer)
 		ev_push(s, s->period, EV_TIMER, 0, 0);
+	speed_init(s);
 	return 0;
 }
 
@@ -763,11 +757,13 @@ int sim_run(const struct sim_workload *w, const struct sim_conf *c,
 	r->cpu_s = (double)(t1.tv_sec - t0.tv_sec) +
 		    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	r->unfinished = s.alive;
-	for (unsigned i = 0; i < s.ncpus; i++) { /* close the books */
-		s.now = r->makespan;
+	s.now = r->makespan;
+	for (unsigned i = 0; i < s.ncpus; i++) /* close the books */
 		if (s.cpu[i].cur >= 0)
 			cpu_roll(&s, i);
-	}
+	if (c->track_imb && s.now > s.imb_last)
+		imb_roll(&s);
+	r->imb_integral = s.imb_sum;
 	free(s.heap);
 	free(s.t);
 	free(s.area);

@@ -14,11 +14,15 @@ struct sthread {
 	unsigned cpu;            /* owner core (destination while in flight) */
 	unsigned char state;     /* FUL_TS_*: INACTIVE until released */
 	unsigned weight;
+	unsigned long slice;     /* ns: slice_ms scaled by weight / 1024 in
+				  * whole ticks, as the kernel's
+				  * slice_ticks_of (at least one tick) */
 	unsigned iph, loop;      /* current phase, loops done */
 	unsigned long left;      /* ns of CPU still to run in this burst */
 	unsigned long runtime;   /* ns run in all */
 	unsigned long run_from;  /* while RUNNING: since when */
-	double wfrom;            /* the work clock then (icount) */
+	double wfrom;            /* its work clock then (icount, jitter:
+				  * sim_clock.c) */
 	unsigned long gen;       /* bumped to cancel its pending event */
 	int next, prev;          /* run queue links (-1: none) */
 	struct ful_win win;      /* run time by window (opzone reads it) */
@@ -40,9 +44,13 @@ struct score {
 	unsigned long load, weight;
 	unsigned nblocked;
 	struct ful_win win;      /* busy time by window, up to last_switch */
+	double speed;            /* jitter: work per ns now (sim_clock.c) */
+	double wclk;             /* jitter: this core's work clock, ns... */
+	unsigned long wlast;     /* ...brought up to this time */
 };
 
-enum ev_kind { EV_RELEASE, EV_CORE, EV_WAKE, EV_LAND, EV_TIMER, EV_DEMAND };
+enum ev_kind { EV_RELEASE, EV_CORE, EV_WAKE, EV_LAND, EV_TIMER, EV_DEMAND,
+	       EV_SPEED };
 
 struct event {
 	unsigned long t;
@@ -71,9 +79,32 @@ struct sim {
 	unsigned long period;    /* ns between timer rounds */
 	bool in_balance;         /* no trigger from inside a round */
 	unsigned nbusy;          /* cores running a thread */
-	double wclk;             /* work clock (icount, sim_core.c), ns */
+	double wclk;             /* work clock (icount, sim_clock.c), ns */
 	unsigned long wlast;     /* s->now when w was last brought up */
+	/* The weight imbalance's integral (c->track_imb, sim_core.c): the
+	 * figure held since imb_last, and its integral up to then. */
+	double imb_now, imb_sum;
+	unsigned long imb_last;
 };
+
+/** (Re)arm core @c's event (sim_core.c); @pending: re-armed from
+ *  elsewhere, a slice running out right now is still to be handled. */
+void cpu_arm_as(struct sim *s, unsigned c, bool pending);
+
+/* sim_clock.c: the work clocks (plain, icount, per-core speed jitter). */
+/** CPU work @t (running) has done since its mark, ns at full speed. */
+unsigned long work_ran(struct sim *s, const struct sthread *t);
+/** @t's progress counts from now on. */
+void work_mark(struct sim *s, struct sthread *t);
+/** When @t's burst (running on @c) ends at the rates of now. */
+unsigned long work_end(struct sim *s, unsigned c, const struct sthread *t);
+/** The number of busy cores moves by @dir (icount: every running core is
+ *  re-armed). */
+void work_busy(struct sim *s, int dir);
+/** Jitter: the cores' speeds at 0 and the first epoch's event. */
+void speed_init(struct sim *s);
+/** Jitter: a new epoch (EV_SPEED): new speeds, running cores re-armed. */
+void speed_epoch(struct sim *s);
 
 /* sim_event.c: the event queue. */
 /** Queue an event of @kind for @who at time @t (@gen: the generation it

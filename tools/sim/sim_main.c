@@ -7,6 +7,9 @@
  *   fulsim --quality [--sets N] [--core-list 4,16,64,256]
  *          [--policies a,b] [--seed S] the balance-quality suite
  *   fulsim --speed [--repeat N]        simulated events per second
+ *   fulsim --alb [--runs N] [--seed S] paper 001's sets under count and
+ *                                      alb as ubench=alb runs them
+ *                                      (sim_alb.c), N seeded runs each
  *
  *   --policy NAME      mginkgo | fulcrum | alb | count | opzone (fulcrum)
  *   --triggers LIST    of timer, idle, wake, or none (timer,idle; opzone
@@ -16,6 +19,11 @@
  *   --icount           QEMU's -icount clock: with k cores busy, each runs
  *                      at 1 / k of simulated time (the emulator's
  *                      validation, docs/design.md "Simulator validation")
+ *   --jitter X         per-core speed jitter: speeds in 1 +- X, a level
+ *                      per core and a wobble per epoch (sim_clock.c);
+ *                      0..0.5 (0; --alb: 0.05)
+ *   --jitter-ms X      the epoch (10 ms)
+ *   --jitter-seed S    the speeds' seed (1; --alb draws one per run)
  *   --no-log           leave the decision log out
  *   --out FILE         write the JSON there instead of stdout
  *   --set NAME=VALUE   a policy tunable (up to 8; a policy without it
@@ -39,9 +47,9 @@ _Static_assert(sizeof(all_policies) / sizeof(*all_policies) == 5,
 struct opts {
 	struct sim_conf c;
 	const char *file, *out, *gen, *policies, *core_list;
-	unsigned cores, tasks, sets, repeat;
+	unsigned cores, tasks, sets, repeat, runs;
 	unsigned long seed;
-	bool quality, speed, triggers_set;
+	bool quality, speed, alb, triggers_set, jitter_set;
 };
 
 static void usage_exit(const char *fmt, const char *arg)
@@ -52,7 +60,8 @@ static void usage_exit(const char *fmt, const char *arg)
 		"[--ns-per-insn X] [--sample-ms X] [--icount] [--no-log] [--out F] [--set N=V] "
 		"(FILE.json | --gen uniform|bimodal|heavy --cores N --tasks T "
 		"[--seed S] | --quality [--sets N] [--core-list L] "
-		"[--policies L] | --speed [--repeat N])\n");
+		"[--policies L] | --speed [--repeat N] | --alb [--runs N] "
+		"[--seed S]) [--jitter X] [--jitter-ms X] [--jitter-seed S]\n");
 	exit(2);
 }
 
@@ -113,67 +122,55 @@ static void add_set(struct sim_conf *c, const char *v)
 	c->set_value[c->nset++] = val;
 }
 
-static void parse(struct opts *o, int argc, char **argv)
+/** Option @a with value @v (NULL: none), if it is one that takes a
+ *  value: true, with the value stored. */
+static bool value_opt(struct opts *o, const char *a, const char *v)
 {
-	sim_conf_default(&o->c);
-	o->c.sample = 10 * SIM_MS;
-	o->c.keep_log = true;
-	o->sets = 1000;
-	o->repeat = 3;
-	o->seed = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool used = true;
-		if (!strcmp(a, "--policy"))
-			o->c.policy = v;
-		else if (!strcmp(a, "--triggers"))
-			set_triggers(&o->c, v ? v : ""), o->triggers_set = true;
-		else if (!strcmp(a, "--ns-per-insn"))
-			o->c.ns_per_insn = num_arg(a, v, 0.001, 1000);
-		else if (!strcmp(a, "--sample-ms"))
-			o->c.sample = (unsigned long)(num_arg(a, v, 0, 1e6) * SIM_MS);
-		else if (!strcmp(a, "--out"))
-			o->out = v;
-		else if (!strcmp(a, "--gen"))
-			o->gen = v;
-		else if (!strcmp(a, "--cores"))
-			o->cores = (unsigned)num_arg(a, v, 1, SIM_MAX_CPUS);
-		else if (!strcmp(a, "--tasks"))
-			o->tasks = (unsigned)num_arg(a, v, 1, SIM_MAX_THREADS);
-		else if (!strcmp(a, "--seed"))
-			o->seed = (unsigned long)num_arg(a, v, 0, 1e15);
-		else if (!strcmp(a, "--sets"))
-			o->sets = (unsigned)num_arg(a, v, 1, 1e6);
-		else if (!strcmp(a, "--repeat"))
-			o->repeat = (unsigned)num_arg(a, v, 1, 1000);
-		else if (!strcmp(a, "--core-list"))
-			o->core_list = v;
-		else if (!strcmp(a, "--policies"))
-			o->policies = v;
-		else if (!strcmp(a, "--set"))
-			add_set(&o->c, v);
-		else
-			used = false;
-		if (used) {
-			if (!v)
-				usage_exit("%s needs a value", a);
-			i++;
-		} else if (!strcmp(a, "--icount")) {
-			o->c.icount = true;
-		} else if (!strcmp(a, "--no-log")) {
-			o->c.keep_log = false;
-		} else if (!strcmp(a, "--quality")) {
-			o->quality = true;
-		} else if (!strcmp(a, "--speed")) {
-			o->speed = true;
-		} else if (a[0] == '-' && a[1]) {
-			usage_exit("unknown option %s", a);
-		} else if (o->file) {
-			usage_exit("one workload file only (%s)", a);
-		} else {
-			o->file = a;
-		}
-	}
+	if (!strcmp(a, "--policy"))
+		o->c.policy = v;
+	else if (!strcmp(a, "--triggers"))
+		set_triggers(&o->c, v ? v : ""), o->triggers_set = true;
+	else if (!strcmp(a, "--ns-per-insn"))
+		o->c.ns_per_insn = num_arg(a, v, 0.001, 1000);
+	else if (!strcmp(a, "--sample-ms"))
+		o->c.sample = (unsigned long)(num_arg(a, v, 0, 1e6) * SIM_MS);
+	else if (!strcmp(a, "--out"))
+		o->out = v;
+	else if (!strcmp(a, "--gen"))
+		o->gen = v;
+	else if (!strcmp(a, "--cores"))
+		o->cores = (unsigned)num_arg(a, v, 1, SIM_MAX_CPUS);
+	else if (!strcmp(a, "--tasks"))
+		o->tasks = (unsigned)num_arg(a, v, 1, SIM_MAX_THREADS);
+	else if (!strcmp(a, "--seed"))
+		o->seed = (unsigned long)num_arg(a, v, 0, 1e15);
+	else if (!strcmp(a, "--sets"))
+		o->sets = (unsigned)num_arg(a, v, 1, 1e6);
+	else if (!strcmp(a, "--repeat"))
+		o->repeat = (unsigned)num_arg(a, v, 1, 1000);
+	else if (!strcmp(a, "--runs"))
+		o->runs = (unsigned)num_arg(a, v, 1, 100000);
+	else if (!strcmp(a, "--jitter"))
+		o->c.jitter = num_arg(a, v, 0, 0.5), o->jitter_set = true;
+	else if (!strcmp(a, "--jitter-ms"))
+		o->c.jitter_epoch =
+			(unsigned long)(num_arg(a, v, 0.001, 1e6) * SIM_MS);
+	else if (!strcmp(a, "--jitter-seed"))
+		o->c.jitter_seed = (unsigned long)num_arg(a, v, 0, 1e15);
+	else if (!strcmp(a, "--core-list"))
+		o->core_list = v;
+	else if (!strcmp(a, "--policies"))
+		o->policies = v;
+	else if (!strcmp(a, "--set"))
+		add_set(&o->c, v);
+	else
+		return false;
+	return true;
+}
+
+/** The policy and every --set known and in range: exits 2 otherwise. */
+static void check_policy(struct opts *o)
+{
 	struct lb_policy probe;
 	if (!o->c.policy || lb_policy_init(&probe, o->c.policy)) {
 		fprintf(stderr, "fulsim: --policy: no policy named \"%s\" "
@@ -196,8 +193,46 @@ static void parse(struct opts *o, int argc, char **argv)
 			usage_exit("--set %s: no policy has that tunable",
 				   o->c.set_name[i]);
 	}
+}
+
+static void parse(struct opts *o, int argc, char **argv)
+{
+	sim_conf_default(&o->c);
+	o->c.sample = 10 * SIM_MS;
+	o->c.keep_log = true;
+	o->sets = 1000;
+	o->repeat = 3;
+	o->runs = 200;
+	o->seed = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (value_opt(o, a, v)) {
+			if (!v)
+				usage_exit("%s needs a value", a);
+			i++;
+		} else if (!strcmp(a, "--icount")) {
+			o->c.icount = true;
+		} else if (!strcmp(a, "--no-log")) {
+			o->c.keep_log = false;
+		} else if (!strcmp(a, "--quality")) {
+			o->quality = true;
+		} else if (!strcmp(a, "--speed")) {
+			o->speed = true;
+		} else if (!strcmp(a, "--alb")) {
+			o->alb = true;
+		} else if (a[0] == '-' && a[1]) {
+			usage_exit("unknown option %s", a);
+		} else if (o->file) {
+			usage_exit("one workload file only (%s)", a);
+		} else {
+			o->file = a;
+		}
+	}
+	check_policy(o);
 	if (!o->triggers_set && !strcmp(o->c.policy, "opzone"))
 		o->c.trig_wake = true; /* opzone declines the timer */
+	if (o->alb && !o->jitter_set)
+		o->c.jitter = 0.05; /* the paper 001 runs' default */
 }
 
 static enum sim_dist dist_of(const char *name)
@@ -249,6 +284,8 @@ int sim_quality(const struct sim_conf *base, const char *const *pols,
 		unsigned npol, const unsigned *cores, unsigned ncores,
 		unsigned sets, unsigned long seed, FILE *f);
 int sim_speed(const struct sim_conf *base, unsigned repeat, FILE *f);
+int sim_alb(const struct sim_conf *base, unsigned runs, unsigned long seed,
+	    FILE *f);
 
 /** Split a comma list of names (into @out, at most @max). */
 static unsigned split(char *list, const char **out, unsigned max)
@@ -263,7 +300,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	parse(&o, argc, argv);
-	if (!o.quality && !o.speed)
+	if (!o.quality && !o.speed && !o.alb)
 		return run_one(&o);
 	FILE *f = o.out ? fopen(o.out, "w") : stdout;
 	if (!f) {
@@ -273,6 +310,8 @@ int main(int argc, char **argv)
 	int rc;
 	if (o.speed) {
 		rc = sim_speed(&o.c, o.repeat, f);
+	} else if (o.alb) {
+		rc = sim_alb(&o.c, o.runs, o.seed, f);
 	} else {
 		static char pbuf[128], cbuf[128];
 		const char *pols[8], *cl[8];

@@ -120,6 +120,10 @@ void sim_out_json(FILE *f, const struct sim_workload *w,
 		"\"migrate_running_ns\":%.0f,\"tick_ms\":%.3f,\n",
 		c->ns_per_insn, c->ns_per_insn * (double)c->mig_ready,
 		c->ns_per_insn * (double)c->mig_running, (double)c->tick / SIM_MS);
+	if (c->jitter > 0) /* only then: other runs' output is unchanged */
+		fprintf(f, "\"jitter\":%g,\"jitter_ms\":%g,\"jitter_seed\":%lu,\n",
+			c->jitter, (double)c->jitter_epoch / SIM_MS,
+			c->jitter_seed);
 	fprintf(f, "\"makespan_ms\":%.3f,\"lower_bound_ms\":%.3f,\"lpt_ms\":%.3f,\n",
 		(double)r->makespan / SIM_MS, (double)sim_lower_bound(w) / SIM_MS,
 		(double)sim_lpt(w) / SIM_MS);
@@ -167,14 +171,45 @@ unsigned long sim_ps(const struct sim_workload *w)
 	return (unsigned long)(t + 0.5);
 }
 
-unsigned long sim_list(const struct sim_workload *w)
+/** Makespan of list scheduling of the @n task lengths @x in their order:
+ *  each, run to completion, on the first core free (the least loaded one:
+ *  every core's finishing time is kept in a min-heap). */
+static unsigned long list_of(const unsigned long *x, unsigned n,
+			     unsigned ncpus)
 {
-	unsigned long *h = calloc(w->ncpus, sizeof(*h)), span = 0;
-	for (unsigned i = 0; i < w->nthreads; i++) {
-		h[0] += task_work(&w->t[i]); /* the next task, the first free core */
+	unsigned long *h = calloc(ncpus, sizeof(*h)), span = 0;
+	for (unsigned i = 0; i < n; i++) {
+		h[0] += x[i]; /* the next task, the first free core */
 		span = h[0] > span ? h[0] : span;
-		heap_down(h, w->ncpus, 0);
+		heap_down(h, ncpus, 0);
 	}
 	free(h);
+	return span;
+}
+
+unsigned long sim_list(const struct sim_workload *w)
+{
+	unsigned long *x = malloc(w->nthreads * sizeof(*x));
+	for (unsigned i = 0; i < w->nthreads; i++)
+		x[i] = task_work(&w->t[i]);
+	unsigned long span = list_of(x, w->nthreads, w->ncpus);
+	free(x);
+	return span;
+}
+
+unsigned long sim_list_random(const struct sim_workload *w,
+			      unsigned long *seed)
+{
+	unsigned long *x = malloc(w->nthreads * sizeof(*x));
+	for (unsigned i = 0; i < w->nthreads; i++)
+		x[i] = task_work(&w->t[i]);
+	for (unsigned i = w->nthreads; i > 1; i--) { /* Fisher-Yates */
+		unsigned j = (unsigned)(sim_rand(seed) % i);
+		unsigned long v = x[i - 1];
+		x[i - 1] = x[j];
+		x[j] = v;
+	}
+	unsigned long span = list_of(x, w->nthreads, w->ncpus);
+	free(x);
 	return span;
 }

@@ -7,11 +7,14 @@
  * distribution i mod 3 -- uniform, bimodal, heavy-tailed -- and
  * cores * (2 + a uniform 0..6) tasks), each run under every policy on
  * the same set. Per run: makespan / lower bound, where the bound is
- * max(longest task, total work / cores), and migrations per task; per
- * set also the same ratio of three yardsticks computed in closed form:
- * LPT (clairvoyant), ideal processor sharing and list scheduling in
- * release order (both non-clairvoyant; sim_out.c). Output: one JSON document with
- * every per-set figure (tools/sim_bench.py turns it into results).
+ * max(longest task, total work / cores), the makespan over ideal
+ * processor sharing's on the same set ("vs_ps"), and migrations per task;
+ * per set also the ratio to the lower bound of four yardsticks computed
+ * in closed form: LPT (clairvoyant), ideal processor sharing, and list
+ * scheduling in release order and in a random order drawn per set from
+ * the set's own seed stream (the last three non-clairvoyant; sim_out.c).
+ * Output: one JSON document with every per-set figure
+ * (tools/sim_bench.py turns it into results).
  *
  * Speed: simulated scheduling events per second of host time on a mixed
  * workload (threads that run and sleep in turns: releases, bursts,
@@ -44,8 +47,13 @@ static void conf_for(struct sim_conf *c, const struct sim_conf *base,
 }
 
 struct qrow {
-	double *ratio, *mig;
+	double *ratio, *vs_ps, *mig;
 };
+
+/* The yardsticks, in the order of their rows. */
+enum { REF_LPT, REF_PS, REF_LIST, REF_LIST_RANDOM, NREF };
+static const char *const ref_name[NREF] = {"lpt", "ps", "list",
+					   "list_random"};
 
 static void print_list(FILE *f, const char *key, const double *v, unsigned n)
 {
@@ -55,69 +63,107 @@ static void print_list(FILE *f, const char *key, const double *v, unsigned n)
 	fprintf(f, "]");
 }
 
+/* One core count's figures, per set: every policy's and every
+ * yardstick's (all arrays of `sets`). */
+struct qcell {
+	const struct sim_conf *base;
+	const char *const *pols;
+	unsigned npol, ncpus, sets;
+	struct qrow *row;          /* npol */
+	double *ref[NREF];         /* makespan / lower bound */
+	unsigned long events;
+	double cpu;
+};
+
+/** Set @i (generated from @s) under every policy and yardstick; 0 or 1. */
+static int quality_set(struct qcell *q, struct sim_workload *w, unsigned i,
+		       unsigned long s)
+{
+	unsigned n = q->ncpus * (2 + (unsigned)(sim_rand(&s) % 7));
+	n = n < SIM_MAX_THREADS ? n : SIM_MAX_THREADS;
+	sim_work_gen(w, q->ncpus, n, (enum sim_dist)(i % DIST_COUNT), &s);
+	double lb = (double)sim_lower_bound(w);
+	double ps = (double)sim_ps(w);
+	q->ref[REF_LPT][i] = (double)sim_lpt(w) / lb;
+	q->ref[REF_PS][i] = ps / lb;
+	q->ref[REF_LIST][i] = (double)sim_list(w) / lb;
+	/* s goes on from the set's sizes: the order is the set's own */
+	q->ref[REF_LIST_RANDOM][i] = (double)sim_list_random(w, &s) / lb;
+	for (unsigned p = 0; p < q->npol; p++) {
+		struct sim_conf c;
+		struct sim_result r;
+		conf_for(&c, q->base, q->pols[p]);
+		if (sim_run(w, &c, &r))
+			return 1;
+		if (r.unfinished) {
+			fprintf(stderr, "fulsim: %s, %u cores, set %u: "
+				"unfinished\n", q->pols[p], q->ncpus, i);
+			return 1;
+		}
+		q->row[p].ratio[i] = (double)r.makespan / lb;
+		q->row[p].vs_ps[i] = (double)r.makespan / ps;
+		q->row[p].mig[i] = (double)r.migrations / n;
+		q->events += r.events;
+		q->cpu += r.cpu_s;
+		sim_result_free(&r);
+	}
+	return 0;
+}
+
+/** The rows of @q: each policy's, then each yardstick's. */
+static void quality_print(const struct qcell *q, FILE *f, bool *first)
+{
+	for (unsigned p = 0; p < q->npol + NREF; p++) {
+		bool pol = p < q->npol;
+		fprintf(f, "%s\n {\"policy\":\"%s\",\"cores\":%u",
+			*first ? "" : ",",
+			pol ? q->pols[p] : ref_name[p - q->npol], q->ncpus);
+		*first = false;
+		print_list(f, "ratio", pol ? q->row[p].ratio : q->ref[p - q->npol],
+			   q->sets);
+		if (pol) {
+			print_list(f, "vs_ps", q->row[p].vs_ps, q->sets);
+			print_list(f, "mig_per_task", q->row[p].mig, q->sets);
+		}
+		fprintf(f, "}");
+		fflush(f);
+	}
+}
+
 /** All sets on @ncpus cores under every policy; rows printed to @f. */
 static int quality_cores(const struct sim_conf *base, const char *const *pols,
 			 unsigned npol, unsigned ncpus, unsigned sets,
 			 unsigned long seed, FILE *f, bool *first,
 			 unsigned long *events, double *cpu)
 {
-	struct qrow *row = calloc(npol, sizeof(*row));
-	double *ref[3]; /* LPT, processor sharing, list scheduling */
-	static const char *const ref_name[3] = {"lpt", "ps", "list"};
-	for (unsigned k = 0; k < 3; k++)
-		ref[k] = calloc(sets, sizeof(double));
+	struct qcell q = {.base = base, .pols = pols, .npol = npol,
+			  .ncpus = ncpus, .sets = sets};
 	struct sim_workload w = {0};
+	int rc = 0;
+	q.row = calloc(npol, sizeof(*q.row));
+	for (unsigned k = 0; k < NREF; k++)
+		q.ref[k] = calloc(sets, sizeof(double));
 	for (unsigned p = 0; p < npol; p++) {
-		row[p].ratio = calloc(sets, sizeof(double));
-		row[p].mig = calloc(sets, sizeof(double));
+		q.row[p].ratio = calloc(sets, sizeof(double));
+		q.row[p].vs_ps = calloc(sets, sizeof(double));
+		q.row[p].mig = calloc(sets, sizeof(double));
 	}
-	for (unsigned i = 0; i < sets; i++) {
-		unsigned long s = mix(seed, ncpus, i);
-		unsigned n = ncpus * (2 + (unsigned)(sim_rand(&s) % 7));
-		n = n < SIM_MAX_THREADS ? n : SIM_MAX_THREADS;
-		sim_work_gen(&w, ncpus, n, (enum sim_dist)(i % DIST_COUNT), &s);
-		double lb = (double)sim_lower_bound(&w);
-		ref[0][i] = (double)sim_lpt(&w) / lb;
-		ref[1][i] = (double)sim_ps(&w) / lb;
-		ref[2][i] = (double)sim_list(&w) / lb;
-		for (unsigned p = 0; p < npol; p++) {
-			struct sim_conf c;
-			struct sim_result r;
-			conf_for(&c, base, pols[p]);
-			if (sim_run(&w, &c, &r))
-				return 1;
-			if (r.unfinished) {
-				fprintf(stderr, "fulsim: %s, %u cores, set %u: "
-					"unfinished\n", pols[p], ncpus, i);
-				return 1;
-			}
-			row[p].ratio[i] = (double)r.makespan / lb;
-			row[p].mig[i] = (double)r.migrations / n;
-			*events += r.events;
-			*cpu += r.cpu_s;
-			sim_result_free(&r);
-		}
-	}
-	for (unsigned p = 0; p < npol + 3; p++) {
-		fprintf(f, "%s\n {\"policy\":\"%s\",\"cores\":%u", *first ? "" : ",",
-			p < npol ? pols[p] : ref_name[p - npol], ncpus);
-		*first = false;
-		print_list(f, "ratio", p < npol ? row[p].ratio : ref[p - npol],
-			   sets);
-		if (p < npol)
-			print_list(f, "mig_per_task", row[p].mig, sets);
-		fprintf(f, "}");
-		fflush(f);
-	}
+	for (unsigned i = 0; i < sets && !rc; i++)
+		rc = quality_set(&q, &w, i, mix(seed, ncpus, i));
+	if (!rc)
+		quality_print(&q, f, first);
+	*events += q.events;
+	*cpu += q.cpu;
 	for (unsigned p = 0; p < npol; p++) {
-		free(row[p].ratio);
-		free(row[p].mig);
+		free(q.row[p].ratio);
+		free(q.row[p].vs_ps);
+		free(q.row[p].mig);
 	}
-	free(row);
-	for (unsigned k = 0; k < 3; k++)
-		free(ref[k]);
+	free(q.row);
+	for (unsigned k = 0; k < NREF; k++)
+		free(q.ref[k]);
 	sim_work_free(&w);
-	return 0;
+	return rc;
 }
 
 int sim_quality(const struct sim_conf *base, const char *const *pols,
