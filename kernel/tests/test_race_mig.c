@@ -14,6 +14,18 @@ static uint32_t mr_cpu_of(struct thread *t)
 	return atomic_load(&t->cpu);
 }
 
+/** Start @fn on @cpu at priority 20 as thread @name; the thread, its id
+ *  in *@tid, or NULL if it could not be created (or is gone already). */
+static struct thread *race_thread(const char *name, unsigned cpu,
+				  void (*fn)(void *), tid_t *tid)
+{
+	struct thread_attr ta = {.name = name, .prio = 20, .slice_ms = 2,
+				 .cpu = cpu};
+	int r = thread_create(&ta, fn, NULL);
+	*tid = r > 0 ? (tid_t)r : 0;
+	return r > 0 ? thread_lookup((tid_t)r) : NULL;
+}
+
 /* ---- a thread moved while running is published MIGRATING first ---- */
 
 static struct run_race {
@@ -62,12 +74,7 @@ KTEST(mig_running_published_migrating, 3)
 	rn = (struct run_race){0};
 	rn.a = (this_cpu_id() + 1) % machine.ncpus;
 	rn.b = (this_cpu_id() + 2) % machine.ncpus;
-	struct thread_attr ta = {.name = "rn-t", .prio = 20, .slice_ms = 2,
-				 .cpu = rn.a};
-	int tid = thread_create(&ta, run_race_main, NULL);
-	KT_CHECK(tid > 0);
-	rn.tid = (tid_t)tid;
-	rn.t = thread_lookup(rn.tid);
+	rn.t = race_thread("rn-t", rn.a, run_race_main, &rn.tid);
 	KT_CHECK(rn.t != NULL);
 	race_hook_set(run_race_hook);
 	atomic_store(&rn.go, 1);
@@ -163,12 +170,7 @@ KTEST(mig_switchout_one_writer, 3)
 	ot.b = (this_cpu_id() + 2) % machine.ncpus;
 	uint64_t win_ms = load_area.hdr.util_win_ms;
 	KT_CHECK_EQ(load_win_set(FUL_UTIL_WIN_MS_MIN), 0);
-	struct thread_attr ta = {.name = "ot-t", .prio = 20, .slice_ms = 2,
-				 .cpu = ot.a};
-	int tid = thread_create(&ta, out_race_main, NULL);
-	KT_CHECK(tid > 0);
-	ot.tid = (tid_t)tid;
-	ot.t = thread_lookup(ot.tid);
+	ot.t = race_thread("ot-t", ot.a, out_race_main, &ot.tid);
 	KT_CHECK(ot.t != NULL);
 	race_hook_set(out_race_hook);
 	atomic_store(&ot.go, 1);
@@ -229,11 +231,8 @@ static void acct_spin_main(void *arg)
 KTEST(runtime_read_monotonic, 2)
 {
 	ar = (struct acct_race){.b = (this_cpu_id() + 1) % machine.ncpus};
-	struct thread_attr ta = {.name = "ar-t", .prio = 20, .slice_ms = 2,
-				 .cpu = ar.b};
-	int tid = thread_create(&ta, acct_spin_main, NULL);
-	KT_CHECK(tid > 0);
-	ar.t = thread_lookup((tid_t)tid);
+	tid_t tid;
+	ar.t = race_thread("ar-t", ar.b, acct_spin_main, &tid);
 	KT_CHECK(ar.t != NULL);
 	KT_WAIT(sched_thread_runtime(ar.t) > ms_to_ticks(3), KT_TIMEOUT_MS);
 	race_hook_set(acct_race_hook);
@@ -254,7 +253,7 @@ KTEST(runtime_read_monotonic, 2)
 	after = sched_thread_runtime(ar.t);
 	race_hook_set(NULL);
 	atomic_store(&ar.stop, 1);
-	KT_WAIT(thread_lookup((tid_t)tid) == NULL, KT_TIMEOUT_MS);
+	KT_WAIT(thread_lookup(tid) == NULL, KT_TIMEOUT_MS);
 	KT_CHECK_EQ(atomic_load(&ar.hits), 1);
 	KT_CHECK(atomic_load(&ar.read_done));
 	if (back || after < during)
@@ -309,11 +308,8 @@ KTEST(loadcheck_stale_window_params, 3)
 	sl.a = (this_cpu_id() + 1) % machine.ncpus;
 	unsigned b = (this_cpu_id() + 2) % machine.ncpus; /* idle */
 	uint64_t win_ms = load_area.hdr.util_win_ms;
-	struct thread_attr ta = {.name = "sl-t", .prio = 20, .slice_ms = 2,
-				 .cpu = sl.a};
-	int tid = thread_create(&ta, stale_main, NULL);
-	KT_CHECK(tid > 0);
-	sl.t = thread_lookup((tid_t)tid);
+	tid_t tid;
+	sl.t = race_thread("sl-t", sl.a, stale_main, &tid);
 	KT_CHECK(sl.t != NULL);
 	/* b holds the parameters of now: a thread runs there until a tick
 	 * of b takes them, then b idles */
@@ -327,12 +323,12 @@ KTEST(loadcheck_stale_window_params, 3)
 	KT_WAIT(atomic_load(&sl.parked) &&
 			atomic_load(&sl.t->state) == T_BLOCKED,
 		KT_TIMEOUT_MS);
-	int moved = thread_migrate((tid_t)tid, b);
+	int moved = thread_migrate(tid, b);
 	bool stale = cpus[b].win_seq != load_area.hdr.util_seq;
 	int called = icc_call_sync(b, stale_verify, NULL);
 	thread_wake(sl.t);
 	load_win_set(win_ms);
-	KT_WAIT(thread_lookup((tid_t)tid) == NULL, KT_TIMEOUT_MS);
+	KT_WAIT(thread_lookup(tid) == NULL, KT_TIMEOUT_MS);
 	KT_CHECK_EQ(atomic_load(&sl.spin_timeouts), 0);
 	KT_CHECK_EQ(moved, 0);
 	KT_CHECK(stale); /* the case under test: b idled through the change */
