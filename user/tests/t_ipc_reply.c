@@ -249,9 +249,13 @@ static void timeouts_call(struct ut *ut, struct it_fix *f)
 {
 	long ep = it_ep(f), err = 0;
 	IT_OK(ep);
-	it_peer(f, it_core(1), IT_ARG0(IT_ECHO, 0), 0, (unsigned)ep,
-		FUL_R_READ, 0, &err);
+	struct ful_task *t = it_peer(f, it_core(1), IT_ARG0(IT_ECHO, 0), 0,
+				     (unsigned)ep, FUL_R_READ, 0, &err);
 	IT_OK(err);
+	/* The server waits on the endpoint before the call's short timeout
+	 * starts: a host that stops its vCPU for TMO_US while it starts
+	 * left the call untaken, and no report ever came. */
+	UT_WAIT(it_state(t->thread) == FUL_TS_BLOCKED);
 	struct ful_msg m = {.info = FUL_MSG(IT_L_NOREPLY, 0)};
 	unsigned long t0 = ful_counter();
 	UT_CHECK_EQ(ful_call((unsigned)ep, &m, TMO_US), -FUL_ETIMEOUT);
