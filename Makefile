@@ -12,9 +12,10 @@
 #   make model    Spin model check of the ICC protocol (tools/model/)
 #   make torture  the ICC torture run: a million requests on 2, 4 and 8
 #                 cores [CPUS=..] [SEED=..] [TORTURE_OPS=..]
-#   make bench    deterministic benchmarks -> build/bench/results.json
-#                 and their plots (installs python3-matplotlib)
-#   make bench-check  bounds on the benchmark medians
+#   make bench    every benchmark once -> build/bench/results.json and
+#                 their plots (installs python3-matplotlib)
+#   make bench-timed  the timed rows from N=20 boots -> build/bench/timed.json
+#   make bench-check  deterministic bounds, and the timed rows' decisions
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
 #   make soak     one suite of make test SOAK_N times (SOAK=user4)
 #   make trace    SCENARIO=demo|matmul|latency|ipc with the trace rings on
