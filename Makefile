@@ -362,6 +362,22 @@ FORCE:
 -include $(KIOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
+# The wake_path TCG plugin (tools/plugin/wake_path.c; docs/benchmarks.md,
+# "wake_path_<policy>"): a shared object for QEMU's -plugin, built with
+# the host compiler and no QEMU headers (Debian ships none; the plugin
+# declares the API functions it uses). make bench loads it into the
+# wake-up runs; tests/host/test_wake_plugin.py builds it with this rule.
+WAKE_PLUGIN := $(BUILD)/plugin/wake_path.so
+PLUGIN_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+	-fPIC -shared -fvisibility=hidden
+$(WAKE_PLUGIN): tools/plugin/wake_path.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(PLUGIN_CFLAGS) -o $@ $<
+
+.PHONY: plugin
+plugin: $(WAKE_PLUGIN)
+
 host-tests: $(HOST_TESTS) $(SIM)
 
 sim: $(SIM)
