@@ -13,7 +13,8 @@ switch), in six windows whose samples are known to the instruction.
                            the expected samples exactly (8, 11, 11,
                            20: a plugin that counts nothing or per
                            block fails), its fields (nested, multi,
-                           late, unblocked, unmatched, the vCPU mask)
+                           late, unblocked, unmatched, the vCPU mask,
+                           max_alone, entries_max)
                            and each vCPU's total (vCPU 0's exact, 0 for
                            the one that never ran)
     refuses_bad_argument   a bad argument stops QEMU at start, with the
@@ -83,7 +84,8 @@ WINDOWS = (
     (("ENT", "TICK", "WAKE"), 2 + 3 * 2),
 )
 EXPECT = {"samples": 4, "nested": 1, "multi": 1, "late": 1,
-          "unblocked": 1, "unmatched": 1, "cpus": 1, "from_poll": 0}
+          "unblocked": 1, "unmatched": 1, "cpus": 1, "from_poll": 0,
+          "max_alone": 11, "entries_max": 2}
 
 
 def guest():

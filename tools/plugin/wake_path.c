@@ -49,7 +49,9 @@
  *       arm and the mark, the deadline had passed when the kernel
  *       looked; no sample); unmatched (other marks without a waking
  *       interrupt since their arm; no sample); from_poll (windows
- *       opened by a poll entry)
+ *       opened by a poll entry); max_alone (the longest window with no
+ *       other interrupt in it); entries_max (the most interrupts in one
+ *       window, the waking one included)
  *   WAKE-PATH-PCT <seg> <p0> ... <p100>   the 101 percentiles
  * then WAKE-PATH-TOTAL with each vCPU's instruction count. The first
  * unmatched marks of a segment are described as they happen
@@ -179,7 +181,7 @@ struct seg {
 	uint64_t *s; /* samples */
 	size_t n, cap;
 	uint64_t cpus, user_max, nested, multi, late, unblocked, unmatched;
-	uint64_t from_poll;
+	uint64_t from_poll, max_alone, entries_max;
 	unsigned misses; /* unmatched marks described so far */
 };
 
@@ -279,13 +281,18 @@ static void mark(unsigned int vcpu, struct vcpu *c)
 		c->armed = false;
 		return;
 	}
-	uint64_t user = c->nu - w->nu;
+	uint64_t v = c->n - w->n, user = c->nu - w->nu;
+	uint64_t ents = c->ents - w->ents + 1; /* the waking one included */
 	unsigned before = c->sw ? c->wakes_sw : c->wakes;
-	seg_add(g, c->n - w->n);
+	seg_add(g, v);
 	g->cpus |= 1ull << (vcpu & 63);
 	if (user > g->user_max)
 		g->user_max = user;
-	g->nested += c->ents != w->ents;
+	g->nested += ents > 1;
+	if (ents == 1 && v > g->max_alone)
+		g->max_alone = v;
+	if (ents > g->entries_max)
+		g->entries_max = ents;
 	g->multi += before > 1;
 	g->late += c->wakes != before;
 	g->from_poll += w->poll;
@@ -411,11 +418,13 @@ static int cmp_u64(const void *a, const void *b)
 static void report_seg(size_t k, struct seg *g)
 {
 	static const char *const keys[] = {
-		"cpus", "user_max",  "nested",    "multi",
-		"late", "unblocked", "unmatched", "from_poll"};
-	uint64_t vals[] = {g->cpus,      g->user_max,  g->nested,
-			   g->multi,     g->late,      g->unblocked,
-			   g->unmatched, g->from_poll};
+		"cpus",      "user_max",  "nested",    "multi",
+		"late",      "unblocked", "unmatched", "from_poll",
+		"max_alone", "entries_max"};
+	uint64_t vals[] = {g->cpus,      g->user_max,    g->nested,
+			   g->multi,     g->late,        g->unblocked,
+			   g->unmatched, g->from_poll,   g->max_alone,
+			   g->entries_max};
 	outf("WAKE-PATH %zu samples %zu\n", k, g->n);
 	for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
 		outf("WAKE-PATH %zu %s %llu\n", k, keys[i],
