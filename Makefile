@@ -557,15 +557,17 @@ BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 	$(BENCH_MTTCG) ubench=$$b,disk,cache=1024,fs,fs_spin=200 --cpus 4 --timeout 3000 \
 	--disk $(BENCH_EXT2_IMG) && $(BENCH_FSCK) || exit 1; done
 
-bench: kernel sim
+bench: kernel sim $(WAKE_PLUGIN)
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	$(BENCH_REPORT) --cpus 4 --repeat 2 --merge --gic 3 --append bench=all \
 		--only sgi_trigger,sgi_handle,mailbox_post --suffix _gicv3
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
-	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 2400 \
+		--wake-path-plugin $(WAKE_PLUGIN)
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
-	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 600 \
-		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 1200 \
+		--append ubench=wake,wake_policy=off,wake_stress_here \
+		--wake-path-plugin $(WAKE_PLUGIN)
 	$(MAKE) $(KERNEL_IRQSTAT)
 	$(BENCH_IRQSTAT) --cpus 4 --append ubench=wake --timeout 1200
 	$(BENCH_IRQSTAT) --cpus 4 --timeout 600 \
