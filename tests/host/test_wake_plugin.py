@@ -23,7 +23,8 @@ switch), in six windows whose samples are known to the instruction.
                            segments after the guest's WAKE-PATH-SEG
                            lines, and fails when the plugin has none
 
-The plugin is built by its Makefile rule (make plugin). About 2 s.
+The plugin is built by its Makefile rule (make plugin). A few seconds
+(two QEMU starts of about a second each).
 
     test_wake_plugin.py [substring]    run only tests whose name contains it
 """
