@@ -373,6 +373,22 @@ FORCE:
 -include $(KIOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
+# The wake_path TCG plugin (tools/plugin/wake_path.c; docs/benchmarks.md,
+# "wake_path_<policy>"): a shared object for QEMU's -plugin, built with
+# the host compiler and no QEMU headers (Debian ships none; the plugin
+# declares the API functions it uses). make bench loads it into the
+# wake-up runs; tests/host/test_wake_plugin.py builds it with this rule.
+WAKE_PLUGIN := $(BUILD)/plugin/wake_path.so
+PLUGIN_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+	-fPIC -shared -fvisibility=hidden
+$(WAKE_PLUGIN): tools/plugin/wake_path.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)$(HOSTCC) $(PLUGIN_CFLAGS) -o $@ $<
+
+.PHONY: plugin
+plugin: $(WAKE_PLUGIN)
+
 host-tests: $(HOST_TESTS) $(SIM)
 
 sim: $(SIM)
@@ -457,8 +473,8 @@ IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=25
 # one test per boot or tool; docs/benchmarks.md "Smoke run").
 BENCH_SMOKE := tools/bench_smoke.py --kernel $(KERNEL) \
 	--kernel-irqstat $(KERNEL_IRQSTAT) --kernel-notrace $(KERNEL_NOTRACE) \
-	--sim $(SIM) --out $(BUILD)/bench-smoke
-test: kernel host-tests $(KERNEL_VARIANTS)
+	--sim $(SIM) --wake-plugin $(WAKE_PLUGIN) --out $(BUILD)/bench-smoke
+test: kernel host-tests $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
 		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
@@ -474,7 +490,7 @@ test: kernel host-tests $(KERNEL_VARIANTS)
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
-bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS)
+bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 	$(PYTHON) tests/harness/run_tests.py --host-bin "$(BENCH_SMOKE)" \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/bench-smoke-logs
 
@@ -567,16 +583,18 @@ BENCH_REPORT_STORAGE = $(BENCH_EXT2_PREP) && \
 
 # The plots at its end need python3-matplotlib: setup installs it first,
 # before the long runs (make test needs no matplotlib).
-bench: kernel sim
+bench: kernel sim $(WAKE_PLUGIN)
 	./scripts/setup.sh plots
 	$(BENCH_REPORT) --cpus 4 --repeat 2
 	$(BENCH_REPORT) --cpus 4 --repeat 2 --merge --gic 3 --append bench=all \
 		--only sgi_trigger,sgi_handle,mailbox_post --suffix _gicv3
 	for b in ipc ipc,fastpath=0 lb migrate frame sys; do $(BENCH_ICOUNT) ubench=$$b || exit 1; done
-	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 1200
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --append ubench=wake --timeout 2400 \
+		--wake-path-plugin $(WAKE_PLUGIN)
 	$(BENCH_MTTCG) ubench=wake,wake_mttcg,wake_samples=2000 --cpus 2 --timeout 1200
-	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 600 \
-		--append ubench=wake,wake_policy=off,wake_stress_here
+	$(BENCH_REPORT) --cpus 4 --repeat 1 --merge --timeout 1200 \
+		--append ubench=wake,wake_policy=off,wake_stress_here \
+		--wake-path-plugin $(WAKE_PLUGIN)
 	$(MAKE) $(KERNEL_IRQSTAT)
 	$(BENCH_IRQSTAT) --cpus 4 --append ubench=wake --timeout 1200
 	$(BENCH_IRQSTAT) --cpus 4 --timeout 600 \

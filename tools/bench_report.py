@@ -18,6 +18,9 @@ bench-timed decides it. A timed row whose figure is a ratio of two
 results gets a result of its own once both are in results.json. With --repeat 2 it boots twice and checks that
 every sample is identical across boots. --from-log parses saved logs
 instead of booting (repeat it to check determinism between logs).
+With --wake-path-plugin it loads the wake_path TCG plugin
+(tools/plugin/) and adds its figures, wake_path_<policy>, to the
+results, as if the guest had printed them (tools/plugin/wake_path.py).
 """
 
 import argparse
@@ -26,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +37,8 @@ sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, HERE)
 import bench_kinds  # noqa: E402  (the kinds of row, a timed row's figure)
 import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
+sys.path.insert(0, os.path.join(HERE, "plugin"))
+import wake_path  # noqa: E402  (tools/plugin/wake_path.py)
 
 TABLE_RUNS = (10, 20, 30, 40, 50)
 TAIL_LINES = 30
@@ -95,6 +101,21 @@ def parse_bench_line(line, lines):
         raise BenchError(f"BENCH {m.group(1)}: n={m.group(3)} but "
                          f"{len(samples)} samples", lines)
     return m.group(1), m.group(2), samples
+
+
+def add_plugin_results(benches, lines, plugin_lines):
+    """Add the wake_path plugin's results (and their fields) for the
+    guest's WAKE-PATH-SEG lines to `benches`; BenchError if the plugin
+    has none for one of them."""
+    try:
+        found, stats = wake_path.results(lines, plugin_lines)
+    except wake_path.PluginError as exc:
+        raise BenchError(f"wake_path plugin: {exc}", lines) from exc
+    for name, fields in stats.items():
+        for key, value in fields.items():
+            STATS.setdefault(name, {}).setdefault(key, value)
+    benches.update(found)
+    return benches
 
 
 def read_log(path):
@@ -265,7 +286,8 @@ def print_failure(exc):
 
 
 def boot(opts, index):
-    """Boot the kernel once and return its output lines."""
+    """Boot the kernel once; return its parsed {name: (unit, samples)}
+    (the plugin's results added with --wake-path-plugin)."""
     icount = qemu.ICOUNT_DISK_ARGS if opts.disk else qemu.ICOUNT_ARGS
     extra = ([] if opts.no_icount else icount) + \
         shlex.split(opts.extra_qemu_args) + \
@@ -273,23 +295,45 @@ def boot(opts, index):
     log = os.path.join(opts.out, f"boot{index}.log")
     print(f"bench: boot {index} (-smp {opts.cpus} \"{opts.append}\"), "
           f"log {log}", flush=True)
+    plugin = opts.wake_path_plugin
+    try:
+        plugin_argv = wake_path.plugin_argv(opts.kernel) if plugin else ()
+    except (OSError, subprocess.CalledProcessError,
+            wake_path.PluginError) as exc:
+        raise BenchError(f"wake_path plugin: {exc}") from exc
     res = qemu.run_qemu(opts.kernel, opts.cpus, opts.append, opts.timeout,
-                        log, extra, gic=opts.gic or None)
+                        log, extra, gic=opts.gic or None, plugin=plugin,
+                        plugin_argv=plugin_argv)
     if res.error:
         raise BenchError(res.error, res.output)
     if res.timed_out:
         raise BenchError(f"timeout after {opts.timeout:g}s", res.lines)
     print(f"bench: boot {index} took {res.elapsed:.1f}s", flush=True)
-    return res.lines
+    benches = parse_log(res.lines)
+    if plugin:
+        add_plugin_results(benches, res.lines,
+                           [s for s in res.stderr
+                            if wake_path.is_plugin_line(s)])
+    return benches
+
+
+def from_log(path):
+    """Parse a saved log (the plugin's lines too, if it has them)."""
+    lines = read_log(path)
+    benches = parse_log(lines)
+    plugin_lines = [s for s in lines if wake_path.is_plugin_line(s)]
+    if plugin_lines:
+        add_plugin_results(benches, lines, plugin_lines)
+    return benches
 
 
 def collect_boots(opts):
     """Return one parsed {name: (unit, samples)} dict per boot or log."""
     if opts.from_log:
-        return [parse_log(read_log(path)) for path in opts.from_log]
+        return [from_log(path) for path in opts.from_log]
     if not opts.kernel:
         sys.exit("bench_report: need --kernel or --from-log")
-    return [parse_log(boot(opts, i)) for i in range(1, opts.repeat + 1)]
+    return [boot(opts, i) for i in range(1, opts.repeat + 1)]
 
 
 def rename(boot, only, suffix):
@@ -366,6 +410,9 @@ def parse_args(argv):
     ap.add_argument("--suffix", default="",
                     help="append this to every result name kept (e.g. "
                          "_gicv3: the same benchmarks on GICv3)")
+    ap.add_argument("--wake-path-plugin", metavar="SO",
+                    help="load the wake_path TCG plugin (build/plugin/"
+                         "wake_path.so) and add its wake_path_* results")
     ap.add_argument("--merge", action="store_true",
                     help="merge into an existing results.json by name")
     ap.add_argument("--from-log", action="append", metavar="FILE",

@@ -56,6 +56,7 @@ class Boot:
     args: str
     kernel: str = "default"  # or "irqstat"
     disk: str = None         # None, "zero" (4 MiB of zeros) or "ext2"
+    plugin: bool = False     # with the wake_path TCG plugin, as make bench
 
 
 # The boots of the Makefile's bench rule, in its order, with the same
@@ -69,11 +70,12 @@ BOOTS = [
 ] + [Boot(n, f"--cpus 4 --append ubench={a}") for n, a in (
     ("ipc", "ipc"), ("ipc_slowpath", "ipc,fastpath=0"), ("lb", "lb"),
     ("migrate", "migrate"), ("frame", "frame"), ("sys", "sys"))] + [
-    Boot("wake", "--cpus 4 --append ubench=wake"),
+    Boot("wake", "--cpus 4 --append ubench=wake", plugin=True),
     Boot("wake_mttcg", "--no-icount --cpus 2 "
          "--append ubench=wake,wake_mttcg,wake_samples=2000"),
     Boot("wake_here", "--cpus 4 "
-         "--append ubench=wake,wake_policy=off,wake_stress_here"),
+         "--append ubench=wake,wake_policy=off,wake_stress_here",
+         plugin=True),
     Boot("irqstat_wake", "--cpus 4 --append ubench=wake "
          "--only wake_irqmask_*", kernel="irqstat"),
     Boot("irqstat_wake_here", "--cpus 4 --append "
@@ -141,6 +143,8 @@ def run_boot(boot, opts, meta):
         img = os.path.join(rundir, "disk.img")
         prepare_disk(boot.disk, img)
         argv += ["--disk", img]
+    if boot.plugin:
+        argv += ["--wake-path-plugin", opts.wake_plugin]
     bopts = bench_report.parse_args(argv)
     bopts.append += "," + QUICK
     try:
@@ -234,6 +238,8 @@ def parse_args(argv):
     ap.add_argument("--kernel-irqstat", required=True)
     ap.add_argument("--kernel-notrace", required=True)
     ap.add_argument("--sim", required=True)
+    ap.add_argument("--wake-plugin", required=True,
+                    help="the wake_path TCG plugin (build/plugin/wake_path.so)")
     ap.add_argument("--out", default="build/bench-smoke")
     ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
     ap.add_argument("--timeout", type=float, default=120,

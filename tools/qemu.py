@@ -10,14 +10,16 @@ next to the other helpers the Makefile runs, because `make run` and
 `make bench` use it as much as the tests do.
 
     qemu.py --kernel K [--cpus N] [--gic 2|3] [--append ARGS] [--mem SIZE]
-            [--disk IMG [--disk-legacy]] [--dumpdtb FILE] [--print]
-            [-- EXTRA QEMU ARGS]
+            [--disk IMG [--disk-legacy]] [--plugin SO[,KEY=VALUE...]]
+            [--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS]
     qemu.py --smoke
 
 The first form execs QEMU (the terminal stays QEMU's: Ctrl-A x quits),
 or with --print only prints the command. --smoke creates the machine
 once and, if QEMU cannot, says which Debian package is missing
-(scripts/setup.sh runs it).
+(scripts/setup.sh runs it). --plugin loads a TCG plugin
+(tools/plugin/: its arguments after the file, comma-separated; what it
+writes goes to QEMU's stderr).
 
 run() boots a command with a timeout and a log file. The kernel prints
 to the serial console, which `-nographic` puts on QEMU's stdout; QEMU's
@@ -118,9 +120,18 @@ def gic_version(cpus, gic=None):
     return gic
 
 
+def plugin_args(plugin, args=()):
+    """QEMU arguments loading TCG plugin `plugin` (a shared object) with
+    `args` ("key=value" strings), its output (qemu_plugin_outs) on
+    QEMU's log, stderr: `-d plugin` turns that log on. QEMU 7.2 takes
+    plugin API version 1 (tools/plugin/wake_path.c)."""
+    return ["-plugin", ",".join([os.path.abspath(plugin)] + list(args)),
+            "-d", "plugin"]
+
+
 def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
                   dumpdtb=None, nic_none=True, disk=None, disk_legacy=False,
-                  gic=None):
+                  gic=None, plugin=None, plugin_argv=()):
     """Return the QEMU argv that boots `kernel` on `cpus` cores.
 
     `-nic none`: Fulcrum has no network driver, and `-M virt` would
@@ -131,6 +142,7 @@ def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
     tests only: it shows that they can see the default NIC. `disk`
     attaches a raw image (disk_args). `gic` picks the interrupt
     controller (gic_version: by default v2 up to 8 cores, v3 above).
+    `plugin` loads a TCG plugin with `plugin_argv` (plugin_args).
     """
     machine = (f"{MACHINE},gic-version={gic_version(cpus, gic)}" +
                (f",dumpdtb={dumpdtb}" if dumpdtb else ""))
@@ -148,6 +160,8 @@ def build_command(kernel, cpus, append="", extra_args=(), mem=DEFAULT_MEM,
     cmd += ["-kernel", kernel, "-append", append]
     if disk:
         cmd += disk_args(disk, disk_legacy)
+    if plugin:
+        cmd += plugin_args(plugin, plugin_argv)
     return cmd + list(extra_args)
 
 
@@ -546,9 +560,11 @@ def _core_text(core, names):
 
 
 def run_qemu(kernel, cpus, append, timeout, log_path, extra_args=(),
-             gic=None):
-    """Boot `kernel` in QEMU and return the RunResult."""
-    return run(build_command(kernel, cpus, append, extra_args, gic=gic),
+             gic=None, plugin=None, plugin_argv=()):
+    """Boot `kernel` in QEMU (with TCG plugin `plugin` if given) and
+    return the RunResult."""
+    return run(build_command(kernel, cpus, append, extra_args, gic=gic,
+                             plugin=plugin, plugin_argv=plugin_argv),
                timeout, log_path)
 
 
@@ -606,7 +622,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         usage="%(prog)s --kernel K [--cpus N] [--gic 2|3] [--append ARGS] "
-              "[--mem SIZE] "
+              "[--mem SIZE] [--plugin SO[,KEY=VALUE...]] "
               "[--dumpdtb FILE] [--print] [-- EXTRA QEMU ARGS] | --smoke")
     ap.add_argument("--kernel", help="kernel image to boot")
     ap.add_argument("--cpus", type=int, default=4, help="cores (default 4)")
@@ -619,6 +635,9 @@ def parse_args(argv):
                     help="attach raw image IMG as a virtio-blk disk")
     ap.add_argument("--disk-legacy", action="store_true",
                     help="the disk on the legacy virtio-mmio transport")
+    ap.add_argument("--plugin", metavar="SO[,KEY=VALUE...]",
+                    help="load a TCG plugin with its arguments (its "
+                         "output on stderr: -d plugin)")
     ap.add_argument("--dumpdtb", metavar="FILE",
                     help="write the machine's device tree to FILE and exit")
     ap.add_argument("--print", action="store_true",
@@ -641,9 +660,11 @@ def main(argv=None):
     opts = parse_args(argv)
     if opts.smoke:
         return smoke()
+    plugin, *plugin_argv = opts.plugin.split(",") if opts.plugin else [None]
     cmd = build_command(opts.kernel, opts.cpus, opts.append, extra,
                         mem=opts.mem, dumpdtb=opts.dumpdtb, disk=opts.disk,
-                        disk_legacy=opts.disk_legacy, gic=opts.gic)
+                        disk_legacy=opts.disk_legacy, gic=opts.gic,
+                        plugin=plugin, plugin_argv=plugin_argv)
     if opts.print:
         print(shlex.join(cmd))
         return 0

@@ -35,9 +35,14 @@
  * host core).
  * Output per policy: BENCH wake_latency_<policy> insn 101 p0 .. p100
  * (so min, median and max are exact), BENCH-STAT lines for mean and
- * p99, a WAKE-HIST line (log2 buckets of instructions), and BENCH
+ * p99, a WAKE-HIST line (log2 buckets of instructions), BENCH
  * migrations_wake_<policy> (threads that changed core during the run,
- * from the load area's mig_in).
+ * from the load area's mig_in), and a WAKE-PATH-SEG line: which segment
+ * of the wake_path plugin's output is this policy's (the measured
+ * thread marks its waits with HINTs, NOPs to the core; with the plugin
+ * loaded, tools/bench_report.py --wake-path-plugin adds the core's own
+ * instructions from the waking interrupt to the thread's first
+ * instruction after its wait: wake_path_<policy>, docs/benchmarks.md).
  *
  * On the instrumented kernel (build/kernel-irqstat.elf, which answers
  * FUL_SYS_IRQSTAT; the default kernel says ENOSYS and none of this is
@@ -75,6 +80,15 @@
 #define WK_NS_PER_TICK 16 /* at 62.5 MHz */
 #define WK_MAX_WINDOWS 1024
 
+/* The markers of the wake_path plugin (tools/plugin/wake_path.c, its
+ * default immediates): HINTs of the unallocated HINT space, which the
+ * core executes as NOPs. SEG: a policy's run begins (the plugin numbers
+ * its segments 0, 1, ... as wk_nseg does here); ARM and MARK bracket
+ * each wait (wk_wait). */
+#define WK_HINT_SEG "hint #0x7d"
+#define WK_HINT_ARM "hint #0x7e"
+#define WK_HINT_MARK "hint #0x7f"
+
 static const char *const wk_policies[] = {"off",   "mginkgo", "fulcrum",
 					  "count", "alb",     "opzone"};
 
@@ -87,6 +101,7 @@ static struct wk {
 	unsigned mask; /* wake_stress=: 1 hogs, 2 ping-pong, 4 churn */
 	unsigned cpu;  /* wake_cpu=: the measured core */
 	bool here;     /* wake_stress_here: every stress thread on it */
+	unsigned seg; /* the plugin's segment of this policy's run */
 	struct ful_thread th[WK_MAX_THREADS];
 	unsigned nth;
 	unsigned long lat[WK_MAX_SAMPLES];
@@ -290,14 +305,41 @@ static void wk_stress_stop(void)
 	wk.nth = 0;
 }
 
+/** ful_ntfn_wait(@ntfn, NULL, @timeout_us) with the plugin's markers:
+ *  ARM the instruction before the svc, MARK the first one after it (one
+ *  asm statement, so nothing the compiler schedules comes between). */
+static inline long wk_wait(unsigned ntfn, unsigned long timeout_us)
+{
+	register unsigned long x0 __asm__("x0") = ntfn;
+	register unsigned long x1 __asm__("x1") = 0;
+	register unsigned long x2 __asm__("x2") = 0;
+	register unsigned long x3 __asm__("x3") = 0;
+	register unsigned long x4 __asm__("x4") = 0;
+	register unsigned long x5 __asm__("x5") = 0;
+	register unsigned long x6 __asm__("x6") = timeout_us;
+	register unsigned long x7 __asm__("x7") = 0;
+	register unsigned long x8 __asm__("x8") = FUL_SYS_NTFN_WAIT;
+	__asm__ volatile(WK_HINT_ARM "\n\tsvc #0\n\t" WK_HINT_MARK
+			 : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4),
+			   "+r"(x5), "+r"(x6), "+r"(x7)
+			 : "r"(x8)
+			 : "memory");
+	return (long)x0;
+}
+
+/** Runs of the measured thread so far: the plugin's segment numbers. */
+static unsigned wk_nseg;
+
 /** The measured thread: pinned to core 1 by its spawn and affinity. */
 static void wk_measured(void *arg)
 {
 	(void)arg;
 	unsigned long step = ful_us_to_ticks(WK_TIMEOUT_US);
+	__asm__ volatile(WK_HINT_SEG ::: "memory");
+	wk.seg = wk_nseg++;
 	for (unsigned i = 0; i < wk.nsamples; i++) {
 		unsigned long t0 = ful_counter();
-		ful_ntfn_wait((unsigned)wk.ntfn, NULL, WK_TIMEOUT_US);
+		wk_wait((unsigned)wk.ntfn, WK_TIMEOUT_US);
 		unsigned long t1 = ful_counter();
 		wk.lat[i] = t1 > t0 + step ? (t1 - t0 - step) * WK_NS_PER_TICK
 					   : 0;
@@ -342,6 +384,9 @@ static unsigned wk_report(const char *p, unsigned long migrations)
 	snprintf(name, sizeof name, "migrations_wake_%s%s",
 		 wk_tag(), p);
 	ful_bench_print(name, "threads", &migrations, 1);
+	/* which plugin segment is this policy's (tools/bench_report.py
+	 * names the plugin's figures wake_path_<tag><policy> by it) */
+	printf("WAKE-PATH-SEG %u wake_path_%s%s\n", wk.seg, wk_tag(), p);
 	return 2;
 }
 
