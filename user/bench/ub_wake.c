@@ -431,15 +431,20 @@ static unsigned wk_run(const char *p)
 				    .cpu = wk.cpu, .slice_ms = 10,
 				    .name = "wk-measured"};
 	int err = wk.no_stress ? 0 : wk_stress_start();
+	/* The IRQ-masked figures from before the measured thread starts,
+	 * and at least one window read: a short run (bench_quick) can end
+	 * before this thread first looks. */
+	wk_irq_start();
 	if (!err)
 		err = ful_thread_spawn(&a, &meas);
 	if (!err)
 		err = (int)ful_thread_set(FUL_SLOT_SCHED, (unsigned)meas.tid,
 					  FUL_TA_AFFINITY, 1ul << wk.cpu);
-	wk_irq_start();
-	while (!err && !atomic_load(&wk.measured_done)) {
-		ful_ntfn_wait((unsigned)wk.ntfn, NULL, 100000);
-		wk_irq_window();
+	if (!err) {
+		do {
+			ful_ntfn_wait((unsigned)wk.ntfn, NULL, 100000);
+			wk_irq_window();
+		} while (!atomic_load(&wk.measured_done));
 	}
 	unsigned long moved = wk_mig_in() - m0;
 	wk_stress_stop();
