@@ -123,6 +123,20 @@ OZTEST(figure4_mid_spot_moves_cpu1_to_cpu2)
 	CHECK_EQ(mv[0].cpu, 2);
 }
 
+/* The decision's `now` is in window i, but CPU1's tick rolled task 10's
+ * record into window i + 1 before the policy read it (the record is read
+ * after the snapshot's clock): its last window is window i, 60 %, and it
+ * is still the candidate; read as 0, the 25 % task was, below the spot,
+ * and nothing moved. */
+OZTEST(record_rolled_past_now_still_counts)
+{
+	figure4();
+	lb_fake_thread_util(&area, 10, now / W + 1, 10, 600 * W / 1000);
+	CHECK_EQ(rebalance(), 1);
+	CHECK_EQ(mv[0].tid, 10);
+	CHECK_EQ(dec.ut.task_util, 600);
+}
+
 OZTEST(figure4_high_spot)
 {
 	figure4();

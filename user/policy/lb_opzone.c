@@ -370,10 +370,15 @@ oz_weigh(const struct ful_load_page *ar, unsigned tid, unsigned src,
 	    !ful_cpus_has(aff, dst) ||
 	    (state != FUL_TS_READY && state != FUL_TS_RUNNING))
 		return false;
-	/* its windows (ful_util_thread without the general roll) */
+	/* its windows (ful_util_thread without the general roll). A record
+	 * one window ahead of `now`'s was rolled by its core's tick after
+	 * the snapshot was taken: its last window is `now`'s (read as 0, a
+	 * busy thread looked idle and was no candidate). */
 	unsigned long in = runtime >= base ? runtime - base : 0;
 	unsigned long idx = oz.win.idx; /* ~0 if no window */
-	unsigned long cur = widx == idx ? in : 0;
+	unsigned long cur = widx == idx ? in
+			    : idx != ~0ul && widx == idx + 1 ? wlast
+							     : 0;
 	unsigned long last = widx == idx       ? wlast
 			     : widx + 1 == idx ? in
 						  : 0;
