@@ -15,8 +15,15 @@ A timed row is decided from build/bench/timed.json (make bench-timed):
 PASS, FAIL or INCONCLUSIVE with its 95 % interval, the commit and date
 of its boots; a row not in it is INCONCLUSIVE (not run). Its single-boot
 value in results.json is printed as `single boot, not decided` and
-decides nothing. Ends with `N passed, M failed, K inconclusive`; exits
-1 only if some bound failed.
+decides nothing.
+
+A bounded row may carry "unreachable": why no policy of its kind can meet
+the bound, with the numbers (docs/benchmarks.md has the full account).
+It is still checked and printed: a miss is `UNREACHABLE` (counted apart,
+not a failure), a pass is a PASS with a note that the mark is stale.
+
+Ends with `N passed, M failed, K inconclusive` (and `, U unreachable`
+when some are); exits 1 only if some bound failed.
 """
 
 import argparse
@@ -29,6 +36,8 @@ sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, HERE)
 import bench_kinds  # noqa: E402  (the kinds and the timed decision)
 from bench_kinds import FAIL, INCONCLUSIVE, PASS  # noqa: E402
+
+UNREACHABLE = "UNREACHABLE"
 
 STATS = ("min", "median", "max", "mean")
 
@@ -122,12 +131,27 @@ def check_timed(name, bound, row, single):
     return decision, lines
 
 
+def mark_unreachable(name, why, decisions, lines):
+    """A row marked unreachable in principle: its misses become
+    UNREACHABLE (with the reason), its passes stay PASS with a note that
+    the mark no longer holds."""
+    missed = [d == FAIL for d in decisions]
+    lines = [f"{UNREACHABLE} {line[len('FAIL '):]}" if line.startswith("FAIL ")
+             else line for line in lines]
+    if any(missed):
+        lines.append(f"  {name}: unreachable in principle: {why}")
+    if not all(missed):
+        lines.append(f"  note: {name} met a bound marked unreachable: "
+                     f"drop the mark in bench_meta.json")
+    return [UNREACHABLE if m else d for d, m in zip(decisions, missed)], lines
+
+
 def check_all(meta, results, timed=None):
     """Print one line per decision; return {PASS: n, FAIL: m,
-    INCONCLUSIVE: k}. `timed` is timed.json's content (None: absent)."""
+    INCONCLUSIVE: k, UNREACHABLE: u}. `timed` is timed.json's content (None: absent)."""
     by_name = {r["name"]: r for r in results}
     timed_rows = (timed or {}).get("rows", {})
-    counts = {PASS: 0, FAIL: 0, INCONCLUSIVE: 0}
+    counts = {PASS: 0, FAIL: 0, INCONCLUSIVE: 0, UNREACHABLE: 0}
     for name, entry in meta.items():
         bound = (entry or {}).get("bound")
         if not bound:
@@ -138,6 +162,9 @@ def check_all(meta, results, timed=None):
             decisions = [decision]
         else:
             decisions, lines = check_deterministic(name, bound, by_name)
+            if entry.get("unreachable"):
+                decisions, lines = mark_unreachable(
+                    name, entry["unreachable"], decisions, lines)
         print("\n".join(lines))
         for decision in decisions:
             counts[decision] += 1
@@ -151,10 +178,13 @@ def unkinded(meta):
 
 
 def closing_line(counts):
-    """`N passed, M failed, K inconclusive` (harness parsers read the
-    `N passed, M failed` at its start)."""
-    return (f"{counts[PASS]} passed, {counts[FAIL]} failed, "
+    """`N passed, M failed, K inconclusive[, U unreachable]` (harness
+    parsers read the `N passed, M failed` at its start)."""
+    line = (f"{counts[PASS]} passed, {counts[FAIL]} failed, "
             f"{counts[INCONCLUSIVE]} inconclusive")
+    if counts.get(UNREACHABLE):
+        line += f", {counts[UNREACHABLE]} unreachable"
+    return line
 
 
 def main(argv=None):

@@ -111,12 +111,60 @@ def test_alb_bounds():
     return None
 
 
+def test_unreachable_mark():
+    """A row marked unreachable: a miss is UNREACHABLE with its reason,
+    counted apart, not a failure; a pass stays PASS with a stale-mark
+    note; an unmarked miss still fails."""
+    import contextlib
+    import io
+    meta = {"a": {"kind": "deterministic", "bound": {"mean_max": 1},
+                  "unreachable": "because"},
+            "b": {"kind": "deterministic", "bound": {"mean_max": 1}}}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        counts = bench_check.check_all(
+            meta, [{"name": "a", "mean": 2}, {"name": "b", "mean": 2}])
+    text = out.getvalue()
+    if counts[bench_check.FAIL] != 1 or counts[bench_check.UNREACHABLE] != 1:
+        return f"counts {counts!r}: expected one FAIL (b), one UNREACHABLE"
+    if "UNREACHABLE a mean 2 > 1" not in text or "because" not in text:
+        return f"the unreachable row's lines: {text!r}"
+    if not bench_check.closing_line(counts).endswith(", 1 unreachable"):
+        return f"closing line {bench_check.closing_line(counts)!r}"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        counts = bench_check.check_all(meta, [{"name": "a", "mean": 0.5},
+                                              {"name": "b", "mean": 0.5}])
+    if counts[bench_check.PASS] != 2 or "drop the mark" not in out.getvalue():
+        return f"a met bound marked unreachable: {counts!r} {out.getvalue()!r}"
+    return None
+
+
+def test_unreachable_rows_say_why():
+    """Every row of bench_meta.json marked unreachable has a bound, is
+    deterministic and gives its reason with a figure in it."""
+    with open(os.path.join(ROOT, "tools", "bench_meta.json"),
+              encoding="utf-8") as f:
+        meta = json.load(f)
+    for name, entry in meta.items():
+        why = (entry or {}).get("unreachable")
+        if why is None:
+            continue
+        if not entry.get("bound") or entry.get("kind") != "deterministic":
+            return f"{name}: marked unreachable without a deterministic bound"
+        if not isinstance(why, str) or not any(ch.isdigit() for ch in why):
+            return f"{name}: its reason gives no numbers: {why!r}"
+    return None
+
+
 TESTS = [
     ("ratio_plain", test_ratio_plain),
     ("ratio_zero_over_zero", test_ratio_zero_over_zero),
     ("ratio_over_each_of_a_list", test_ratio_over_each_of_a_list),
     ("paired_ratio", test_paired_ratio),
     ("alb_bounds", test_alb_bounds),
+    ("unreachable_mark", test_unreachable_mark),
+    ("unreachable_rows_say_why", test_unreachable_rows_say_why),
 ]
 
 if __name__ == "__main__":
