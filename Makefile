@@ -665,8 +665,8 @@ bench-check:
 # by the 95 % interval of its median into build/bench/timed.json, merged
 # by row (a rerun of one row keeps the others).
 .PHONY: bench-timed
-bench-timed: kernel
-	$(PYTHON) tools/bench_timed.py --kernel $(KERNEL) \
+bench-timed: kernel sim
+	$(PYTHON) tools/bench_timed.py --kernel $(KERNEL) --sim $(SIM) \
 		--meta tools/bench_meta.json --out $(BUILD)/bench \
 		$(if $(N),--n $(N)) $(if $(ROWS),--rows '$(ROWS)')
 

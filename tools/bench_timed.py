@@ -40,9 +40,10 @@ import bench_report  # noqa: E402  (the boot and its parsing)
 import ext2_image  # noqa: E402  (the ext2 image of the storage boots)
 import trace_export  # noqa: E402  (the lost records of a traced boot)
 import trace_run  # noqa: E402  (the traced scenarios' boot arguments)
+import sim_bench  # noqa: E402  (the simulator's speed runs)
 
-Boot = collections.namedtuple("Boot", "args ext2 trace_lost",
-                              defaults=(False, None))
+Boot = collections.namedtuple("Boot", "args ext2 trace_lost host",
+                              defaults=(False, None, False))
 
 
 def trace_boot_args(scenario):
@@ -69,6 +70,9 @@ BOOTS = {
                    "disk,cache=1024,fs,fs_spin=200", ext2=True),
     "matmul_trace": Boot(trace_boot_args("matmul"),
                          trace_lost="trace_lost_matmul"),
+    # Not a QEMU boot: one run of the simulator's speed workload on the
+    # host (tools/sim_bench.py's sim_events_per_s), timed in CPU time.
+    "sim_speed": Boot("--speed --repeat 1", host=True),
 }
 
 
@@ -120,6 +124,8 @@ def run_boot(name, index, opts, meta):
     """Boot BOOTS[name] once (round `index`); return {result name:
     result} of that boot. Raises bench_report.BenchError."""
     boot = BOOTS[name]
+    if boot.host:
+        return run_sim(boot, opts, meta)
     out = os.path.join(opts.out, "timed", name)
     argv = ["--kernel", opts.kernel, "--no-icount", "--out", out,
             "--meta", opts.meta] + shlex.split(boot.args)
@@ -139,6 +145,19 @@ def run_boot(name, index, opts, meta):
         results[boot.trace_lost] = bench_report.build_result(
             boot.trace_lost, "records", [trace_lost(lines)], meta)
     return results
+
+
+def run_sim(boot, opts, meta):
+    """One run of the simulator with BOOTS' arguments: {result name:
+    result} (tools/sim_bench.py names them). Raises BenchError."""
+    if not opts.sim:
+        raise bench_report.BenchError("sim_speed: need --sim", [])
+    cmd = [opts.sim] + shlex.split(boot.args)
+    try:
+        doc = sim_bench.run_json(cmd)
+    except (RuntimeError, ValueError) as exc:
+        raise bench_report.BenchError(f"sim_speed: {exc}", []) from None
+    return {r["name"]: r for r in sim_bench.speed_results(doc, meta)}
 
 
 def trace_lost(lines):
@@ -227,6 +246,7 @@ def parse_args(argv):
     """Parse the command line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", help="kernel ELF to boot")
+    ap.add_argument("--sim", help="fulsim, for the sim_speed runs")
     ap.add_argument("--meta", default=os.path.join(HERE, "bench_meta.json"))
     ap.add_argument("--out", default="build/bench",
                     help="writes OUT/timed.json, logs in OUT/timed/")

@@ -74,11 +74,16 @@ def quality(sim, sets, seed, cores):
                      str(seed), "--core-list", str(cores)])
 
 
-def results_of(rows, speed, meta):
-    """results.json entries from the quality rows and the speed runs."""
-    out = [bench_report.build_result(
+def speed_results(speed, meta):
+    """results.json entries of fulsim --speed's runs."""
+    return [bench_report.build_result(
         "sim_events_per_s", "events/s",
         [round(r["events_per_s"]) for r in speed["runs"]], meta)]
+
+
+def results_of(rows, speed, meta):
+    """results.json entries from the quality rows and the speed runs."""
+    out = speed_results(speed, meta)
     for row in rows:
         pol, n = row["policy"], row["cores"]
         ratios = [round(x, 4) for x in row["ratio"]]

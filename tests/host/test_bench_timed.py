@@ -278,6 +278,31 @@ def test_meta_kinds():
     return None
 
 
+def test_host_boot_runs_the_simulator():
+    """sim_speed is no QEMU boot: run_boot runs the --sim program with
+    its arguments and names its result as sim_bench does; a program that
+    fails is a BenchError, not a figure."""
+    import argparse
+    import stat
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = os.path.join(tmp, "fulsim")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\n[ "$1 $2 $3" = "--speed --repeat 1" ] || '
+                    'exit 3\necho \'{"runs":[{"events_per_s":2500000.4}]}\'\n')
+        os.chmod(fake, stat.S_IRWXU)
+        opts = argparse.Namespace(sim=fake, out=tmp, kernel=None, meta=None)
+        got = bench_timed.run_boot("sim_speed", 1, opts, {})
+        if got.get("sim_events_per_s", {}).get("median") != 2500000:
+            return f"sim_speed gave {got!r}"
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write("#!/bin/sh\nexit 1\n")
+        try:
+            bench_timed.run_boot("sim_speed", 2, opts, {})
+        except bench_report.BenchError:
+            return None
+        return "a failing simulator gave a figure"
+
+
 TESTS = [
     ("ci_ranks_table", test_ci_ranks_table),
     ("ci_ranks_coverage", test_ci_ranks_coverage),
@@ -290,6 +315,7 @@ TESTS = [
     ("row_samples_alternating", test_row_samples_alternating),
     ("timed_json_merge", test_timed_json_merge),
     ("meta_kinds", test_meta_kinds),
+    ("host_boot_runs_the_simulator", test_host_boot_runs_the_simulator),
 ]
 
 if __name__ == "__main__":
