@@ -18,6 +18,9 @@ bench-timed decides it. A timed row whose figure is a ratio of two
 results gets a result of its own once both are in results.json. With --repeat 2 it boots twice and checks that
 every sample is identical across boots. --from-log parses saved logs
 instead of booting (repeat it to check determinism between logs).
+With --median-of-boots the boots (or logs) are not compared: each
+result's samples become the boots' medians, one per boot, so its median
+is the median of the boots (a figure that follows the disk's timing).
 With --wake-path-plugin it loads the wake_path TCG plugin
 (tools/plugin/) and adds its figures, wake_path_<policy>, to the
 results, as if the guest had printed them (tools/plugin/wake_path.py).
@@ -336,6 +339,15 @@ def collect_boots(opts):
     return [boot(opts, i) for i in range(1, opts.repeat + 1)]
 
 
+def boots_medians(boots):
+    """One parsed boot from several: each result's samples are the
+    boots' medians of it, in boot order (results every boot has)."""
+    names = [n for n in boots[0] if all(n in b for b in boots)]
+    return {n: (boots[0][n][0],
+                [bench_kinds.median(b[n][1]) for b in boots])
+            for n in names}
+
+
 def rename(boot, only, suffix):
     """Keep the results named in the comma-separated `only` (all if
     empty; a name may be a pattern with * or ?), each renamed with
@@ -415,6 +427,9 @@ def parse_args(argv):
                          "wake_path.so) and add its wake_path_* results")
     ap.add_argument("--merge", action="store_true",
                     help="merge into an existing results.json by name")
+    ap.add_argument("--median-of-boots", action="store_true",
+                    help="samples = each boot's median; no determinism "
+                         "check")
     ap.add_argument("--from-log", action="append", metavar="FILE",
                     help="parse a saved log instead of booting "
                          "(repeatable)")
@@ -431,6 +446,8 @@ def main(argv=None):
     except BenchError as exc:
         print_failure(exc)
         return 1
+    if opts.median_of_boots:
+        boots = [boots_medians(boots)]
     results = [build_result(n, u, s, meta) for n, (u, s) in boots[0].items()]
     if opts.merge:
         old = load_json(os.path.join(opts.out, "results.json"), [])

@@ -303,6 +303,39 @@ def test_host_boot_runs_the_simulator():
         return "a failing simulator gave a figure"
 
 
+def test_median_of_boots():
+    """bench_report --median-of-boots over five logs: each result's
+    samples are the boots' medians in boot order (a result missing from
+    one boot is left out), and differing boots are no error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = []
+        for i, (a, b) in enumerate([(470, 9), (455, 8), (520, 7),
+                                    (480, 6), (462, 5)]):
+            path = os.path.join(tmp, f"boot{i}.log")
+            extra = "" if i else "BENCH only_first x 1 1\n"
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f"BENCH split permille 3 {a - 1} {a} {a + 9}\n"
+                        f"BENCH other n 1 {b}\n{extra}"
+                        f"BENCH-DONE {3 if extra else 2}\n")
+            logs += ["--from-log", path]
+        out, meta = os.path.join(tmp, "out"), os.path.join(tmp, "meta")
+        with open(meta, "w", encoding="utf-8") as f:
+            f.write("{}")
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = bench_report.main(["--out", out, "--meta", meta,
+                                    "--median-of-boots"] + logs)
+        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+            got = {r["name"]: r for r in json.load(f)}
+    if rc:
+        return f"exit {rc}"
+    if got["split"]["samples"] != [470, 455, 520, 480, 462] or \
+            got["split"]["median"] != 470:
+        return f"split: {got['split']['samples']}, median {got['split']['median']}"
+    if "only_first" in got or got["other"]["samples"] != [9, 8, 7, 6, 5]:
+        return f"names {sorted(got)}"
+    return None
+
+
 TESTS = [
     ("ci_ranks_table", test_ci_ranks_table),
     ("ci_ranks_coverage", test_ci_ranks_coverage),
@@ -316,6 +349,7 @@ TESTS = [
     ("timed_json_merge", test_timed_json_merge),
     ("meta_kinds", test_meta_kinds),
     ("host_boot_runs_the_simulator", test_host_boot_runs_the_simulator),
+    ("median_of_boots", test_median_of_boots),
 ]
 
 if __name__ == "__main__":
