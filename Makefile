@@ -671,12 +671,15 @@ bench-check:
 # measured in time under multi-threaded TCG) from N rounds of their boots
 # (tools/bench_timed.py --list: the rows and their boots), each decided
 # by the 95 % interval of its median into build/bench/timed.json, merged
-# by row (a rerun of one row keeps the others).
+# by row (a rerun of one row keeps the others). RESUME=1 takes up the
+# boots an interrupted run of the same commit kept (a Bonnie run of 20
+# rounds takes about 2.5 hours).
 .PHONY: bench-timed
 bench-timed: kernel sim
 	$(PYTHON) tools/bench_timed.py --kernel $(KERNEL) --sim $(SIM) \
 		--meta tools/bench_meta.json --out $(BUILD)/bench \
-		$(if $(N),--n $(N)) $(if $(ROWS),--rows '$(ROWS)')
+		$(if $(N),--n $(N)) $(if $(ROWS),--rows '$(ROWS)') \
+		$(if $(RESUME),--resume)
 
 # make soak SOAK=user4 [SOAK_N=100] [SOAK_J=2]: boot one suite of
 # TEST_SUITES SOAK_N times, SOAK_J at a time (tools/soak.py); the count

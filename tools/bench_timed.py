@@ -16,7 +16,10 @@ rounds (default: the largest "boots" of the rows), per row: the figures,
 their median, the distribution-free 95 % interval of the median and the
 decision, merged by row name into OUT/timed.json, each row with the
 commit and date of its boots. A failed boot stops the run and writes
-nothing: dropping it would bias the figures.
+nothing: dropping it would bias the figures. Each boot's results are
+kept in OUT/timed/<boot>/round<i>.json with the commit; --resume takes
+them up again for the same clean commit, so a run longer than a working
+session can be continued (`make bench-timed RESUME=1`).
 """
 
 import argparse
@@ -169,14 +172,48 @@ def trace_lost(lines):
     return sum(dump.lost().values())
 
 
-def run_rounds(boots, n, opts, meta):
+def round_path(opts, name, index):
+    """Where boot `name`'s results of round `index` are kept."""
+    return os.path.join(opts.out, "timed", name, f"round{index}.json")
+
+
+def kept_round(opts, name, index, stamp):
+    """With --resume, the results of boot `name` in round `index` from an
+    earlier run of the same clean commit; else None."""
+    if not opts.resume or stamp["dirty"]:
+        return None
+    kept = bench_report.load_json(round_path(opts, name, index), {})
+    if kept.get("commit") != stamp["commit"] or kept.get("dirty"):
+        return None
+    return kept.get("results")
+
+
+def one_round_boot(name, index, opts, meta, stamp):
+    """Boot `name` for round `index` (or take the kept results of an
+    interrupted run: kept_round) and keep its results on disk."""
+    results = kept_round(opts, name, index, stamp)
+    if results is not None:
+        print(f"bench_timed: round {index}: {name} kept from an earlier "
+              f"run of {stamp['commit'][:12]}", flush=True)
+        return results
+    results = run_boot(name, index, opts, meta)
+    path = round_path(opts, name, index)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(dict(stamp, results=results), f)
+    return results
+
+
+def run_rounds(boots, n, opts, meta, stamp):
     """Boot every one of `boots` once per round, n rounds; return one
-    {boot: results} per round."""
+    {boot: results} per round. Each boot's results are kept on disk, so
+    that --resume can take up an interrupted run of the same commit."""
     rounds = []
     for i in range(1, n + 1):
         print(f"bench_timed: round {i} of {n}: {', '.join(boots)}",
               flush=True)
-        rounds.append({b: run_boot(b, i, opts, meta) for b in boots})
+        rounds.append({b: one_round_boot(b, i, opts, meta, stamp)
+                       for b in boots})
     return rounds
 
 
@@ -254,6 +291,9 @@ def parse_args(argv):
                     help="rounds of boots (default: the rows' \"boots\")")
     ap.add_argument("--rows", default="",
                     help="comma-separated timed rows or patterns (all)")
+    ap.add_argument("--resume", action="store_true",
+                    help="take the boots an interrupted run of the same "
+                         "clean commit kept (OUT/timed/<boot>/round<i>.json)")
     ap.add_argument("--list", action="store_true",
                     help="print the timed rows' definitions and stop")
     return ap.parse_args(argv)
@@ -278,7 +318,7 @@ def main(argv=None):
               "stays INCONCLUSIVE (a run of the machinery only)")
     stamp = stamp_now()
     try:
-        rounds = run_rounds(boots_of(rows), n, opts, meta)
+        rounds = run_rounds(boots_of(rows), n, opts, meta, stamp)
         records = {name: row_record(e, row_samples(name, e["timed"],
                                                    rounds), stamp)
                    for name, e in rows.items()}

@@ -290,7 +290,8 @@ def test_host_boot_runs_the_simulator():
             f.write('#!/bin/sh\n[ "$1 $2 $3" = "--speed --repeat 1" ] || '
                     'exit 3\necho \'{"runs":[{"events_per_s":2500000.4}]}\'\n')
         os.chmod(fake, stat.S_IRWXU)
-        opts = argparse.Namespace(sim=fake, out=tmp, kernel=None, meta=None)
+        opts = argparse.Namespace(sim=fake, out=tmp, kernel=None, meta=None,
+                                  resume=False)
         got = bench_timed.run_boot("sim_speed", 1, opts, {})
         if got.get("sim_events_per_s", {}).get("median") != 2500000:
             return f"sim_speed gave {got!r}"
@@ -301,6 +302,43 @@ def test_host_boot_runs_the_simulator():
         except bench_report.BenchError:
             return None
         return "a failing simulator gave a figure"
+
+
+def test_resume_keeps_rounds():
+    """Each boot's results are kept per round; --resume takes them for
+    the same clean commit, boots again for another commit or without
+    --resume."""
+    import argparse
+    import stat
+    with tempfile.TemporaryDirectory() as tmp:
+        fake, count = os.path.join(tmp, "fulsim"), os.path.join(tmp, "n")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(f'#!/bin/sh\necho x >> {count}\n'
+                    'echo \'{"runs":[{"events_per_s":7}]}\'\n')
+        os.chmod(fake, stat.S_IRWXU)
+
+        def runs():
+            with open(count, encoding="utf-8") as f:
+                return len(f.readlines())
+        opts = argparse.Namespace(sim=fake, out=tmp, kernel=None, meta=None,
+                                  resume=False)
+        stamp = {"commit": "a" * 40, "dirty": False, "date": "d"}
+        bench_timed.run_rounds(["sim_speed"], 3, opts, {}, stamp)
+        opts.resume = True
+        got = bench_timed.run_rounds(["sim_speed"], 4, opts, {}, stamp)
+        if runs() != 4:
+            return f"{runs()} runs for 3 kept rounds and one new, want 4"
+        if [r["sim_speed"]["sim_events_per_s"]["median"] for r in got] != [7] * 4:
+            return f"rounds {got!r}"
+        bench_timed.run_rounds(["sim_speed"], 2, opts, {},
+                               dict(stamp, commit="b" * 40))
+        if runs() != 6:
+            return "rounds of another commit were taken"
+        bench_timed.run_rounds(["sim_speed"], 1, opts, {},
+                               dict(stamp, commit="b" * 40, dirty=True))
+        if runs() != 7:
+            return "rounds were taken for a dirty tree"
+    return None
 
 
 def test_median_of_boots():
@@ -350,6 +388,7 @@ TESTS = [
     ("meta_kinds", test_meta_kinds),
     ("host_boot_runs_the_simulator", test_host_boot_runs_the_simulator),
     ("median_of_boots", test_median_of_boots),
+    ("resume_keeps_rounds", test_resume_keeps_rounds),
 ]
 
 if __name__ == "__main__":
