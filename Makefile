@@ -409,6 +409,9 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
+# The same code on corrupted copies of an image (tests/host/test_ext2_corrupt.c).
+$(BUILD)/host/test_ext2_corrupt: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2_corrupt: HOST_LIB += $(EXT2_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
 # otherwise, so they are not binaries of their own): test_fdt's and
