@@ -39,8 +39,10 @@ const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
 {
-	if (blk >= fs->blocks || blk == 0)
-		return -EIO;
+	if (blk >= fs->blocks || blk == 0) /* block 0: the superblock's */
+		return snprintf(fs->why, sizeof fs->why,
+				"write of block %u outside the data", blk),
+		       -EIO;
 	return fs->dev.write(fs->dev.ctx, blk, buf);
 }
 
