@@ -101,6 +101,21 @@ static int gd_read(struct ext2_fs *fs)
 	return 0;
 }
 
+/** Does the device hold the last block the superblock counts? The
+ *  device has no size callback, but it fails a read past its end (B
+ *  and D do). Every later block check (blk_check) is against
+ *  fs->blocks, so a superblock counting more blocks than the device
+ *  has would let a damaged block pointer read past the device. */
+static int dev_holds_all(struct ext2_fs *fs)
+{
+	int err = fs->dev.read(fs->dev.ctx, fs->blocks - 1, fs->buf);
+	if (err)
+		snprintf(fs->why, sizeof fs->why,
+			 "superblock counts %u blocks, the device fewer",
+			 fs->blocks);
+	return err;
+}
+
 int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
 {
 	memset(fs, 0, sizeof *fs);
@@ -123,7 +138,9 @@ int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
 	if ((err = sb_check(fs)))
 		return err;
 	fs->gdt_blocks = (fs->groups * GD_SIZE + EXT2_BLOCK - 1) / EXT2_BLOCK;
-	return gd_read(fs);
+	if ((err = gd_read(fs)))
+		return err;
+	return dev_holds_all(fs);
 }
 
 int ext2_sync(struct ext2_fs *fs)
