@@ -436,7 +436,8 @@ static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
 		if (err)
 			return err;
 	}
-	return -EIO; /* a loop of ".." entries */
+	snprintf(fs->why, sizeof fs->why, "directory %u: a loop of '..'", dir);
+	return -EIO;
 }
 
 /** Point the ".." of directory @ino (second entry of its first block)
