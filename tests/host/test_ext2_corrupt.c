@@ -87,8 +87,8 @@ static uint32_t dev_now(void *ctx)
 	return 1764000000u;
 }
 
-static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL,
-				    NULL};
+static const struct ext2_dev dev = {.read = dev_read, .write = dev_write,
+				    .now = dev_now};
 
 static uint32_t rd32(uint64_t off) /* little-endian u32 at image byte @off */
 {

@@ -169,6 +169,17 @@ int ext2_sync(struct ext2_fs *fs)
 	return fs->dev.write(fs->dev.ctx, 0, fs->buf);
 }
 
+int ext2_fsync(struct ext2_fs *fs, uint32_t ino)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in); /* a file to sync must exist */
+	if (err || !fs->dev.flush)
+		return err;
+	if ((err = fs->dev.flush(fs->dev.ctx)))
+		snprintf(fs->why, sizeof fs->why, "device flush failed");
+	return err;
+}
+
 /* ---- inodes ---- */
 
 /** Block and offset of inode @ino, or -EIO if out of range. */
