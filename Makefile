@@ -412,6 +412,10 @@ $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
 # The same code on corrupted copies of an image (tests/host/test_ext2_corrupt.c).
 $(BUILD)/host/test_ext2_corrupt: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2_corrupt: HOST_LIB += $(EXT2_SRC)
+# ... and over a device with a volatile write cache that loses power
+# (tests/host/test_ext2_crash.c).
+$(BUILD)/host/test_ext2_crash: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2_crash: HOST_LIB += $(EXT2_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
 # otherwise, so they are not binaries of their own): test_fdt's and
