@@ -383,10 +383,26 @@ int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
 
 /* ---- the block map ---- */
 
+/** A new block for an indirect block (balloc's zeros in it), durable
+ *  before anything can point to it. Invariant: over a device with a
+ *  volatile cache (dev.flush), no pointer to an indirect block reaches
+ *  the disk before the block's zeros: a crash keeping the pointer and
+ *  losing the zeros leaves old data read as block numbers, and e2fsck
+ *  then clears the whole inode, the bytes fsynced before included. One
+ *  flush per indirect block allocated (every 4 MiB of a file); none
+ *  without a flush callback. */
+static long balloc_ind(struct ext2_fs *fs, uint32_t g)
+{
+	long nb = balloc(fs, g);
+	int err = nb >= 0 && fs->dev.flush ? fs->dev.flush(fs->dev.ctx) : 0;
+	return err ? err : nb;
+}
+
 /** Entry @i of indirect block @blk, allocated if 0 and @alloc (the
- *  indirect block rewritten, @in's sector count raised). */
+ *  indirect block rewritten, @in's sector count raised); @ind: the entry
+ *  is an indirect block itself (a double indirect block's). */
 static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
-		    uint32_t i, bool alloc, uint32_t g)
+		    uint32_t i, bool alloc, bool ind, uint32_t g)
 {
 	int err;
 	const uint8_t *b = ext2_bget(fs, blk, &err);
@@ -395,7 +411,7 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	uint32_t v = le32(b + 4 * i);
 	if (v || !alloc)
 		return v;
-	long nb = balloc(fs, g);
+	long nb = ind ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
@@ -412,7 +428,7 @@ static long top_get(struct ext2_fs *fs, struct ext2_inode *in, unsigned slot,
 {
 	if (in->block[slot] || !alloc)
 		return in->block[slot];
-	long nb = balloc(fs, g);
+	long nb = slot >= EXT2_NDIR ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
@@ -429,7 +445,8 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	fb -= EXT2_NDIR;
 	if (fb < EXT2_PER_BLOCK) {
 		long ind = top_get(fs, in, 12, alloc, g);
-		return ind <= 0 ? ind : ind_get(fs, in, (uint32_t)ind, fb, alloc, g);
+		return ind <= 0 ? ind
+				: ind_get(fs, in, (uint32_t)ind, fb, alloc, false, g);
 	}
 	fb -= EXT2_PER_BLOCK;
 	if (fb >= EXT2_PER_BLOCK * EXT2_PER_BLOCK)
@@ -437,10 +454,11 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	long dind = top_get(fs, in, 13, alloc, g);
 	if (dind <= 0)
 		return dind;
-	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc, g);
+	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc,
+			   true, g);
 	return ind <= 0 ? ind
 			: ind_get(fs, in, (uint32_t)ind, fb % EXT2_PER_BLOCK,
-				  alloc, g);
+				  alloc, false, g);
 }
 
 /** Free the entries of indirect block @blk from @from on (@depth 1:
