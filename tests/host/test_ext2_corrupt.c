@@ -724,19 +724,27 @@ static void dotdot_loop(void)
 	put32_img(at, rd32(at & ~(uint64_t)(EXT2_BLOCK - 1))); /* ".": first */
 }
 
-static void (*const hand_cases[])(void) = {sb_past_device, sb_zero_blocks,
-					   sb_wrapping_first_block,
-					   dotdot_loop};
+/* Each case, and whether the mount must refuse the image (a
+ * superblock that cannot describe it). */
+static const struct {
+	void (*make)(void);
+	bool refused;
+} hand_cases[] = {{sb_past_device, true},
+		  {sb_zero_blocks, true},
+		  {sb_wrapping_first_block, true},
+		  {dotdot_loop, false}};
 
 HTEST(corrupt_by_hand)
 {
 	CHECK_EQ(load_image(), 0);
 	for (size_t i = 0; i < sizeof hand_cases / sizeof *hand_cases; i++) {
-		struct tally t;
-		by_hand = hand_cases[i];
+		struct tally t = {0, 0, 0};
+		by_hand = hand_cases[i].make;
 		const char *why = run_case(0, 0, -1, false, &t);
 		by_hand = NULL;
 		if (why)
 			HTEST_FAIL_("case %zu: %s", i, why);
+		if (hand_cases[i].refused && !t.refused)
+			HTEST_FAIL_("case %zu: mounted, should be refused", i);
 	}
 }
