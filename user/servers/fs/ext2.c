@@ -66,6 +66,9 @@ static int sb_check(struct ext2_fs *fs)
 	    !fs->inodes_per_group || fs->inodes_per_group > 8 * EXT2_BLOCK ||
 	    fs->inode_size < 128 || fs->inode_size > EXT2_BLOCK ||
 	    (fs->inode_size & (fs->inode_size - 1)) || fs->first_ino < 11 ||
+	    /* then each group's first block, first_data_block + g *
+	     * blocks_per_group, is below fs->blocks: no 32-bit wrap */
+	    fs->first_data_block >= fs->blocks ||
 	    fs->groups == 0 || fs->groups > EXT2_MAX_GROUPS ||
 	    fs->inodes != fs->groups * fs->inodes_per_group)
 		return snprintf(fs->why, sizeof fs->why,
