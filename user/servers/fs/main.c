@@ -56,8 +56,9 @@ static void f_ipc(struct ful_msg *m)
 
 int main(void)
 {
-	/* no flush callback: B holds dirty lines until F's SYNC (which
-	 * syncs B, and B D), not until an ext2_fsync */
+	/* no flush callback: B keeps written blocks as dirty lines and
+	 * writes them back in its own order (evictions) until F's SYNC,
+	 * which syncs B and B D: the guest's one durability point */
 	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
 				     (void *)&f_b, ext2_b_get, NULL};
 	/* slots up to the rings' windows are the rootserver's */
