@@ -91,9 +91,11 @@ static uint32_t dev_now(void *ctx)
 /* The get callback (F's zero-copy reads): the block in one of two
  * buffers in turn, the other poisoned, so that a pointer kept past the
  * next block call reads garbage (as B's window page reused would). */
+static uint8_t get_a[EXT2_BLOCK], get_b[EXT2_BLOCK]; /* ASan redzones around each */
+
 static const void *dev_get(void *ctx, uint32_t blk, int *err)
 {
-	static uint8_t two[2][EXT2_BLOCK];
+	static uint8_t *const two[2] = {get_a, get_b};
 	static unsigned next;
 	uint8_t *b = two[next];
 	next ^= 1;
