@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -569,11 +570,22 @@ static unsigned env_num(const char *name, unsigned dflt)
 	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
 }
 
+/** Hold build/host/<this test>.lock for the process's life: a second
+ *  run of the test (another terminal) waits instead of removing the
+ *  images of the first under it. */
+static void dir_lock(void)
+{
+	int fd = open(DIR_ ".lock", O_CREAT | O_RDWR, 0644);
+	if (fd >= 0)
+		flock(fd, LOCK_EX); /* released when the process exits */
+}
+
 /** Make the base image (two block groups) and load it; 0 or -1. */
 static int load_image(void)
 {
 	if (img)
 		return 0;
+	dir_lock();
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, PATHS
 		 "rm -rf " DIR_ " && mkdir -p " DIR_ "/tree/sub/deep " DIR_

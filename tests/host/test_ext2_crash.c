@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -453,11 +454,22 @@ static unsigned env_num(const char *name, unsigned dflt)
 	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
 }
 
+/** Hold build/host/<this test>.lock for the process's life: a second
+ *  run of the test (another terminal) waits instead of removing the
+ *  images of the first under it. */
+static void dir_lock(void)
+{
+	int fd = open(DIR_ ".lock", O_CREAT | O_RDWR, 0644);
+	if (fd >= 0)
+		flock(fd, LOCK_EX); /* released when the process exits */
+}
+
 /** The empty image (mke2fs) in memory; 0 or -1. */
 static int setup(void)
 {
 	if (base)
 		return 0;
+	dir_lock();
 	if (sh("rm -rf " DIR_ " && mkdir -p " DIR_ " && mke2fs -q -F -t ext2 "
 	       "-b 4096 -N 1024 " IMG " 8M > /dev/null 2>&1"))
 		return -1;
