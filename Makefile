@@ -8,7 +8,8 @@
 #                 every kernel variant built, and bench-smoke
 #   make bench-smoke  each benchmark of make bench booted once with tiny
 #                 counts (bench_quick): well-formed results, no bounds
-#   make test-long  the slow kernel tests (real sleeps of 35 s and more)
+#   make test-long  the slow kernel tests (real sleeps of 35 s and more),
+#                 then ext2's power loss at every write and 27,000 damaged images
 #   make model    Spin model check of the ICC protocol (tools/model/)
 #   make torture  the ICC torture run: a million requests on 2, 4 and 8
 #                 cores [CPUS=..] [SEED=..] [TORTURE_OPS=..]
@@ -409,6 +410,13 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
+# The same code on corrupted copies of an image (tests/host/test_ext2_corrupt.c).
+$(BUILD)/host/test_ext2_corrupt: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2_corrupt: HOST_LIB += $(EXT2_SRC)
+# ... and over a device with a volatile write cache that loses power
+# (tests/host/test_ext2_crash.c).
+$(BUILD)/host/test_ext2_crash: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2_crash: HOST_LIB += $(EXT2_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
 # otherwise, so they are not binaries of their own): test_fdt's and
@@ -494,10 +502,20 @@ bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 	$(PYTHON) tests/harness/run_tests.py --host-bin "$(BENCH_SMOKE)" \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/bench-smoke-logs
 
-test-long: kernel
+# Then F's ext2 code on the host, longer than make test runs it:
+# test_ext2_crash loses power at every write of its workload (not 20),
+# test_ext2_corrupt runs 3,000 damaged images per kind (not 400); about
+# 3 and 2 minutes of CPU, more on a busy host, hence their own timeout.
+EXT2_LONG_TIMEOUT ?= 3600
+test-long: kernel $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		$(addprefix --suite ,$(LONG_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
+	EXT2_CRASH_LONG=1 EXT2_CORRUPT_CASES=3000 \
+		$(PYTHON) tests/harness/run_tests.py \
+		--host-bin $(BUILD)/host/test_ext2_crash \
+		--host-bin $(BUILD)/host/test_ext2_corrupt \
+		--timeout $(EXT2_LONG_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 # The Promela models of the mailbox, the wake protocol, migration and a
 # thread record's seqcount (docs/design.md, "Model check"): the protocol

@@ -74,11 +74,11 @@ static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
 }
 
 static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL,
-				    NULL};
+				    NULL, NULL};
 static const struct ext2_dev dev_failing = {dev_read, dev_write_or_fail,
-					    dev_now, NULL, NULL};
+					    dev_now, NULL, NULL, NULL};
 static const struct ext2_dev dev_with_get = {dev_read, dev_write, dev_now,
-					     NULL, dev_get};
+					     NULL, dev_get, NULL};
 static const struct ext2_dev *devp = &dev;
 static struct ext2_fs fs;
 

@@ -88,7 +88,7 @@ UTEST(fs_ext2_over_b, 1)
 	UT_CHECK_EQ(ful_map(FUL_SLOT_SELF_VS, FUL_SYSPROG_SLOT_CACHE_WIN,
 			    FS_WIN_VA, FUL_R_READ | FUL_R_WRITE), 0);
 	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
-				     (void *)&fs_b, ext2_b_get};
+				     (void *)&fs_b, ext2_b_get, NULL};
 	int err = ext2_mount(&fs, &dev);
 	if (err)
 		printf("fs: mount: %d (%s)\n", err, fs.why);

@@ -39,8 +39,10 @@ const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
 {
-	if (blk >= fs->blocks || blk == 0)
-		return -EIO;
+	if (blk >= fs->blocks || blk == 0) /* block 0: the superblock's */
+		return snprintf(fs->why, sizeof fs->why,
+				"write of block %u outside the data", blk),
+		       -EIO;
 	return fs->dev.write(fs->dev.ctx, blk, buf);
 }
 
@@ -64,6 +66,9 @@ static int sb_check(struct ext2_fs *fs)
 	    !fs->inodes_per_group || fs->inodes_per_group > 8 * EXT2_BLOCK ||
 	    fs->inode_size < 128 || fs->inode_size > EXT2_BLOCK ||
 	    (fs->inode_size & (fs->inode_size - 1)) || fs->first_ino < 11 ||
+	    /* then each group's first block, first_data_block + g *
+	     * blocks_per_group, is below fs->blocks: no 32-bit wrap */
+	    fs->first_data_block >= fs->blocks ||
 	    fs->groups == 0 || fs->groups > EXT2_MAX_GROUPS ||
 	    fs->inodes != fs->groups * fs->inodes_per_group)
 		return snprintf(fs->why, sizeof fs->why,
@@ -99,6 +104,21 @@ static int gd_read(struct ext2_fs *fs)
 	return 0;
 }
 
+/** Does the device hold the last block the superblock counts? The
+ *  device has no size callback, but it fails a read past its end (B
+ *  and D do). Every later block check (blk_check) is against
+ *  fs->blocks, so a superblock counting more blocks than the device
+ *  has would let a damaged block pointer read past the device. */
+static int dev_holds_all(struct ext2_fs *fs)
+{
+	int err = fs->dev.read(fs->dev.ctx, fs->blocks - 1, fs->buf);
+	if (err)
+		snprintf(fs->why, sizeof fs->why,
+			 "superblock counts %u blocks, the device fewer",
+			 fs->blocks);
+	return err;
+}
+
 int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
 {
 	memset(fs, 0, sizeof *fs);
@@ -121,7 +141,9 @@ int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
 	if ((err = sb_check(fs)))
 		return err;
 	fs->gdt_blocks = (fs->groups * GD_SIZE + EXT2_BLOCK - 1) / EXT2_BLOCK;
-	return gd_read(fs);
+	if ((err = gd_read(fs)))
+		return err;
+	return dev_holds_all(fs);
 }
 
 int ext2_sync(struct ext2_fs *fs)
@@ -148,6 +170,17 @@ int ext2_sync(struct ext2_fs *fs)
 		return err;
 	memcpy(fs->buf + 1024, fs->sb, sizeof fs->sb);
 	return fs->dev.write(fs->dev.ctx, 0, fs->buf);
+}
+
+int ext2_fsync(struct ext2_fs *fs, uint32_t ino)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in); /* a file to sync must exist */
+	if (err || !fs->dev.flush)
+		return err;
+	if ((err = fs->dev.flush(fs->dev.ctx)))
+		snprintf(fs->why, sizeof fs->why, "device flush failed");
+	return err;
 }
 
 /* ---- inodes ---- */
@@ -353,10 +386,26 @@ int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
 
 /* ---- the block map ---- */
 
+/** A new block for an indirect block (balloc's zeros in it), durable
+ *  before anything can point to it. Invariant: over a device with a
+ *  volatile cache (dev.flush), no pointer to an indirect block reaches
+ *  the disk before the block's zeros: a crash keeping the pointer and
+ *  losing the zeros leaves old data read as block numbers, and e2fsck
+ *  then clears the whole inode, the bytes fsynced before included. One
+ *  flush per indirect block allocated (every 4 MiB of a file); none
+ *  without a flush callback. */
+static long balloc_ind(struct ext2_fs *fs, uint32_t g)
+{
+	long nb = balloc(fs, g);
+	int err = nb >= 0 && fs->dev.flush ? fs->dev.flush(fs->dev.ctx) : 0;
+	return err ? err : nb;
+}
+
 /** Entry @i of indirect block @blk, allocated if 0 and @alloc (the
- *  indirect block rewritten, @in's sector count raised). */
+ *  indirect block rewritten, @in's sector count raised); @ind: the entry
+ *  is an indirect block itself (a double indirect block's). */
 static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
-		    uint32_t i, bool alloc, uint32_t g)
+		    uint32_t i, bool alloc, bool ind, uint32_t g)
 {
 	int err;
 	const uint8_t *b = ext2_bget(fs, blk, &err);
@@ -365,7 +414,7 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	uint32_t v = le32(b + 4 * i);
 	if (v || !alloc)
 		return v;
-	long nb = balloc(fs, g);
+	long nb = ind ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
@@ -382,7 +431,7 @@ static long top_get(struct ext2_fs *fs, struct ext2_inode *in, unsigned slot,
 {
 	if (in->block[slot] || !alloc)
 		return in->block[slot];
-	long nb = balloc(fs, g);
+	long nb = slot >= EXT2_NDIR ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
@@ -399,7 +448,8 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	fb -= EXT2_NDIR;
 	if (fb < EXT2_PER_BLOCK) {
 		long ind = top_get(fs, in, 12, alloc, g);
-		return ind <= 0 ? ind : ind_get(fs, in, (uint32_t)ind, fb, alloc, g);
+		return ind <= 0 ? ind
+				: ind_get(fs, in, (uint32_t)ind, fb, alloc, false, g);
 	}
 	fb -= EXT2_PER_BLOCK;
 	if (fb >= EXT2_PER_BLOCK * EXT2_PER_BLOCK)
@@ -407,10 +457,11 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	long dind = top_get(fs, in, 13, alloc, g);
 	if (dind <= 0)
 		return dind;
-	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc, g);
+	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc,
+			   true, g);
 	return ind <= 0 ? ind
 			: ind_get(fs, in, (uint32_t)ind, fb % EXT2_PER_BLOCK,
-				  alloc, g);
+				  alloc, false, g);
 }
 
 /** Free the entries of indirect block @blk from @from on (@depth 1:

@@ -41,6 +41,10 @@ struct ext2_dev {
 	 * that only look at a block (inodes, the block map, file data) use
 	 * it instead of a copy into fs->buf. */
 	const void *(*get)(void *ctx, uint32_t block, int *err);
+	/* Optional: make every write the device has taken durable (0 or a
+	 * negative errno), for a device that holds writes in a volatile
+	 * cache. NULL: a write is durable when the write callback returns. */
+	int (*flush)(void *ctx);
 };
 
 /* An inode as the file system keeps it (the on-disk fields it uses). */
@@ -91,6 +95,12 @@ struct ext2_stat {
 int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev);
 /** Write the superblock's and group descriptors' counts back. */
 int ext2_sync(struct ext2_fs *fs);
+/** Make file @ino durable: its data, its inode and its names. The
+ *  library keeps nothing dirty (every call has given the device all its
+ *  writes when it returns), so this is the device's flush, and it makes
+ *  every earlier call durable, not @ino's alone. The free counts stay
+ *  ext2_sync's (e2fsck recomputes them). 0 or a negative errno. */
+int ext2_fsync(struct ext2_fs *fs, uint32_t ino);
 
 /** Follow absolute @path ('/'-separated; empty components ignored) to
  *  its inode number in *@ino. */

@@ -15,6 +15,14 @@ static inline uint32_t de_size(uint32_t name_len)
 	return (DE_HEAD + name_len + 3) & ~3u;
 }
 
+/** -EIO for directory @dir's file block @fb, a hole, with the reason. */
+static int dir_hole(struct ext2_fs *fs, uint32_t dir, uint32_t fb)
+{
+	snprintf(fs->why, sizeof fs->why, "directory %u: hole at block %u",
+		 dir, fb);
+	return -EIO;
+}
+
 /** Walk the entries of directory @dir (inode @in): @fn(arg, block's
  *  buffer, entry offset, file block) for each until it returns non-zero
  *  (returned). The buffer is fs->buf, reread for every block. */
@@ -26,7 +34,7 @@ static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 	uint32_t nblk = in->size / EXT2_BLOCK;
 	for (uint32_t fb = 0; fb < nblk; fb++) {
 		long b = ext2_bmap(fs, dir, in, fb, false);
-		int err = b <= 0 ? (b < 0 ? (int)b : -EIO)
+		int err = b <= 0 ? (b < 0 ? (int)b : dir_hole(fs, dir, fb))
 				 : ext2_bread(fs, (uint32_t)b, fs->buf);
 		if (err)
 			return err;
@@ -246,7 +254,7 @@ static int dir_del(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		   const struct find *f)
 {
 	long blk = ext2_bmap(fs, dir, din, f->fb, false);
-	int err = blk <= 0 ? (blk < 0 ? (int)blk : -EIO)
+	int err = blk <= 0 ? (blk < 0 ? (int)blk : dir_hole(fs, dir, f->fb))
 			   : ext2_bread(fs, (uint32_t)blk, fs->buf);
 	if (err)
 		return err;
@@ -428,7 +436,8 @@ static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
 		if (err)
 			return err;
 	}
-	return -EIO; /* a loop of ".." entries */
+	snprintf(fs->why, sizeof fs->why, "directory %u: a loop of '..'", dir);
+	return -EIO;
 }
 
 /** Point the ".." of directory @ino (second entry of its first block)

@@ -56,8 +56,11 @@ static void f_ipc(struct ful_msg *m)
 
 int main(void)
 {
+	/* no flush callback: B keeps written blocks as dirty lines and
+	 * writes them back in its own order (evictions) until F's SYNC,
+	 * which syncs B and B D: the guest's one durability point */
 	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
-				     (void *)&f_b, ext2_b_get};
+				     (void *)&f_b, ext2_b_get, NULL};
 	/* slots up to the rings' windows are the rootserver's */
 	ful_slot_init(FUL_FSR_F_SLOT_WIN + FUL_FSR_MAX);
 	long err = ful_map(FUL_CHILD_SLOT_VS, FUL_FS_SLOT_CACHE_WIN, F_WIN_VA,
