@@ -111,20 +111,50 @@ static void write_host_file(const char *path, size_t n, unsigned seed)
 	free(b);
 }
 
-/** A fresh image of @mb MiB at @img, populated from a small tree. */
-static int make_image(const char *img, unsigned mb)
+/** The small tree of every image, in DIR_/tree. */
+static void write_tree(void)
 {
-	char cmd[512];
 	sh("rm -rf " DIR_ "/tree && mkdir -p " DIR_ "/tree/sub/deep");
 	write_host_file(DIR_ "/tree/small.txt", 100, 1);
 	write_host_file(DIR_ "/tree/empty", 0, 2);
 	write_host_file(DIR_ "/tree/sub/indirect.bin", 60 * 1024, 3);
 	write_host_file(DIR_ "/tree/sub/deep/big.bin", BIG_SIZE, 4);
+}
+
+/** A fresh image of @mb MiB at @img from the tree in DIR_/tree. */
+static int mkfs_tree(const char *img, unsigned mb)
+{
+	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 		 "rm -f %s && mke2fs -q -F -t ext2 -b 4096 -d " DIR_
 		 "/tree %s %uM >/dev/null 2>&1",
 		 img, img, mb);
 	return sh(cmd);
+}
+
+/** A fresh image of @mb MiB at @img, populated from a small tree. */
+static int make_image(const char *img, unsigned mb)
+{
+	write_tree();
+	return mkfs_tree(img, mb);
+}
+
+/* The symlinks of make_link_image: "t" reads as block 0x74 if taken
+ * for a block number, inside the inode table of a 16 MiB image. */
+#define FAST_TARGET "t"
+#define SLOW_TARGET                                                        \
+	"sub/deep/../../sub/deep/../../sub/deep/../../sub/deep/../../small.txt"
+
+/** The small tree plus a fast symlink "fast", a slow one "sub/slow"
+ *  (a target of 60 bytes or more) and a hard link "sub/hard" of
+ *  small.txt, made by ln on the host. */
+static int make_link_image(const char *img, unsigned mb)
+{
+	write_tree();
+	sh("ln -s " FAST_TARGET " " DIR_ "/tree/fast && ln -s " SLOW_TARGET
+	   " " DIR_ "/tree/sub/slow && ln " DIR_ "/tree/small.txt " DIR_
+	   "/tree/sub/hard");
+	return mkfs_tree(img, mb);
 }
 
 static int open_image(const char *img)
@@ -411,4 +441,75 @@ HTEST(fsck_catches_a_wrong_count)
 	CHECK_EQ(ext2_sync(&fs), 0);
 	close(img_fd), img_fd = -1;
 	CHECK(sh("e2fsck -fn " DIR_ "/wrong.img > /dev/null 2>&1") != 0);
+}
+
+/** Do the tree's files read as mke2fs wrote them? */
+static bool tree_intact(void)
+{
+	uint32_t ino;
+	return !ext2_namei(&fs, "/small.txt", &ino) && file_is(ino, 100, 1) &&
+	       !ext2_namei(&fs, "/sub/indirect.bin", &ino) &&
+	       file_is(ino, 60 * 1024, 3) &&
+	       !ext2_namei(&fs, "/sub/deep/big.bin", &ino) &&
+	       file_is(ino, BIG_SIZE, 4);
+}
+
+/** Sync, close and e2fsck -fn @img: 0 if all of it went well. */
+static int close_fsck(const char *img)
+{
+	int r = ext2_sync(&fs);
+	close(img_fd), img_fd = -1;
+	return r ? r : fsck(img);
+}
+
+/* A fast symlink's i_block is its target's text: unlinking it frees no
+ * block (the text "t" is block 0x74, in the inode table), a slow one's
+ * frees its one block; files made afterwards overwrite nothing. */
+HTEST(unlink_fast_symlink_frees_no_block)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t sub, ino, blocks = fs.free_blocks, inodes = fs.free_inodes;
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "fast", 4), 0);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(fs.free_inodes, inodes + 1);
+	CHECK_EQ(ext2_unlink(&fs, sub, "slow", 4), 0);
+	CHECK_EQ(fs.free_blocks, blocks + 1);
+	uint8_t b[EXT2_BLOCK];
+	fill(b, sizeof b, 6, 0);
+	for (int i = 0; i < 20; i++) {
+		char name[8];
+		int len = snprintf(name, sizeof name, "n%d", i);
+		CHECK_EQ(ext2_create(&fs, sub, name, (size_t)len, 0644, &ino), 0);
+		CHECK_EQ(ext2_write(&fs, ino, 0, b, sizeof b), (long)sizeof b);
+	}
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A symlink is not a file: read, write and truncate refuse it (they
+ * took its text for block numbers), and nothing changes. */
+HTEST(symlink_not_read_or_written_as_file)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	const char *paths[] = {"/fast", "/sub/slow"};
+	for (int i = 0; i < 2; i++) {
+		uint32_t ino;
+		struct ext2_stat st;
+		char c = 'x';
+		CHECK_EQ(ext2_namei(&fs, paths[i], &ino), 0);
+		CHECK_EQ(ext2_stat(&fs, ino, &st), 0);
+		CHECK_EQ(st.mode & EXT2_S_IFMT, EXT2_S_IFLNK);
+		CHECK_EQ(ext2_read(&fs, ino, 0, &c, 1), -EINVAL);
+		CHECK_EQ(ext2_write(&fs, ino, 0, &c, 1), -EINVAL);
+		CHECK_EQ(ext2_truncate(&fs, ino, 0), -EINVAL);
+	}
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
 }

@@ -476,6 +476,14 @@ int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
 
 /* ---- file data ---- */
 
+/** 0 if @in is a regular file, whose data may be written or cut;
+ *  -EISDIR for a directory, -EINVAL for any other type. */
+static int file_writable(const struct ext2_inode *in)
+{
+	uint32_t t = in->mode & EXT2_S_IFMT;
+	return t == EXT2_S_IFREG ? 0 : t == EXT2_S_IFDIR ? -EISDIR : -EINVAL;
+}
+
 int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st)
 {
 	struct ext2_inode in;
@@ -496,6 +504,10 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
+	/* a symlink's i_block may be its text, a device's its numbers */
+	uint32_t t = in.mode & EXT2_S_IFMT;
+	if (t != EXT2_S_IFREG && t != EXT2_S_IFDIR)
+		return -EINVAL;
 	if (off >= in.size)
 		return 0;
 	if (len > in.size - off)
@@ -546,8 +558,8 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
-	if (ext2_is_dir(&in))
-		return -EISDIR;
+	if ((err = file_writable(&in)))
+		return err;
 	if (off + len > 0xffffffffull)
 		return -EFBIG;
 	was = in;
@@ -581,8 +593,8 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
-	if (ext2_is_dir(&in))
-		return -EISDIR;
+	if ((err = file_writable(&in)))
+		return err;
 	if (size > 0xffffffffull)
 		return -EFBIG;
 	if (size < in.size) {

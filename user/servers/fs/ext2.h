@@ -28,6 +28,11 @@
 #define EXT2_S_IFMT 0xF000u
 #define EXT2_S_IFREG 0x8000u
 #define EXT2_S_IFDIR 0x4000u
+#define EXT2_S_IFLNK 0xA000u
+/* A symlink whose target is shorter than this is "fast": the target's
+ * bytes fill i_block (60 bytes) and it has no block; a longer one is
+ * "slow", its target in one data block (as e2fsprogs and Linux do). */
+#define EXT2_FAST_LINK_MAX 60u
 
 struct ext2_dev {
 	/* One EXT2_BLOCK-byte block: 0 or a negative errno (EIO). */
@@ -100,14 +105,18 @@ int ext2_lookup(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len, uint32_t *ino);
 int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st);
 
-/** Read up to @len bytes at @off of file @ino: bytes read (0 at end). */
+/** Read up to @len bytes at @off of file @ino: bytes read (0 at end).
+ *  A regular file or a directory (its raw entries); -EINVAL for any
+ *  other type (a symlink's target: ext2_readlink). */
 long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 	       size_t len);
 /** Write @len bytes at @off (extending the file, holes read as zeros):
- *  bytes written, or -ENOSPC / -EFBIG before anything was written. */
+ *  bytes written, or -ENOSPC / -EFBIG before anything was written.
+ *  Regular files only: -EISDIR for a directory, -EINVAL otherwise. */
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len);
-/** Set the size of regular file @ino, freeing the blocks past it. */
+/** Set the size of regular file @ino, freeing the blocks past it
+ *  (-EISDIR for a directory, -EINVAL for another type). */
 int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size);
 
 /** Directory entries of @dir from *@pos (0 at first; updated past each

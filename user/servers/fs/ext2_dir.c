@@ -350,7 +350,7 @@ static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	if (in->links)
 		return ext2_iput(fs, ino, in);
 	bool dir = ext2_is_dir(in);
-	int err = ext2_free_from(fs, in, 0);
+	int err = ext2_has_map(in) ? ext2_free_from(fs, in, 0) : 0;
 	in->size = 0, in->dtime = ext2_now(fs);
 	int err2 = ext2_iput(fs, ino, in);
 	int err3 = ext2_ifree(fs, ino, dir);

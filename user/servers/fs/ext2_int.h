@@ -47,6 +47,17 @@ static inline bool ext2_is_dir(const struct ext2_inode *in)
 	return (in->mode & EXT2_S_IFMT) == EXT2_S_IFDIR;
 }
 
+/** Does @in's i_block hold a block map? Regular files, directories and
+ *  slow symlinks; a fast symlink keeps its target's text there and a
+ *  device, fifo or socket inode its device numbers or nothing: their
+ *  i_block is never read or freed as blocks. */
+static inline bool ext2_has_map(const struct ext2_inode *in)
+{
+	uint32_t t = in->mode & EXT2_S_IFMT;
+	return t == EXT2_S_IFREG || t == EXT2_S_IFDIR ||
+	       (t == EXT2_S_IFLNK && in->size >= EXT2_FAST_LINK_MAX);
+}
+
 static inline uint32_t ext2_now(struct ext2_fs *fs)
 {
 	return fs->dev.now ? fs->dev.now(fs->dev.ctx) : 0;
