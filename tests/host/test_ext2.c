@@ -146,14 +146,14 @@ static int make_image(const char *img, unsigned mb)
 	"sub/deep/../../sub/deep/../../sub/deep/../../sub/deep/../../small.txt"
 
 /** The small tree plus a fast symlink "fast", a slow one "sub/slow"
- *  (a target of 60 bytes or more) and a hard link "sub/hard" of
- *  small.txt, made by ln on the host. */
+ *  (a target of 60 bytes or more), a hard link "sub/hard" of small.txt
+ *  and a fifo "fifo", made by ln and mkfifo on the host. */
 static int make_link_image(const char *img, unsigned mb)
 {
 	write_tree();
 	sh("ln -s " FAST_TARGET " " DIR_ "/tree/fast && ln -s " SLOW_TARGET
 	   " " DIR_ "/tree/sub/slow && ln " DIR_ "/tree/small.txt " DIR_
-	   "/tree/sub/hard");
+	   "/tree/sub/hard && mkfifo " DIR_ "/tree/fifo");
 	return mkfs_tree(img, mb);
 }
 
@@ -510,6 +510,50 @@ HTEST(symlink_not_read_or_written_as_file)
 		CHECK_EQ(ext2_write(&fs, ino, 0, &c, 1), -EINVAL);
 		CHECK_EQ(ext2_truncate(&fs, ino, 0), -EINVAL);
 	}
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* readdir's entry type of @want's name (0 if absent). */
+struct type_of {
+	const char *name;
+	unsigned type;
+};
+
+static int type_fn(void *arg, const char *name, size_t len, uint32_t ino,
+		   unsigned type)
+{
+	struct type_of *t = arg;
+	(void)ino;
+	if (len == strlen(t->name) && !memcmp(name, t->name, len))
+		t->type = type;
+	return 0;
+}
+
+static unsigned entry_type(uint32_t dir, const char *name)
+{
+	struct type_of t = {name, 0};
+	uint64_t pos = 0;
+	return ext2_readdir(&fs, dir, &pos, type_fn, &t) ? ~0u : t.type;
+}
+
+/* A renamed entry keeps its file type: symlinks 7 (it was written 1,
+ * which e2fsck reports), a fifo 5, within a directory and across. */
+HTEST(rename_keeps_entry_type)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t root = EXT2_ROOT_INO, sub;
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(entry_type(root, "fast"), 7u);
+	CHECK_EQ(ext2_rename(&fs, root, "fast", 4, root, "fast2", 5), 0);
+	CHECK_EQ(ext2_rename(&fs, sub, "slow", 4, root, "slow2", 5), 0);
+	CHECK_EQ(ext2_rename(&fs, root, "fifo", 4, sub, "fifo2", 5), 0);
+	CHECK_EQ(entry_type(root, "fast2"), 7u);
+	CHECK_EQ(entry_type(root, "slow2"), 7u);
+	CHECK_EQ(entry_type(sub, "fifo2"), 5u);
 	CHECK(tree_intact());
 	CHECK_EQ(close_fsck(img), 0);
 }

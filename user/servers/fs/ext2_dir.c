@@ -493,8 +493,7 @@ int ext2_rename(struct ext2_fs *fs, uint32_t fdir, const char *from,
 	if (err)
 		return err > 0 ? 0 : err;
 	uint32_t ino = f.ino;
-	if ((err = dir_add(fs, tdir, &tdin, to, tlen, ino,
-			   isdir ? EXT2_FT_DIR : EXT2_FT_REG)))
+	if ((err = dir_add(fs, tdir, &tdin, to, tlen, ino, ext2_ft_of(in.mode))))
 		return err;
 	/* the old name, found again: the directory may just have changed */
 	if ((err = dir_get(fs, fdir, &fdin)) ||

@@ -19,6 +19,18 @@
 /* directory entry file types (FILETYPE feature) */
 #define EXT2_FT_REG 1u
 #define EXT2_FT_DIR 2u
+#define EXT2_FT_SYMLINK 7u
+
+/** The directory entry file type of an inode of mode @mode (0, unknown,
+ *  for a type ext2 does not define): e2fsck checks that they agree. */
+static inline unsigned ext2_ft_of(uint32_t mode)
+{
+	/* i_mode's type >> 12: fifo 1, chr 2, dir 4, blk 6, reg 8, lnk 10,
+	 * sock 12 -> FT fifo 5, chr 3, dir 2, blk 4, reg 1, lnk 7, sock 6 */
+	static const unsigned char ft[16] = {0, 5, 3, 0, 2, 0, 4, 0,
+					     1, 0, 7, 0, 6, 0, 0, 0};
+	return ft[(mode >> 12) & 15u];
+}
 
 static inline uint32_t le32(const uint8_t *p)
 {
