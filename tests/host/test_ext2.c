@@ -62,21 +62,32 @@ static const void *dev_get(void *ctx, uint32_t blk, int *err)
 	return *err ? NULL : b;
 }
 
-/* Writes fail while set (a device error in the middle of an update). */
-static bool write_fails;
+/* dev_failing's writes fail while write_fails is set, and so does the
+ * one numbered fail_write (dev_writes before it: a device error in the
+ * middle of an update, the writes after it taken again); its reads
+ * fail while read_fails is set. */
+static bool write_fails, read_fails;
+static unsigned long fail_write = ~0ul;
 
 static unsigned long dev_writes; /* blocks written through dev_failing */
 
 static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
 {
-	dev_writes++;
-	return write_fails ? -EIO : dev_write(ctx, blk, buf);
+	if (write_fails || dev_writes++ == fail_write)
+		return -EIO;
+	return dev_write(ctx, blk, buf);
+}
+
+static int dev_read_or_fail(void *ctx, uint32_t blk, void *buf)
+{
+	return read_fails ? -EIO : dev_read(ctx, blk, buf);
 }
 
 static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL,
 				    NULL};
-static const struct ext2_dev dev_failing = {dev_read, dev_write_or_fail,
-					    dev_now, NULL, NULL};
+static const struct ext2_dev dev_failing = {dev_read_or_fail,
+					    dev_write_or_fail, dev_now, NULL,
+					    NULL};
 static const struct ext2_dev dev_with_get = {dev_read, dev_write, dev_now,
 					     NULL, dev_get};
 static const struct ext2_dev *devp = &dev;
@@ -556,4 +567,41 @@ HTEST(rename_keeps_entry_type)
 	CHECK_EQ(entry_type(sub, "fifo2"), 5u);
 	CHECK(tree_intact());
 	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A group descriptor whose inode table would end past 2^32 blocks is
+ * refused: the end wrapped in 32 bits and looked inside the disk. */
+HTEST(descriptor_wrapping_inode_table_refused)
+{
+	devp = &dev;
+	const char *img = DIR_ "/bad.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	int fd = open(img, O_RDWR);
+	uint8_t wrap[4] = {0x9b, 0xff, 0xff, 0xff}; /* 2^32 - 101 */
+	CHECK_EQ(pwrite(fd, wrap, 4, 4096 + 8), 4); /* group 0's inode table */
+	close(fd);
+	CHECK_EQ(open_image(img), -EIO);
+	CHECK(strstr(fs.why, "descriptor") != NULL);
+}
+
+/* Every EIO says why, a device's error included: the file server
+ * prints fs->why with it. */
+HTEST(errors_say_why)
+{
+	devp = &dev_failing;
+	const char *img = DIR_ "/why.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t ino;
+	write_fails = true;
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "x", 1, 0644, &ino), -EIO);
+	write_fails = false;
+	CHECK(strstr(fs.why, "write of block") != NULL);
+	read_fails = true;
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_namei(&fs, "/sub/indirect.bin", &ino), -EIO);
+	read_fails = false;
+	CHECK(strstr(fs.why, "read of block") != NULL);
+	devp = &dev;
 }

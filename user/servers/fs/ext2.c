@@ -7,41 +7,63 @@
  * group g's block bitmap is block first_data_block + g * blocks_per_group
  * + i, bit i of its inode bitmap is inode g * inodes_per_group + i + 1.
  */
+#include <stdarg.h>
+
 #include "ext2_int.h"
 
 #define GD_SIZE 32u
 
+int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(fs->why, sizeof fs->why, fmt, ap);
+	va_end(ap);
+	return -EIO;
+}
+
 /** -EIO (the reason in fs->why) if @blk lies past the disk, else 0. */
 static int blk_check(struct ext2_fs *fs, uint32_t blk)
 {
-	if (blk >= fs->blocks && fs->blocks) {
-		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
-		return -EIO;
-	}
+	if (blk >= fs->blocks && fs->blocks)
+		return ext2_eio(fs, "block %u past the end", blk);
 	return 0;
+}
+
+/** The device's error @err of block @blk, its reason in fs->why. */
+static int dev_failed(struct ext2_fs *fs, const char *what, uint32_t blk,
+		      int err)
+{
+	snprintf(fs->why, sizeof fs->why, "device: %s of block %u failed (%d)",
+		 what, blk, err);
+	return err;
 }
 
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
 {
 	int err = blk_check(fs, blk);
-	return err ? err : fs->dev.read(fs->dev.ctx, blk, buf);
+	if (!err && (err = fs->dev.read(fs->dev.ctx, blk, buf)))
+		dev_failed(fs, "read", blk, err);
+	return err;
 }
 
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 {
 	if ((*err = blk_check(fs, blk)))
 		return NULL;
-	if (fs->dev.get)
-		return fs->dev.get(fs->dev.ctx, blk, err);
-	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);
-	return *err ? NULL : fs->buf;
+	const void *b = fs->dev.get ? fs->dev.get(fs->dev.ctx, blk, err)
+	    : (*err = fs->dev.read(fs->dev.ctx, blk, fs->buf)) ? NULL : fs->buf;
+	if (!b)
+		dev_failed(fs, "read", blk, *err);
+	return b;
 }
 
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
 {
 	if (blk >= fs->blocks || blk == 0)
-		return -EIO;
-	return fs->dev.write(fs->dev.ctx, blk, buf);
+		return ext2_eio(fs, "writing block %u", blk);
+	int err = fs->dev.write(fs->dev.ctx, blk, buf);
+	return err ? dev_failed(fs, "write", blk, err) : 0;
 }
 
 /** Check the superblock fields Fulcrum depends on. */
@@ -91,7 +113,7 @@ static int gd_read(struct ext2_fs *fs)
 		uint32_t itb = fs->inodes_per_group * fs->inode_size / EXT2_BLOCK;
 		if (gr->block_bitmap >= fs->blocks ||
 		    gr->inode_bitmap >= fs->blocks ||
-		    gr->inode_table + itb > fs->blocks)
+		    (uint64_t)gr->inode_table + itb > fs->blocks)
 			return snprintf(fs->why, sizeof fs->why,
 					"group %u descriptor out of range", g),
 			       -EIO;
@@ -145,9 +167,10 @@ int ext2_sync(struct ext2_fs *fs)
 	put32(fs->sb + 48, ext2_now(fs)); /* s_wtime */
 	int err = fs->dev.read(fs->dev.ctx, 0, fs->buf);
 	if (err)
-		return err;
+		return dev_failed(fs, "read", 0, err);
 	memcpy(fs->buf + 1024, fs->sb, sizeof fs->sb);
-	return fs->dev.write(fs->dev.ctx, 0, fs->buf);
+	err = fs->dev.write(fs->dev.ctx, 0, fs->buf);
+	return err ? dev_failed(fs, "write", 0, err) : 0;
 }
 
 /* ---- inodes ---- */

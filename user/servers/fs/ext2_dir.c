@@ -15,6 +15,14 @@ static inline uint32_t de_size(uint32_t name_len)
 	return (DE_HEAD + name_len + 3) & ~3u;
 }
 
+/** Physical block of directory @dir's block @fb; -EIO for a hole. */
+static long dir_bmap(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
+		     uint32_t fb)
+{
+	long b = ext2_bmap(fs, dir, in, fb, false);
+	return b ? b : ext2_eio(fs, "directory %u: hole at block %u", dir, fb);
+}
+
 /** Walk the entries of directory @dir (inode @in): @fn(arg, block's
  *  buffer, entry offset, file block) for each until it returns non-zero
  *  (returned). The buffer is fs->buf, reread for every block. */
@@ -25,19 +33,16 @@ static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 {
 	uint32_t nblk = in->size / EXT2_BLOCK;
 	for (uint32_t fb = 0; fb < nblk; fb++) {
-		long b = ext2_bmap(fs, dir, in, fb, false);
-		int err = b <= 0 ? (b < 0 ? (int)b : -EIO)
-				 : ext2_bread(fs, (uint32_t)b, fs->buf);
+		long b = dir_bmap(fs, dir, in, fb);
+		int err = b < 0 ? (int)b : ext2_bread(fs, (uint32_t)b, fs->buf);
 		if (err)
 			return err;
 		for (uint32_t off = 0; off < EXT2_BLOCK;) {
 			uint32_t rec = le16(fs->buf + off + 4);
 			if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
 			    de_size(fs->buf[off + 6]) > rec) {
-				snprintf(fs->why, sizeof fs->why,
-					 "directory %u: bad entry at %u", dir,
-					 fb * EXT2_BLOCK + off);
-				return -EIO;
+				return ext2_eio(fs, "directory %u: bad entry at %u",
+						dir, fb * EXT2_BLOCK + off);
 			}
 			int r = fn(arg, fs, fs->buf, off, fb);
 			if (r)
@@ -222,9 +227,9 @@ static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		return err;
 	long blk;
 	if (s.found) {
-		blk = ext2_bmap(fs, dir, din, s.fb, false);
-		if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
-			return blk < 0 ? (int)blk : err ? err : -EIO;
+		blk = dir_bmap(fs, dir, din, s.fb);
+		if (blk < 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+			return blk < 0 ? (int)blk : err;
 	} else { /* a new block, one empty entry covering it */
 		blk = ext2_bmap(fs, dir, din, din->size / EXT2_BLOCK, true);
 		if (blk < 0)
@@ -245,9 +250,8 @@ static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 static int dir_del(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		   const struct find *f)
 {
-	long blk = ext2_bmap(fs, dir, din, f->fb, false);
-	int err = blk <= 0 ? (blk < 0 ? (int)blk : -EIO)
-			   : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	long blk = dir_bmap(fs, dir, din, f->fb);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
 	if (err)
 		return err;
 	uint8_t *b = fs->buf;
@@ -428,7 +432,7 @@ static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
 		if (err)
 			return err;
 	}
-	return -EIO; /* a loop of ".." entries */
+	return ext2_eio(fs, "directory %u: a loop of '..' entries", dir);
 }
 
 /** Point the ".." of directory @ino (second entry of its first block)
@@ -437,16 +441,14 @@ static int set_dotdot(struct ext2_fs *fs, uint32_t ino, uint32_t parent)
 {
 	struct ext2_inode in;
 	int err = ext2_iget(fs, ino, &in);
-	long blk = err ? err : ext2_bmap(fs, ino, &in, 0, false);
-	if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
-		return blk < 0 ? (int)blk : err ? err : -EIO;
+	long blk = err ? err : dir_bmap(fs, ino, &in, 0);
+	if (blk < 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
+		return blk < 0 ? (int)blk : err;
 	uint8_t *b = fs->buf;
 	uint32_t off = le16(b + 4);
 	if (off + DE_HEAD + 2 > EXT2_BLOCK || b[off + 6] != 2 ||
 	    memcmp(b + off + DE_HEAD, "..", 2))
-		return snprintf(fs->why, sizeof fs->why,
-				"directory %u: no '..' second", ino),
-		       -EIO;
+		return ext2_eio(fs, "directory %u: no '..' second", ino);
 	put32(b + off, parent);
 	return ext2_bwrite(fs, (uint32_t)blk, b);
 }
@@ -498,7 +500,8 @@ int ext2_rename(struct ext2_fs *fs, uint32_t fdir, const char *from,
 	/* the old name, found again: the directory may just have changed */
 	if ((err = dir_get(fs, fdir, &fdin)) ||
 	    (err = dir_find(fs, fdir, &fdin, from, flen, &f)) <= 0)
-		return err < 0 ? err : -EIO;
+		return err < 0 ? err
+			       : ext2_eio(fs, "directory %u: entry gone", fdir);
 	if ((err = dir_del(fs, fdir, &fdin, &f)))
 		return err;
 	if (isdir && fdir != tdir) {

@@ -75,6 +75,11 @@ static inline uint32_t ext2_now(struct ext2_fs *fs)
 	return fs->dev.now ? fs->dev.now(fs->dev.ctx) : 0;
 }
 
+/** Say why in fs->why (printf's @fmt) and return -EIO. */
+int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/** Block @blk into @buf, or the device's error with the reason in
+ *  fs->why (as every -EIO of this code has one). */
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
 /** Block @blk to look at, read-only, valid until the next block call:
  *  the device's own bytes if it has a get callback, else a copy in
