@@ -605,3 +605,55 @@ HTEST(errors_say_why)
 	CHECK(strstr(fs.why, "read of block") != NULL);
 	devp = &dev;
 }
+
+struct names {
+	int count;
+	bool last_seen;
+};
+
+static int names_fn(void *arg, const char *name, size_t len, uint32_t ino,
+		    unsigned type)
+{
+	struct names *n = arg;
+	(void)ino, (void)type;
+	n->count++;
+	if (len == 19 && !memcmp(name, "a-longer-name-00199", 19))
+		n->last_seen = true;
+	return 0;
+}
+
+/* One damaged entry (a rec_len of 5, the second entry of a directory's
+ * first block) hides the rest of its block only: names in the later
+ * blocks are found and listed, and the damage is reported (EIO with
+ * its reason) rather than passed over. */
+HTEST(bad_entry_hides_only_its_block)
+{
+	devp = &dev;
+	const char *img = DIR_ "/baddir.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t d, ino;
+	char name[32];
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "many", 4, 0755, &d), 0);
+	for (int i = 0; i < 200; i++) {
+		int len = snprintf(name, sizeof name, "a-longer-name-%05d", i);
+		CHECK_EQ(ext2_create(&fs, d, name, (size_t)len, 0644, &ino), 0);
+	}
+	struct ext2_inode in;
+	CHECK_EQ(ext2_iget(&fs, d, &in), 0);
+	CHECK(in.size >= 2 * EXT2_BLOCK);
+	CHECK_EQ(ext2_sync(&fs), 0);
+	uint8_t five[2] = {5, 0};
+	CHECK_EQ(pwrite(img_fd, five, 2, (off_t)in.block[0] * EXT2_BLOCK + 12 + 4),
+		 2);
+	CHECK_EQ(open_image(img), 0);
+	CHECK_EQ(ext2_lookup(&fs, d, "a-longer-name-00199", 19, &ino), 0);
+	CHECK_EQ(ext2_lookup(&fs, d, "a-longer-name-00000", 19, &ino), -EIO);
+	CHECK(strstr(fs.why, "bad entry") != NULL);
+	struct names n = {0, false};
+	uint64_t pos = 0;
+	CHECK_EQ(ext2_readdir(&fs, d, &pos, names_fn, &n), -EIO);
+	CHECK(n.last_seen);
+	CHECK(n.count > 1);
+	CHECK_EQ(ext2_create(&fs, d, "new", 3, 0644, &ino), -EIO);
+}

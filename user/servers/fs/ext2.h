@@ -121,7 +121,11 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size);
 
 /** Directory entries of @dir from *@pos (0 at first; updated past each
  *  entry @fn took): calls @fn for each until it returns non-zero (that
- *  entry is not taken: *@pos stays at it). 0 at the end, or fn's value. */
+ *  entry is not taken: *@pos stays at it). 0 at the end, or fn's value.
+ *  A block with a damaged entry gives its entries up to that one, the
+ *  following blocks are read still, and the end is -EIO instead of 0
+ *  (at every call that reaches it). Lookups likewise find names in the
+ *  other blocks, and a name not found there is -EIO, not -ENOENT. */
 int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,
 		 int (*fn)(void *arg, const char *name, size_t len,
 			   uint32_t ino, unsigned type),

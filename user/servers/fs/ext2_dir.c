@@ -23,34 +23,54 @@ static long dir_bmap(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 	return b ? b : ext2_eio(fs, "directory %u: hole at block %u", dir, fb);
 }
 
+/** Walk the entries of directory block @fb (in fs->buf) with @fn:
+ *  fn's non-zero value, or 0 at the block's end. An entry that does
+ *  not fit its block ends the walk of this block with *@bad set to
+ *  -EIO (the rest of the block cannot be trusted). */
+static int block_walk(struct ext2_fs *fs, uint32_t dir, uint32_t fb,
+		      int (*fn)(void *arg, struct ext2_fs *fs, uint8_t *blk,
+				uint32_t off, uint32_t fb),
+		      void *arg, int *bad)
+{
+	for (uint32_t off = 0; off < EXT2_BLOCK;) {
+		uint32_t rec = le16(fs->buf + off + 4);
+		if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
+		    de_size(fs->buf[off + 6]) > rec) {
+			*bad = ext2_eio(fs, "directory %u: bad entry at %u", dir,
+					fb * EXT2_BLOCK + off);
+			return 0;
+		}
+		int r = fn(arg, fs, fs->buf, off, fb);
+		if (r)
+			return r;
+		off += rec;
+	}
+	return 0;
+}
+
 /** Walk the entries of directory @dir (inode @in): @fn(arg, block's
  *  buffer, entry offset, file block) for each until it returns non-zero
- *  (returned). The buffer is fs->buf, reread for every block. */
+ *  (returned). The buffer is fs->buf, reread for every block. A block
+ *  with a bad entry is walked up to it, the walk goes on with the next
+ *  block, and ends with -EIO (reason in fs->why) instead of 0: one
+ *  damaged entry hides only the rest of its block. */
 static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 		    int (*fn)(void *arg, struct ext2_fs *fs, uint8_t *blk,
 			      uint32_t off, uint32_t fb),
 		    void *arg)
 {
 	uint32_t nblk = in->size / EXT2_BLOCK;
+	int bad = 0;
 	for (uint32_t fb = 0; fb < nblk; fb++) {
 		long b = dir_bmap(fs, dir, in, fb);
 		int err = b < 0 ? (int)b : ext2_bread(fs, (uint32_t)b, fs->buf);
 		if (err)
 			return err;
-		for (uint32_t off = 0; off < EXT2_BLOCK;) {
-			uint32_t rec = le16(fs->buf + off + 4);
-			if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
-			    de_size(fs->buf[off + 6]) > rec) {
-				return ext2_eio(fs, "directory %u: bad entry at %u",
-						dir, fb * EXT2_BLOCK + off);
-			}
-			int r = fn(arg, fs, fs->buf, off, fb);
-			if (r)
-				return r;
-			off += rec;
-		}
+		int r = block_walk(fs, dir, fb, fn, arg, &bad);
+		if (r)
+			return r;
 	}
-	return 0;
+	return bad;
 }
 
 /* lookup */

@@ -139,7 +139,7 @@ static long f_readdir(struct f_req *q)
 			 q->cap < FUL_IPCBUF_SIZE ? q->cap : FUL_IPCBUF_SIZE, 0};
 	uint64_t pos = q->mr[1];
 	int err = ext2_readdir(&f_fs, (uint32_t)q->mr[0], &pos, f_rd_fn, &r);
-	if (err < 0)
+	if (err < 0 && !r.count) /* entries first: the error comes again */
 		return err;
 	q->mr[1] = pos;
 	q->out = r.used;
