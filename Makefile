@@ -98,7 +98,8 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER) \
-	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c
+	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c \
+	user/servers/fs/ext2_undo.c
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 $(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
@@ -406,7 +407,8 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 	$(Q)$(HOSTCC) $(HCFLAGS) $(HOST_CPPFLAGS) -o $@ $< $(HOST_LIB)
 
 # F's ext2 code (user/servers/fs) on mke2fs images, checked by e2fsck.
-EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c
+EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c \
+	user/servers/fs/ext2_undo.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
 

@@ -657,3 +657,207 @@ HTEST(bad_entry_hides_only_its_block)
 	CHECK(n.count > 1);
 	CHECK_EQ(ext2_create(&fs, d, "new", 3, 0644, &ino), -EIO);
 }
+
+/* ---- failed operations leave the image as it was ---- */
+
+/** Name @i of 200 bytes: 19 such entries fill a directory block. */
+static const char *long_name(unsigned i)
+{
+	static char name[201];
+	memset(name, 'n', 200);
+	char num[12];
+	int len = snprintf(num, sizeof num, "%u", i);
+	memcpy(name, num, (size_t)len);
+	name[200] = 0;
+	return name;
+}
+
+#define LONG_PER_BLOCK 19u
+
+/** Fill the first @blocks blocks of directory @d (one block long, as
+ *  mkdir made it) with empty files: adding to it takes a new block. */
+static int fill_dir(uint32_t d, unsigned blocks)
+{
+	uint32_t ino;
+	for (unsigned i = 0; i < blocks * LONG_PER_BLOCK; i++) {
+		int err = ext2_create(&fs, d, long_name(i), 200, 0644, &ino);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/** Files of at most 12 blocks (no indirect block) in a new directory
+ *  "fill" of @dir until @left blocks are free. */
+static int fill_disk(uint32_t dir, uint32_t left)
+{
+	static const uint8_t z[EXT2_BLOCK];
+	uint32_t d, ino;
+	int err = ext2_mkdir(&fs, dir, "fill", 4, 0755, &d);
+	for (int f = 0; !err && fs.free_blocks > left; f++) {
+		char name[16];
+		int len = snprintf(name, sizeof name, "f%d", f);
+		err = ext2_create(&fs, d, name, (size_t)len, 0644, &ino);
+		for (uint32_t k = 0; !err && k < EXT2_NDIR && fs.free_blocks > left;
+		     k++)
+			if (ext2_write(&fs, ino, k * EXT2_BLOCK, z, EXT2_BLOCK) !=
+			    EXT2_BLOCK)
+				err = -EIO;
+	}
+	return err ? err : fs.free_blocks == left ? 0 : -ENOSPC;
+}
+
+/** The image @img as a file's bytes (free with free()); *@n its size. */
+static uint8_t *slurp(const char *img, size_t *n)
+{
+	FILE *f = fopen(img, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(*n);
+	if (b && fread(b, 1, *n, f) != *n)
+		free(b), b = NULL;
+	fclose(f);
+	return b;
+}
+
+/** Is the mounted image (synced now) what @was held, block for block,
+ *  in every block its bitmaps have in use (free ones may differ: a new
+ *  block is zeroed, and freeing it again does not undo that)? */
+static bool same_image(const char *img, const uint8_t *was, size_t was_n)
+{
+	size_t n;
+	if (ext2_sync(&fs))
+		return false;
+	uint8_t *now = slurp(img, &n);
+	bool same = now && n == was_n;
+	for (uint32_t g = 0; same && g < fs.groups; g++) {
+		const uint8_t *bm = was + (size_t)fs.group[g].block_bitmap * EXT2_BLOCK;
+		for (uint32_t i = 0; same && i < fs.blocks_per_group; i++) {
+			size_t blk = fs.first_data_block + (size_t)g * fs.blocks_per_group + i;
+			if (blk >= fs.blocks || !(bm[i / 8] & (1u << (i % 8))))
+				continue;
+			same = !memcmp(now + blk * EXT2_BLOCK, was + blk * EXT2_BLOCK,
+				       EXT2_BLOCK);
+			if (!same)
+				fprintf(stderr, "block %zu differs\n", blk);
+		}
+	}
+	free(now);
+	return same;
+}
+
+/** Sync and keep the image's bytes in *@snap (the state to come back
+ *  to); false if that failed. */
+static bool snapshot(const char *img, uint8_t **snap, size_t *n)
+{
+	return !ext2_sync(&fs) && (*snap = slurp(img, n)) != NULL;
+}
+
+/* A create that fails for space (its directory's block full, no block
+ * left) leaves no inode behind: it was written with one link and only
+ * its bit cleared, which e2fsck reports. */
+HTEST(create_without_space_leaves_nothing)
+{
+	devp = &dev;
+	const char *img = DIR_ "/nospace.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t d, ino;
+	uint8_t *snap;
+	size_t n;
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d), 0);
+	CHECK_EQ(fill_dir(d, 1), 0);
+	CHECK_EQ(fill_disk(EXT2_ROOT_INO, 0), 0);
+	CHECK(snapshot(img, &snap, &n));
+	CHECK_EQ(ext2_create(&fs, d, long_name(999), 200, 0644, &ino), -ENOSPC);
+	CHECK(same_image(img, snap, n));
+	free(snap);
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A mkdir that fails for space (its own block taken, none left for
+ * its parent's new block) leaves no unconnected directory behind. */
+HTEST(mkdir_without_space_leaves_nothing)
+{
+	devp = &dev;
+	const char *img = DIR_ "/nospace.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t d, ino;
+	uint8_t *snap;
+	size_t n;
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d), 0);
+	CHECK_EQ(fill_dir(d, 1), 0);
+	CHECK_EQ(fill_disk(EXT2_ROOT_INO, 1), 0);
+	CHECK(snapshot(img, &snap, &n));
+	CHECK_EQ(ext2_mkdir(&fs, d, long_name(999), 200, 0755, &ino), -ENOSPC);
+	CHECK(same_image(img, snap, n));
+	free(snap);
+	CHECK_EQ(fs.free_blocks, 1u);
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* An entry added to a directory of 12 full blocks needs an indirect
+ * block and a data block: with one block left the add fails, and the
+ * indirect block it took is free again. */
+HTEST(dir_add_without_space_frees_its_block)
+{
+	devp = &dev;
+	const char *img = DIR_ "/nospace.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t d;
+	uint8_t *snap;
+	size_t n;
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d), 0);
+	CHECK_EQ(fill_dir(d, EXT2_NDIR), 0);
+	CHECK_EQ(fill_disk(EXT2_ROOT_INO, 1), 0);
+	CHECK(snapshot(img, &snap, &n));
+	CHECK_EQ(ext2_rename(&fs, EXT2_ROOT_INO, "small.txt", 9, d,
+			     long_name(999), 200), -ENOSPC);
+	CHECK(same_image(img, snap, n));
+	free(snap);
+	CHECK_EQ(fs.free_blocks, 1u);
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A write that fails for space changes nothing: not the size (a write
+ * at 10,000 grew the file to 10,000), not the blocks (one past the
+ * direct blocks took the indirect block and kept it); one that fits in
+ * part writes that part. */
+HTEST(write_without_space_changes_nothing)
+{
+	devp = &dev;
+	const char *img = DIR_ "/nospace.img";
+	CHECK_EQ(make_image(img, 8), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t w;
+	uint8_t *snap, b[3 * EXT2_BLOCK];
+	size_t n;
+	struct ext2_stat st;
+	fill(b, sizeof b, 8, 0);
+	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "w", 1, 0644, &w), 0);
+	CHECK_EQ(fill_disk(EXT2_ROOT_INO, 0), 0);
+	CHECK(snapshot(img, &snap, &n));
+	CHECK_EQ(ext2_write(&fs, w, 10000, b, 1), -ENOSPC);
+	CHECK_EQ(ext2_stat(&fs, w, &st), 0);
+	CHECK_EQ(st.size, 0u);
+	CHECK(same_image(img, snap, n));
+	free(snap);
+	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "small.txt", 9), 0);
+	CHECK_EQ(fs.free_blocks, 1u);
+	CHECK(snapshot(img, &snap, &n));
+	CHECK_EQ(ext2_write(&fs, w, EXT2_NDIR * EXT2_BLOCK, b, 1), -ENOSPC);
+	CHECK(same_image(img, snap, n));
+	free(snap);
+	CHECK_EQ(fs.free_blocks, 1u);
+	CHECK_EQ(ext2_write(&fs, w, 0, b, sizeof b), EXT2_BLOCK); /* a part */
+	CHECK(file_is(w, EXT2_BLOCK, 8));
+	CHECK_EQ(fs.free_blocks, 0u);
+	CHECK_EQ(close_fsck(img), 0);
+}

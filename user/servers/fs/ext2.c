@@ -238,6 +238,8 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	uint32_t off;
 	long blk = inode_pos(fs, ino, &off);
 	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (!err)
+		err = ext2_log_inode(fs, ino, fs->buf + off);
 	if (err)
 		return err;
 	uint8_t *p = fs->buf + off;
@@ -254,6 +256,18 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	if (inode_usable(in))
 		c->ino = ino, c->in = *in; /* what ext2_iget would decode */
 	return 0;
+}
+
+int ext2_iraw_put(struct ext2_fs *fs, uint32_t ino, const uint8_t *raw)
+{
+	fs->icache[ino % EXT2_ICACHE].ino = 0;
+	uint32_t off;
+	long blk = inode_pos(fs, ino, &off);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	memcpy(fs->buf + off, raw, 128);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 }
 
 /* ---- bitmaps ---- */
@@ -277,17 +291,19 @@ static long bitmap_take(struct ext2_fs *fs, uint32_t bm, uint32_t nbits,
 	return -ENOSPC;
 }
 
-/** Clear bit @i of bitmap block @bm; -EIO if it was clear already. */
-static int bitmap_clear(struct ext2_fs *fs, uint32_t bm, uint32_t i)
+/** Set (@set) or clear bit @i of bitmap block @bm; -EIO if it is so
+ *  already (the bitmap and the caller disagree). */
+static int bitmap_flip(struct ext2_fs *fs, uint32_t bm, uint32_t i, bool set)
 {
 	int err = ext2_bread(fs, bm, fs->buf);
 	if (err)
 		return err;
-	if (!(fs->buf[i / 8] & (1u << (i % 8))))
-		return snprintf(fs->why, sizeof fs->why,
-				"freeing a free bit %u of block %u", i, bm),
-		       -EIO;
-	fs->buf[i / 8] &= (uint8_t) ~(1u << (i % 8));
+	uint8_t bit = (uint8_t)(1u << (i % 8));
+	if (!(fs->buf[i / 8] & bit) == !set)
+		return ext2_eio(fs, "%s a %s bit %u of block %u",
+				set ? "taking" : "freeing", set ? "used" : "free",
+				i, bm);
+	fs->buf[i / 8] ^= bit;
 	return ext2_bwrite(fs, bm, fs->buf);
 }
 
@@ -303,6 +319,8 @@ static uint32_t group_blocks(const struct ext2_fs *fs, uint32_t g)
  *  -ENOSPC. */
 static long balloc(struct ext2_fs *fs, uint32_t g0)
 {
+	if (!ext2_tx_room(fs, 1, 0))
+		return ext2_eio(fs, "undo log full");
 	for (uint32_t k = 0; k < fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
 		struct ext2_group *gr = &fs->group[g];
@@ -316,28 +334,43 @@ static long balloc(struct ext2_fs *fs, uint32_t g0)
 		gr->free_blocks--, fs->free_blocks--;
 		uint32_t blk = fs->first_data_block + g * fs->blocks_per_group +
 			       (uint32_t)i;
+		ext2_log_bit(fs, EXT2_U_BALLOC, blk, false); /* room checked */
 		int err = ext2_bwrite(fs, blk, fs->zero);
 		return err ? err : (long)blk;
 	}
 	return -ENOSPC;
 }
 
-static int bfree(struct ext2_fs *fs, uint32_t blk)
+/** Set (@claim) or clear block @blk's bit, its group's count with it. */
+static int bflip(struct ext2_fs *fs, uint32_t blk, bool claim)
 {
 	if (blk < fs->first_data_block || blk >= fs->blocks)
-		return snprintf(fs->why, sizeof fs->why, "free block %u", blk),
-		       -EIO;
+		return ext2_eio(fs, "%s block %u", claim ? "claim" : "free", blk);
 	uint32_t i = blk - fs->first_data_block, g = i / fs->blocks_per_group;
-	int err = bitmap_clear(fs, fs->group[g].block_bitmap,
-			       i % fs->blocks_per_group);
-	if (!err)
+	int err = bitmap_flip(fs, fs->group[g].block_bitmap,
+			      i % fs->blocks_per_group, claim);
+	if (!err && claim)
+		fs->group[g].free_blocks--, fs->free_blocks--;
+	else if (!err)
 		fs->group[g].free_blocks++, fs->free_blocks++;
 	return err;
+}
+
+int ext2_bfree(struct ext2_fs *fs, uint32_t blk)
+{
+	return bflip(fs, blk, false);
+}
+
+int ext2_bclaim(struct ext2_fs *fs, uint32_t blk)
+{
+	return bflip(fs, blk, true);
 }
 
 long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir)
 {
 	uint32_t g0 = near ? (near - 1) / fs->inodes_per_group : 0;
+	if (!ext2_tx_room(fs, 1, 0))
+		return ext2_eio(fs, "undo log full");
 	for (uint32_t k = 0; k < fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
 		struct ext2_group *gr = &fs->group[g];
@@ -356,22 +389,43 @@ long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir)
 		gr->free_inodes--, fs->free_inodes--;
 		if (dir)
 			gr->used_dirs++;
-		return (long)(g * fs->inodes_per_group + (uint32_t)i + 1);
+		uint32_t ino = g * fs->inodes_per_group + (uint32_t)i + 1;
+		ext2_log_bit(fs, EXT2_U_IALLOC, ino, dir); /* room checked */
+		return (long)ino;
 	}
 	return -ENOSPC;
 }
 
-int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
+/** Set (@claim) or clear inode @ino's bit, with its group's counts. */
+static int iflip(struct ext2_fs *fs, uint32_t ino, bool dir, bool claim)
 {
+	if (ino == 0 || ino > fs->inodes)
+		return ext2_eio(fs, "%s inode %u", claim ? "claim" : "free", ino);
 	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
-	int err = bitmap_clear(fs, fs->group[g].inode_bitmap,
-			       i % fs->inodes_per_group);
+	struct ext2_group *gr = &fs->group[g];
+	int err = bitmap_flip(fs, gr->inode_bitmap, i % fs->inodes_per_group,
+			      claim);
 	if (err)
 		return err;
-	fs->group[g].free_inodes++, fs->free_inodes++;
-	if (dir)
-		fs->group[g].used_dirs--;
+	if (claim)
+		gr->free_inodes--, fs->free_inodes--, gr->used_dirs += dir;
+	else
+		gr->free_inodes++, fs->free_inodes++, gr->used_dirs -= dir;
 	return 0;
+}
+
+int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
+{
+	int err = ext2_tx_room(fs, 1, 0) ? iflip(fs, ino, dir, false)
+					 : ext2_eio(fs, "undo log full");
+	if (!err)
+		ext2_log_bit(fs, EXT2_U_IFREE, ino, dir);
+	return err;
+}
+
+int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir)
+{
+	return iflip(fs, ino, dir, true);
 }
 
 /* ---- the block map ---- */
@@ -392,7 +446,8 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
-	if ((err = ext2_bread(fs, blk, fs->buf)))
+	if ((err = ext2_bread(fs, blk, fs->buf)) ||
+	    (err = ext2_log_block(fs, blk, fs->buf)))
 		return err;
 	put32(fs->buf + 4 * i, (uint32_t)nb);
 	err = ext2_bwrite(fs, blk, fs->buf);
@@ -436,10 +491,29 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 				  alloc, g);
 }
 
-/** Free the entries of indirect block @blk from @from on (@depth 1:
- *  data blocks; 2: indirect blocks), then @blk itself if @from is 0.
- *  Uses its own buffer: fs->buf is reused below. */
-static int ind_free(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
+/* Walking a block map from a file block on, as freeing it goes: the
+ * data blocks in file order, each indirect block after everything it
+ * points to, when it goes entirely. */
+struct walk {
+	int (*fn)(struct ext2_fs *fs, uint32_t blk);
+	uint32_t left, done; /* visits still allowed, visits made */
+};
+
+/** Visit @blk: 1 (stop) once the visits allowed are made. */
+static int walk_one(struct ext2_fs *fs, struct walk *w, uint32_t blk)
+{
+	if (!w->left)
+		return 1;
+	int err = w->fn(fs, blk);
+	if (!err)
+		w->left--, w->done++;
+	return err;
+}
+
+/** Visit the entries of indirect block @blk from @from on (@depth 1:
+ *  data blocks; 2: indirect blocks), then @blk if @from is 0. Reads
+ *  into its own buffers: @fn may use fs->buf. */
+static int walk_ind(struct ext2_fs *fs, struct walk *w, uint32_t blk,
 		    uint32_t from, int depth)
 {
 	static uint8_t lvl[2][EXT2_BLOCK];
@@ -448,53 +522,89 @@ static int ind_free(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
 	for (uint32_t i = from / per; !err && i < EXT2_PER_BLOCK; i++) {
 		uint32_t v = le32(b + 4 * i);
-		if (!v)
-			continue;
 		uint32_t sub = i == from / per ? from % per : 0;
-		if (depth == 1) {
-			err = bfree(fs, v);
-			if (!err)
-				in->blocks -= EXT2_BLOCK / 512;
-		} else {
-			/* frees (and counts) the child itself if sub is 0 */
-			err = ind_free(fs, in, v, sub, 1);
-		}
-		if (!err && (depth == 1 || sub == 0))
-			put32(b + 4 * i, 0);
+		if (v)
+			err = depth == 1 ? walk_one(fs, w, v)
+					 : walk_ind(fs, w, v, sub, 1);
 	}
+	return err ? err : from == 0 ? walk_one(fs, w, blk) : 0;
+}
+
+int ext2_map_walk(struct ext2_fs *fs, const uint32_t *map, uint32_t from,
+		  int (*fn)(struct ext2_fs *fs, uint32_t blk), uint32_t limit,
+		  uint32_t *done)
+{
+	struct walk w = {fn, limit, 0};
+	int err = 0;
+	for (uint32_t i = from; !err && i < EXT2_NDIR; i++)
+		if (map[i])
+			err = walk_one(fs, &w, map[i]);
+	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
+	if (!err && map[12] && f1 < EXT2_PER_BLOCK)
+		err = walk_ind(fs, &w, map[12], f1, 1);
+	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
+			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
+			      : 0;
+	if (!err && map[13])
+		err = walk_ind(fs, &w, map[13], f2, 2);
+	*done = w.done;
+	return err > 0 ? 0 : err; /* 1: the limit was reached */
+}
+
+/** Zero the entries of indirect block @blk from @from on (@depth as
+ *  walk_ind; a partly kept child is cut inside), its old bytes logged;
+ *  a block with nothing to zero is not written. */
+static int cut_ind(struct ext2_fs *fs, uint32_t blk, uint32_t from, int depth)
+{
+	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
+	uint32_t i0 = from / per, sub = from % per, child = 0;
+	int err = ext2_bread(fs, blk, fs->buf);
 	if (err)
 		return err;
-	if (from == 0) {
-		in->blocks -= EXT2_BLOCK / 512;
-		return bfree(fs, blk);
+	if (depth == 2 && sub) /* its entry stays, its tail goes */
+		child = le32(fs->buf + 4 * i0++);
+	uint32_t any = 0;
+	for (uint32_t i = i0; i < EXT2_PER_BLOCK; i++)
+		any |= le32(fs->buf + 4 * i);
+	if (any && !(err = ext2_log_block(fs, blk, fs->buf))) {
+		memset(fs->buf + 4 * i0, 0, 4 * (EXT2_PER_BLOCK - i0));
+		err = ext2_bwrite(fs, blk, fs->buf);
 	}
-	return ext2_bwrite(fs, blk, b);
+	return err ? err : child ? cut_ind(fs, child, sub, 1) : 0;
+}
+
+/** Drop @in's pointers to file blocks @from on (their bits are free). */
+static int map_cut(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
+{
+	int err = 0;
+	for (uint32_t i = from; i < EXT2_NDIR; i++)
+		in->block[i] = 0;
+	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
+	if (in->block[12] && f1 == 0)
+		in->block[12] = 0;
+	else if (in->block[12] && f1 < EXT2_PER_BLOCK)
+		err = cut_ind(fs, in->block[12], f1, 1);
+	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
+			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
+			      : 0;
+	if (!err && in->block[13] && f2 == 0)
+		in->block[13] = 0;
+	else if (!err && in->block[13])
+		err = cut_ind(fs, in->block[13], f2, 2);
+	return err;
 }
 
 int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
 {
-	int err = 0;
-	for (uint32_t i = from; !err && i < EXT2_NDIR; i++) {
-		if (in->block[i]) {
-			err = bfree(fs, in->block[i]);
-			in->block[i] = 0, in->blocks -= EXT2_BLOCK / 512;
-		}
-	}
-	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
-	if (!err && in->block[12] && f1 < EXT2_PER_BLOCK) {
-		err = ind_free(fs, in, in->block[12], f1, 1);
-		if (!err && f1 == 0)
-			in->block[12] = 0;
-	}
-	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
-			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
-			      : 0;
-	if (!err && in->block[13]) {
-		err = ind_free(fs, in, in->block[13], f2, 2);
-		if (!err && f2 == 0)
-			in->block[13] = 0;
-	}
-	return err;
+	int idx = ext2_log_map(fs, in->block, from);
+	if (idx < 0)
+		return idx;
+	uint32_t done;
+	int err = ext2_map_walk(fs, in->block, from, ext2_bfree, UINT32_MAX,
+				&done);
+	ext2_log_map_done(fs, idx, done);
+	in->blocks -= done * (EXT2_BLOCK / 512);
+	return err ? err : map_cut(fs, in, from);
 }
 
 /* ---- file data ---- */
@@ -574,10 +684,50 @@ static int write_part(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 }
 
+/** One batch of ext2_write's steps (a file block's part each) from
+ *  @off on, while the undo log has room for another step (3 new blocks,
+ *  2 indirect blocks changed, and the inode), then the inode if it
+ *  changed: the bytes of the whole steps made in *@got. */
+static int write_batch(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		       uint64_t off, const uint8_t *src, size_t len,
+		       size_t *got)
+{
+	struct ext2_inode was = *in;
+	size_t done = 0;
+	int err = 0;
+	while (done < len && ext2_tx_room(fs, 6, 2)) {
+		uint64_t pos = off + done;
+		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
+		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
+							     : len - done;
+		err = write_part(fs, ino, in, (uint32_t)(pos / EXT2_BLOCK),
+				 in_blk, src + done, n);
+		if (err)
+			break;
+		done += n;
+	}
+	*got = done;
+	if (err)
+		return err;
+	if (off + done > in->size)
+		in->size = (uint32_t)(off + done);
+	in->mtime = in->ctime = ext2_now(fs);
+	/* A rewrite in place within the same second changes nothing of the
+	 * inode: no write of its block (a request to B, often on another
+	 * core). The struct has no padding, so the bytes are the fields. */
+	_Static_assert(sizeof *in == 100, "struct ext2_inode: no padding");
+	return memcmp(&was, in, sizeof *in) ? ext2_iput(fs, ino, in) : 0;
+}
+
+/* A batch that fails is undone whole (its new blocks freed, its
+ * indirect blocks and the inode as before); the batches before it
+ * stand, and their bytes are the short count. A batch that ran out of
+ * space is done again up to the step that did not fit: what fits is
+ * written, and ENOSPC is the answer only when nothing did. */
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len)
 {
-	struct ext2_inode in, was;
+	struct ext2_inode in;
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
@@ -585,29 +735,50 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		return err;
 	if (off + len > 0xffffffffull)
 		return -EFBIG;
-	was = in;
-	size_t done = 0;
-	while (done < len && !err) {
-		uint64_t pos = off + done;
-		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
-		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
-							     : len - done;
-		err = write_part(fs, ino, &in, (uint32_t)(pos / EXT2_BLOCK),
-				 in_blk, (const uint8_t *)buf + done, n);
-		if (!err)
-			done += n;
+	size_t done = 0, limit = len;
+	while (done < limit) {
+		struct ext2_inode keep = in;
+		size_t got = 0;
+		ext2_tx_begin(fs);
+		err = ext2_tx_end(fs, write_batch(fs, ino, &in, off + done,
+						  (const uint8_t *)buf + done,
+						  limit - done, &got));
+		if (!err) {
+			done += got;
+			continue;
+		}
+		in = keep;
+		if (err != -ENOSPC || !got)
+			break;
+		limit = done + got; /* again, the steps that fitted only */
 	}
-	if (off + done > in.size)
-		in.size = (uint32_t)(off + done);
-	in.mtime = in.ctime = ext2_now(fs);
-	/* A rewrite in place within the same second changes nothing of the
-	 * inode: no write of its block (a request to B, often on another
-	 * core). The struct has no padding, so the bytes are the fields. */
-	_Static_assert(sizeof in == 100, "struct ext2_inode: no padding");
-	int err2 = memcmp(&was, &in, sizeof in) ? ext2_iput(fs, ino, &in) : 0;
-	if (done == 0 && (err || err2))
-		return err ? err : err2;
-	return err2 ? err2 : (long)done;
+	return done ? (long)done : err;
+}
+
+/** ext2_truncate's steps: the blocks past @size freed, the bytes past
+ *  it in its last block zeroed, then the inode. */
+static int truncate_steps(struct ext2_fs *fs, uint32_t ino,
+			  struct ext2_inode *in, uint64_t size)
+{
+	int err = 0;
+	if (size < in->size) {
+		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
+		if ((err = ext2_free_from(fs, in, keep)))
+			return err;
+		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
+		long blk = tail ? ext2_bmap(fs, ino, in, keep - 1, false) : 0;
+		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf)) &&
+		    !(err = ext2_log_block(fs, (uint32_t)blk, fs->buf))) {
+			/* bytes past the end read as zeros if it grows again */
+			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
+			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+		}
+		if (err || blk < 0)
+			return err ? err : (int)blk;
+	}
+	in->size = (uint32_t)size;
+	in->mtime = in->ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, in);
 }
 
 int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
@@ -620,21 +791,6 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
 		return err;
 	if (size > 0xffffffffull)
 		return -EFBIG;
-	if (size < in.size) {
-		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
-		if ((err = ext2_free_from(fs, &in, keep)))
-			return err;
-		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
-		long blk = tail ? ext2_bmap(fs, ino, &in, keep - 1, false) : 0;
-		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf))) {
-			/* bytes past the end read as zeros if it grows again */
-			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
-			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
-		}
-		if (err)
-			return err;
-	}
-	in.size = (uint32_t)size;
-	in.mtime = in.ctime = ext2_now(fs);
-	return ext2_iput(fs, ino, &in);
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, truncate_steps(fs, ino, &in, size));
 }

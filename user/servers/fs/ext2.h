@@ -71,6 +71,36 @@ struct ext2_icache {
 	struct ext2_inode in;
 };
 
+/* The undo log of the operation under way (ext2_undo.c): each step
+ * that changes the image first records how to put it back, and an
+ * operation that fails is undone from its last record to its first.
+ * Bitmap bits are undone by flipping them back, the blocks a free of a
+ * block map released by walking that map again (its 15 pointers kept
+ * here), inodes and directory or indirect blocks by writing back the
+ * bytes they had. Sized for the largest directory operation (rename);
+ * a write goes in batches that fit (ext2_write). */
+#define EXT2_UNDO_RECS 24
+#define EXT2_UNDO_BLOCKS 4 /* blocks saved whole */
+#define EXT2_UNDO_INODES 6 /* inodes saved: their first 128 bytes */
+#define EXT2_UNDO_MAPS 2   /* block maps freed */
+struct ext2_undo_rec {
+	uint8_t kind;  /* EXT2_U_* (ext2_int.h) */
+	uint8_t dir;   /* an inode's: a directory (used_dirs) */
+	uint16_t slot; /* U_BLOCK, U_INODE, U_MAP: its saved bytes */
+	uint32_t num;  /* the block or inode */
+	uint32_t from;  /* U_MAP: the first file block freed */
+	uint32_t count; /* U_MAP: blocks freed; U_BALLOC: a run's length */
+};
+struct ext2_undo {
+	unsigned depth; /* nested operations: the outermost ends the log */
+	bool undoing;   /* while undoing, nothing is recorded */
+	unsigned n, nblk, nino, nmap;
+	struct ext2_undo_rec rec[EXT2_UNDO_RECS];
+	uint32_t map[EXT2_UNDO_MAPS][15];
+	uint8_t ino[EXT2_UNDO_INODES][128];
+	uint8_t blk[EXT2_UNDO_BLOCKS][EXT2_BLOCK];
+};
+
 struct ext2_fs {
 	struct ext2_dev dev;
 	struct ext2_icache icache[EXT2_ICACHE];
@@ -83,6 +113,7 @@ struct ext2_fs {
 	uint8_t buf[EXT2_BLOCK];    /* scratch for metadata blocks */
 	uint8_t zero[EXT2_BLOCK];   /* a block of zeros (new blocks) */
 	char why[96];               /* the reason of the last EIO/EINVAL */
+	struct ext2_undo undo;
 };
 
 struct ext2_stat {

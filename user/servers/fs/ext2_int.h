@@ -96,7 +96,52 @@ int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir);
  *  indirect blocks on the way, zeroed) if @alloc; 0 for a hole. */
 long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	       uint32_t fb, bool alloc);
-/** Free every block of @in from file block @from on. */
+/** Free every block of @in from file block @from on: their bits first
+ *  (undone by walking the map again), then the pointers to them (the
+ *  indirect blocks that keep some, logged whole). */
 int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from);
+
+/* Bitmap bits with their counts: the steps of allocation and their
+ * undoing (ext2.c). ext2_bfree and ext2_ifree check the bit was set,
+ * the claims that it was clear: -EIO otherwise. */
+int ext2_bfree(struct ext2_fs *fs, uint32_t blk);
+int ext2_bclaim(struct ext2_fs *fs, uint32_t blk);
+int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir);
+/** Put back the first 128 bytes of inode @ino (its slot of the inode
+ *  cache emptied). */
+int ext2_iraw_put(struct ext2_fs *fs, uint32_t ino, const uint8_t *raw);
+/** Visit the blocks of map @map from file block @from on, in the order
+ *  ext2_free_from frees them, calling @fn for at most @limit of them:
+ *  the visits made in *@done; 0 or fn's error. */
+int ext2_map_walk(struct ext2_fs *fs, const uint32_t *map, uint32_t from,
+		  int (*fn)(struct ext2_fs *fs, uint32_t blk), uint32_t limit,
+		  uint32_t *done);
+
+/* The undo log (ext2_undo.c, struct ext2_undo in ext2.h). Every public
+ * operation that changes the image runs between ext2_tx_begin and
+ * ext2_tx_end; the steps record themselves (nothing is recorded outside
+ * an operation, or while undoing). A record that does not fit is -EIO
+ * before the step changes anything. */
+enum { EXT2_U_BALLOC = 1, EXT2_U_IALLOC, EXT2_U_IFREE, EXT2_U_MAP,
+       EXT2_U_BLOCK, EXT2_U_INODE };
+void ext2_tx_begin(struct ext2_fs *fs);
+/** End the operation begun last. When the outermost one ends with @err
+ *  < 0 every recorded step is undone, last first. Returns @err. */
+int ext2_tx_end(struct ext2_fs *fs, int err);
+/** Is there room for @recs more records, @blks of them saved blocks?
+ *  (Always outside an operation.) */
+bool ext2_tx_room(const struct ext2_fs *fs, unsigned recs, unsigned blks);
+/** Record an allocation, a freed inode. */
+int ext2_log_bit(struct ext2_fs *fs, unsigned kind, uint32_t num, bool dir);
+/** Record the bytes @pre block @blk has before it is changed (nothing
+ *  if the block was allocated by this operation or saved already). */
+int ext2_log_block(struct ext2_fs *fs, uint32_t blk, const uint8_t *pre);
+/** Record inode @ino's first 128 bytes @pre before it is changed. */
+int ext2_log_inode(struct ext2_fs *fs, uint32_t ino, const uint8_t *pre);
+/** Record a free of map @map from @from on: its record's index (for
+ *  ext2_log_map_done), or an error. */
+int ext2_log_map(struct ext2_fs *fs, const uint32_t *map, uint32_t from);
+/** The free of record @idx has freed @count blocks (0: no record). */
+void ext2_log_map_done(struct ext2_fs *fs, int idx, uint32_t count);
 
 #endif
