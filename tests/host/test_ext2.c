@@ -861,3 +861,65 @@ HTEST(write_without_space_changes_nothing)
 	CHECK_EQ(fs.free_blocks, 0u);
 	CHECK_EQ(close_fsck(img), 0);
 }
+
+/** Is symlink @path's target @want (readlink, and stat's size)? */
+static bool link_is(const char *path, const char *want)
+{
+	uint32_t ino;
+	struct ext2_stat st;
+	char got[EXT2_BLOCK];
+	size_t n = strlen(want);
+	return !ext2_namei(&fs, path, &ino) && !ext2_stat(&fs, ino, &st) &&
+	       (st.mode & EXT2_S_IFMT) == EXT2_S_IFLNK && st.size == n &&
+	       ext2_readlink(&fs, ino, got, sizeof got) == (long)n &&
+	       !memcmp(got, want, n);
+}
+
+/* Symlinks as a type: mke2fs's read back, new ones fast below 60 bytes
+ * and slow from 60 on (a block each), hard links counted, renamed and
+ * unlinked; e2fsck checks every one of them. */
+HTEST(symlinks_and_links_through_the_api)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t root = EXT2_ROOT_INO, sub, small, ino;
+	char t60[61], buf[8];
+	memset(t60, 'a', 60), t60[60] = 0;
+	CHECK(link_is("/fast", FAST_TARGET));
+	CHECK(link_is("/sub/slow", SLOW_TARGET));
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &small), 0);
+	CHECK_EQ(ext2_readlink(&fs, small, buf, sizeof buf), -EINVAL);
+	CHECK_EQ(ext2_namei(&fs, "/fast", &ino), 0);
+	CHECK_EQ(ext2_readlink(&fs, ino, buf, 0), 0); /* no room: nothing */
+	uint32_t blocks = fs.free_blocks;
+	CHECK_EQ(ext2_symlink(&fs, root, "f59", 3, t60 + 1, 59, &ino), 0);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(ext2_symlink(&fs, sub, "s60", 3, t60, 60, &ino), 0);
+	CHECK_EQ(fs.free_blocks, blocks - 1);
+	CHECK(link_is("/f59", t60 + 1));
+	CHECK(link_is("/sub/s60", t60));
+	CHECK_EQ(entry_type(sub, "s60"), 7u);
+	CHECK_EQ(ext2_symlink(&fs, root, "x", 1, "a\0b", 3, &ino), -EINVAL);
+	CHECK_EQ(ext2_symlink(&fs, root, "f59", 3, "b", 1, &ino), -EEXIST);
+	CHECK_EQ(ext2_link(&fs, root, "h2", 2, small), 0);
+	CHECK_EQ(ext2_link(&fs, root, "h3", 2, sub), -EPERM);
+	CHECK_EQ(ext2_link(&fs, root, "fast", 4, small), -EEXIST);
+	struct ext2_stat st;
+	CHECK_EQ(ext2_stat(&fs, small, &st), 0);
+	CHECK_EQ(st.links, 3u); /* small.txt, sub/hard, h2 */
+	CHECK_EQ(ext2_namei(&fs, "/h2", &ino), 0);
+	CHECK_EQ(ino, small);
+	CHECK_EQ(ext2_rename(&fs, root, "f59", 3, sub, "s60", 3), 0);
+	CHECK_EQ(fs.free_blocks, blocks); /* the slow one replaced */
+	CHECK(link_is("/sub/s60", t60 + 1));
+	CHECK_EQ(ext2_unlink(&fs, root, "h2", 2), 0);
+	CHECK_EQ(ext2_unlink(&fs, root, "small.txt", 9), 0);
+	CHECK_EQ(ext2_stat(&fs, small, &st), 0);
+	CHECK_EQ(st.links, 1u);
+	CHECK_EQ(ext2_namei(&fs, "/sub/hard", &ino), 0);
+	CHECK(file_is(ino, 100, 1));
+	CHECK_EQ(close_fsck(img), 0);
+}

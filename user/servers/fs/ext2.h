@@ -7,7 +7,10 @@
  *
  * Errors are negative <errno.h> values of the C library it is built
  * with (picolibc in the server, glibc on the host): ENOENT, EEXIST,
- * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO.
+ * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO,
+ * EPERM, EMLINK. Every operation that changes the image either
+ * completes or leaves the image as it was (ext2_undo.c); a write may
+ * complete in part (its count short), the part being whole batches.
  * Not thread-safe: the file server serialises calls.
  */
 #ifndef FS_EXT2_H
@@ -33,6 +36,7 @@
  * bytes fill i_block (60 bytes) and it has no block; a longer one is
  * "slow", its target in one data block (as e2fsprogs and Linux do). */
 #define EXT2_FAST_LINK_MAX 60u
+#define EXT2_LINK_MAX 32000u /* links of an inode (as Linux's ext2) */
 
 struct ext2_dev {
 	/* One EXT2_BLOCK-byte block: 0 or a negative errno (EIO). */
@@ -167,13 +171,32 @@ int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len, uint32_t mode, uint32_t *ino);
 int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len, uint32_t mode, uint32_t *ino);
+/** New symlink @name in @dir to @target (@tlen bytes, 1 to 4,095, no
+ *  NUL: -EINVAL, -ENAMETOOLONG), mode 0777: a fast one (the target in
+ *  i_block, no block) below EXT2_FAST_LINK_MAX bytes, else a slow one
+ *  (the target in a block of its own). Its inode in *@ino. */
+int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		 size_t len, const char *target, size_t tlen, uint32_t *ino);
+/** Symlink @ino's target into @buf, at most @len bytes (no NUL added):
+ *  the bytes copied (the whole target is ext2_stat's size); -EINVAL if
+ *  @ino is not a symlink. */
+long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len);
+/** A new name @name in @dir for inode @ino (a hard link; its link count
+ *  and ctime updated): -EPERM for a directory, -EMLINK past
+ *  EXT2_LINK_MAX links. */
+int ext2_link(struct ext2_fs *fs, uint32_t dir, const char *name, size_t len,
+	      uint32_t ino);
 /** Remove file @name from @dir (-EISDIR for a directory). */
 int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len);
 /** Remove empty directory @name from @dir (-ENOTEMPTY, -ENOTDIR). */
 int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len);
-/** Move @from_dir/@from to @to_dir/@to, replacing a file there. */
+/** Move @from_dir/@from to @to_dir/@to, replacing what is there: a
+ *  non-directory by a non-directory (-EISDIR otherwise), an empty
+ *  directory by a directory (-ENOTDIR, -ENOTEMPTY); -EINVAL for a move
+ *  into its own subtree; nothing if both name the same inode. The entry
+ *  keeps the inode's file type. */
 int ext2_rename(struct ext2_fs *fs, uint32_t from_dir, const char *from,
 		size_t from_len, uint32_t to_dir, const char *to,
 		size_t to_len);

@@ -394,6 +394,102 @@ int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 					 dir_init, &dir));
 }
 
+/* A symlink's target, for link_fill. */
+struct target {
+	const char *s;
+	size_t len;
+};
+
+/** Give new symlink @ino (@in) its target: in i_block if it is short
+ *  (a fast symlink), else in a data block of its own. */
+static int link_fill(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		     const void *arg)
+{
+	const struct target *t = arg;
+	in->size = (uint32_t)t->len;
+	if (t->len < EXT2_FAST_LINK_MAX) {
+		uint8_t text[60] = {0};
+		memcpy(text, t->s, t->len);
+		for (int i = 0; i < 15; i++)
+			in->block[i] = le32(text + 4 * i);
+		return 0;
+	}
+	long blk = ext2_bmap(fs, ino, in, 0, true);
+	if (blk < 0)
+		return (int)blk;
+	memset(fs->buf, 0, EXT2_BLOCK);
+	memcpy(fs->buf, t->s, t->len);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+}
+
+int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		 size_t len, const char *target, size_t tlen, uint32_t *ino)
+{
+	if (tlen == 0 || memchr(target, 0, tlen))
+		return -EINVAL;
+	if (tlen >= EXT2_BLOCK)
+		return -ENAMETOOLONG;
+	struct target t = {target, tlen};
+	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFLNK | 0777),
+				.links = 1};
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					 link_fill, &t));
+}
+
+long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if ((in.mode & EXT2_S_IFMT) != EXT2_S_IFLNK)
+		return -EINVAL;
+	size_t n = in.size < len ? in.size : len;
+	if (in.size < EXT2_FAST_LINK_MAX) {
+		uint8_t text[60];
+		for (int i = 0; i < 15; i++)
+			put32(text + 4 * i, in.block[i]);
+		memcpy(buf, text, n);
+		return (long)n;
+	}
+	if (in.size >= EXT2_BLOCK || !in.block[0])
+		return ext2_eio(fs, "symlink %u: size %u, block %u", ino,
+				in.size, in.block[0]);
+	const uint8_t *b = ext2_bget(fs, in.block[0], &err);
+	if (!b)
+		return err;
+	memcpy(buf, b, n);
+	return (long)n;
+}
+
+/** ext2_link's steps: the new entry, then the inode's link count. */
+static int link_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
+		      size_t len, uint32_t ino)
+{
+	struct ext2_inode din, in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if (ext2_is_dir(&in))
+		return -EPERM;
+	if (in.links >= EXT2_LINK_MAX)
+		return -EMLINK;
+	if ((err = new_name(fs, dir, &din, name, len)) ||
+	    (err = dir_add(fs, dir, &din, name, len, ino, ext2_ft_of(in.mode))))
+		return err;
+	in.links++;
+	in.ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, &in);
+}
+
+int ext2_link(struct ext2_fs *fs, uint32_t dir, const char *name, size_t len,
+	      uint32_t ino)
+{
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, link_steps(fs, dir, name, len, ino));
+}
+
 /** Drop @drop links of @ino (@in read); free it with its blocks at
  *  zero: the blocks' bits, then the inode (dtime), then its bit. */
 static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
