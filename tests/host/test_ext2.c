@@ -723,21 +723,18 @@ static uint8_t *slurp(const char *img, size_t *n)
 	return b;
 }
 
-/** Is the mounted image (synced now) what @was held, block for block,
- *  in every block its bitmaps have in use (free ones may differ: a new
- *  block is zeroed, and freeing it again does not undo that)? */
-static bool same_image(const char *img, const uint8_t *was, size_t was_n)
+/** Are images @now and @was (@n bytes each) the same in every block
+ *  @was's bitmaps have in use (free ones may differ: a new block is
+ *  zeroed, and freeing it again does not undo that)? */
+static bool same_bytes(const uint8_t *now, const uint8_t *was, size_t n)
 {
-	size_t n;
-	if (ext2_sync(&fs))
-		return false;
-	uint8_t *now = slurp(img, &n);
-	bool same = now && n == was_n;
+	bool same = true;
 	for (uint32_t g = 0; same && g < fs.groups; g++) {
 		const uint8_t *bm = was + (size_t)fs.group[g].block_bitmap * EXT2_BLOCK;
 		for (uint32_t i = 0; same && i < fs.blocks_per_group; i++) {
 			size_t blk = fs.first_data_block + (size_t)g * fs.blocks_per_group + i;
-			if (blk >= fs.blocks || !(bm[i / 8] & (1u << (i % 8))))
+			if (blk >= fs.blocks || (blk + 1) * EXT2_BLOCK > n ||
+			    !(bm[i / 8] & (1u << (i % 8))))
 				continue;
 			same = !memcmp(now + blk * EXT2_BLOCK, was + blk * EXT2_BLOCK,
 				       EXT2_BLOCK);
@@ -745,6 +742,17 @@ static bool same_image(const char *img, const uint8_t *was, size_t was_n)
 				fprintf(stderr, "block %zu differs\n", blk);
 		}
 	}
+	return same;
+}
+
+/** Is the mounted image @img (synced now) what @was held? */
+static bool same_image(const char *img, const uint8_t *was, size_t was_n)
+{
+	size_t n;
+	if (ext2_sync(&fs))
+		return false;
+	uint8_t *now = slurp(img, &n);
+	bool same = now && n == was_n && same_bytes(now, was, n);
 	free(now);
 	return same;
 }
@@ -922,4 +930,253 @@ HTEST(symlinks_and_links_through_the_api)
 	CHECK_EQ(ext2_namei(&fs, "/sub/hard", &ino), 0);
 	CHECK(file_is(ino, 100, 1));
 	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* Operations for the sweeps below, on the image of sweep_base: each
+ * returns what the ext2 call returned (negative: it failed). */
+static uint32_t ino_of(const char *path)
+{
+	uint32_t ino = 0;
+	return ext2_namei(&fs, path, &ino) ? 0 : ino;
+}
+
+static long op_create(void)
+{
+	uint32_t ino;
+	return ext2_create(&fs, ino_of("/d"), long_name(900), 200, 0644, &ino);
+}
+
+static long op_mkdir(void)
+{
+	uint32_t ino;
+	return ext2_mkdir(&fs, ino_of("/d"), long_name(901), 200, 0755, &ino);
+}
+
+static long op_symlink_fast(void)
+{
+	uint32_t ino;
+	return ext2_symlink(&fs, ino_of("/d"), long_name(902), 200, "t", 1,
+			    &ino);
+}
+
+static long op_symlink_slow(void)
+{
+	uint32_t ino;
+	return ext2_symlink(&fs, EXT2_ROOT_INO, "s", 1, SLOW_TARGET,
+			    strlen(SLOW_TARGET), &ino);
+}
+
+static long op_link(void)
+{
+	return ext2_link(&fs, ino_of("/d"), long_name(904), 200,
+			 ino_of("/small.txt"));
+}
+
+static long op_rename_new(void)
+{
+	return ext2_rename(&fs, EXT2_ROOT_INO, "small.txt", 9, ino_of("/d"),
+			   long_name(905), 200);
+}
+
+static long op_rename_dir(void)
+{
+	return ext2_rename(&fs, EXT2_ROOT_INO, "sub", 3, ino_of("/e"), "s", 1);
+}
+
+static long op_rename_replace(void)
+{
+	return ext2_rename(&fs, EXT2_ROOT_INO, "small.txt", 9, ino_of("/sub"),
+			   "indirect.bin", 12);
+}
+
+static long op_rename_dir_replace(void)
+{
+	return ext2_rename(&fs, ino_of("/sub"), "deep", 4, EXT2_ROOT_INO, "e",
+			   1);
+}
+
+static long op_unlink(void)
+{
+	return ext2_unlink(&fs, ino_of("/sub/deep"), "big.bin", 7);
+}
+
+static long op_rmdir(void)
+{
+	return ext2_rmdir(&fs, EXT2_ROOT_INO, "e", 1);
+}
+
+static long op_write(void)
+{
+	static uint8_t b[100000];
+	fill(b, sizeof b, 11, 0);
+	return ext2_write(&fs, ino_of("/small.txt"), 30000, b, sizeof b);
+}
+
+static long op_truncate(void)
+{
+	return ext2_truncate(&fs, ino_of("/sub/deep/big.bin"), 70000);
+}
+
+static long op_truncate_up(void)
+{
+	return ext2_truncate(&fs, ino_of("/small.txt"), 1u << 20);
+}
+
+static long (*const sweep_ops[])(void) = {
+	op_create, op_mkdir, op_symlink_fast, op_symlink_slow, op_link,
+	op_rename_new, op_rename_dir, op_rename_replace,
+	op_rename_dir_replace, op_unlink, op_rmdir, op_write, op_truncate,
+	op_truncate_up,
+};
+#define SWEEP_OPS (sizeof sweep_ops / sizeof sweep_ops[0])
+
+/** The sweeps' image: the link tree, a directory "d" of 12 full blocks
+ *  (an entry more takes an indirect block) and an empty one "e". */
+static int sweep_base(const char *img)
+{
+	uint32_t d, e;
+	int err = make_link_image(img, 8) ? -EIO : open_image(img);
+	if (!err)
+		err = ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d);
+	if (!err)
+		err = ext2_mkdir(&fs, EXT2_ROOT_INO, "e", 1, 0755, &e);
+	return err ? err : fill_dir(d, EXT2_NDIR);
+}
+
+/* The sweeps' device: the image in memory (put back with a memcpy),
+ * failing as dev_failing does; written to a file for e2fsck only. */
+static uint8_t *ram;
+static size_t ram_n;
+
+static int ram_read(void *ctx, uint32_t blk, void *buf)
+{
+	(void)ctx;
+	if (read_fails || ((size_t)blk + 1) * EXT2_BLOCK > ram_n)
+		return -EIO;
+	memcpy(buf, ram + (size_t)blk * EXT2_BLOCK, EXT2_BLOCK);
+	return 0;
+}
+
+static int ram_write(void *ctx, uint32_t blk, const void *buf)
+{
+	(void)ctx;
+	if (write_fails || dev_writes++ == fail_write ||
+	    ((size_t)blk + 1) * EXT2_BLOCK > ram_n)
+		return -EIO;
+	memcpy(ram + (size_t)blk * EXT2_BLOCK, buf, EXT2_BLOCK);
+	return 0;
+}
+
+static const struct ext2_dev dev_ram = {ram_read, ram_write, dev_now, NULL,
+					NULL};
+
+/** Sync the RAM image, write it to @img and e2fsck -fn it: 0 if clean. */
+static int ram_fsck(const char *img)
+{
+	FILE *f = ext2_sync(&fs) ? NULL : fopen(img, "wb");
+	bool ok = f && fwrite(ram, 1, ram_n, f) == ram_n;
+	if (f)
+		fclose(f);
+	return ok ? fsck(img) : -EIO;
+}
+
+static unsigned sweep_runs; /* operations run by the sweeps */
+
+/** Run sweep op @k on the RAM image put back to @snap: its result in
+ *  *@r, in *@hit whether the write set to fail (fail_write, @w writes
+ *  on) was reached. After a failure the image must be @snap again
+ *  (clean, then); after a success e2fsck -fn must find it clean. */
+static void sweep_one(struct htest_ctx *htest_ctx_, const char *img,
+		      const uint8_t *snap, unsigned k, unsigned long w,
+		      long *r, bool *hit)
+{
+	memcpy(ram, snap, ram_n);
+	if (ext2_mount(&fs, &dev_ram))
+		HTEST_FAIL_("mount: %s", fs.why);
+	fail_write = w == ~0ul ? w : dev_writes + w;
+	*r = sweep_ops[k]();
+	*hit = fail_write != ~0ul && dev_writes > fail_write;
+	fail_write = ~0ul;
+	sweep_runs++;
+	if (*r < 0 && (ext2_sync(&fs) || !same_bytes(ram, snap, ram_n)))
+		HTEST_FAIL_("op %u, write %lu: failed (%ld), the image changed",
+			    k, w, *r);
+	if (*r >= 0 && ram_fsck(img))
+		HTEST_FAIL_("op %u, write %lu (%ld): e2fsck", k, w, *r);
+}
+
+/** The sweeps' image in RAM (ram, ram_n), from @img: 0 or an error. */
+static int sweep_ram(const char *img)
+{
+	uint8_t *b = NULL;
+	int err = sweep_base(img);
+	if (!err && !snapshot(img, &b, &ram_n))
+		err = -EIO;
+	free(ram);
+	ram = b;
+	return err;
+}
+
+/* Each operation with the device failing its first write, then its
+ * second, and so on until it completes (the writes after the failed
+ * one are taken; past the 48th, every 7th write fails): a failed
+ * operation leaves the image as it was, block for block, and every
+ * image checks clean. */
+HTEST(device_failure_at_every_write_undone)
+{
+	const char *img = DIR_ "/sweep.img";
+	devp = &dev;
+	CHECK_EQ(sweep_ram(img), 0);
+	uint8_t *snap = malloc(ram_n);
+	CHECK(snap != NULL);
+	memcpy(snap, ram, ram_n);
+	for (unsigned k = 0; k < SWEEP_OPS; k++) {
+		for (unsigned long w = 0;; w += w < 48 ? 1 : 7) {
+			long r;
+			bool hit;
+			sweep_one(htest_ctx_, img, snap, k, w, &r, &hit);
+			if (htest_ctx_->failed)
+				break;
+			if (!hit) { /* it made fewer than w + 1 writes */
+				CHECK(r >= 0);
+				break;
+			}
+		}
+	}
+	free(snap);
+	printf("  %u runs\n", sweep_runs);
+}
+
+/* Each operation on the image filled up to 0, 1, 2, 3 and 4 free
+ * blocks: one that fails (ENOSPC, nothing else) leaves the image as it
+ * was, one that completes leaves it clean. */
+HTEST(no_space_at_every_step_undone)
+{
+	const char *img = DIR_ "/sweep.img";
+	devp = &dev;
+	CHECK_EQ(sweep_ram(img), 0);
+	uint8_t *base = malloc(ram_n), *snap = malloc(ram_n);
+	CHECK(base && snap);
+	memcpy(base, ram, ram_n);
+	unsigned failed = 0;
+	for (uint32_t left = 0; left <= 4 && !htest_ctx_->failed; left++) {
+		memcpy(ram, base, ram_n);
+		CHECK_EQ(ext2_mount(&fs, &dev_ram), 0);
+		CHECK_EQ(fill_disk(EXT2_ROOT_INO, left), 0);
+		CHECK_EQ(ext2_sync(&fs), 0);
+		memcpy(snap, ram, ram_n);
+		for (unsigned k = 0; k < SWEEP_OPS && !htest_ctx_->failed; k++) {
+			long r;
+			bool hit;
+			sweep_one(htest_ctx_, img, snap, k, ~0ul, &r, &hit);
+			if (r < 0 && r != -ENOSPC)
+				HTEST_FAIL_("op %u, %u left: %ld", k, left, r);
+			failed += r < 0;
+		}
+	}
+	free(base), free(snap);
+	if (htest_ctx_->failed) /* keep the first failure's message */
+		return;
+	printf("  %u of %u failed\n", failed, 5 * (unsigned)SWEEP_OPS);
+	CHECK(failed >= 10); /* the space ran out, often */
 }
