@@ -409,8 +409,11 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 # F's ext2 code (user/servers/fs) on mke2fs images, checked by e2fsck.
 EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c \
 	user/servers/fs/ext2_undo.c
-$(BUILD)/host/test_ext2: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
-$(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC)
+# Its helpers and its tests of failed operations are files of their own.
+EXT2_TEST_SRC := tests/host/ext2_util.c tests/host/ext2_fail.c
+$(BUILD)/host/test_ext2: $(EXT2_SRC) $(EXT2_TEST_SRC) \
+	$(wildcard user/servers/fs/*.h)
+$(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC) $(EXT2_TEST_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
 # otherwise, so they are not binaries of their own): test_fdt's and
