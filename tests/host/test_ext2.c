@@ -379,6 +379,13 @@ HTEST(errors_say_why)
 	CHECK_EQ(ext2_namei(&fs, "/sub/indirect.bin", &ino), -EIO);
 	read_fails = false;
 	CHECK(strstr(fs.why, "read of block") != NULL);
+	char c;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &ino), 0);
+	read_fails = true; /* its inode is cached: the data block fails */
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_read(&fs, ino, 0, &c, 1), -EIO);
+	read_fails = false;
+	CHECK(strstr(fs.why, "read of block") != NULL);
 	devp = &dev;
 }
 

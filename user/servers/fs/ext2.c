@@ -51,11 +51,15 @@ const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 {
 	if ((*err = blk_check(fs, blk)))
 		return NULL;
-	const void *b = fs->dev.get ? fs->dev.get(fs->dev.ctx, blk, err)
-	    : (*err = fs->dev.read(fs->dev.ctx, blk, fs->buf)) ? NULL : fs->buf;
-	if (!b)
-		dev_failed(fs, "read", blk, *err);
-	return b;
+	if (fs->dev.get) /* a tail call: the read path's cost */
+		return fs->dev.get(fs->dev.ctx, blk, err);
+	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);
+	return *err ? NULL : fs->buf;
+}
+
+int ext2_bget_failed(struct ext2_fs *fs, uint32_t blk, int err)
+{
+	return blk < fs->blocks ? dev_failed(fs, "read", blk, err) : err;
 }
 
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
@@ -223,7 +227,7 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	int err = (int)blk;
 	const uint8_t *b = blk < 0 ? NULL : ext2_bget(fs, (uint32_t)blk, &err);
 	if (!b)
-		return err;
+		return blk < 0 ? err : ext2_bget_failed(fs, (uint32_t)blk, err);
 	if ((err = inode_decode(fs, ino, b + off, in)))
 		return err;
 	c->ino = ino, c->in = *in;
@@ -438,7 +442,7 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	int err;
 	const uint8_t *b = ext2_bget(fs, blk, &err);
 	if (!b)
-		return err;
+		return ext2_bget_failed(fs, blk, err);
 	uint32_t v = le32(b + 4 * i);
 	if (v || !alloc)
 		return v;
@@ -659,7 +663,7 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 		if (blk == 0)
 			memset((uint8_t *)buf + done, 0, n); /* a hole */
 		else if (!(b = ext2_bget(fs, (uint32_t)blk, &err)))
-			return err;
+			return ext2_bget_failed(fs, (uint32_t)blk, err);
 		else /* one copy, from where the device holds the block */
 			memcpy((uint8_t *)buf + done, b + in_blk, n);
 		done += n;

@@ -458,7 +458,7 @@ long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len)
 				in.size, in.block[0]);
 	const uint8_t *b = ext2_bget(fs, in.block[0], &err);
 	if (!b)
-		return err;
+		return ext2_bget_failed(fs, in.block[0], err);
 	memcpy(buf, b, n);
 	return (long)n;
 }

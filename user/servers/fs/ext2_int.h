@@ -83,8 +83,12 @@ int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
 /** Block @blk to look at, read-only, valid until the next block call:
  *  the device's own bytes if it has a get callback, else a copy in
- *  fs->buf (so fs->buf may be overwritten). NULL with *@err set. */
+ *  fs->buf (so fs->buf may be overwritten). NULL with *@err set; the
+ *  caller passes a device's error on through ext2_bget_failed. */
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err);
+/** ext2_bget's error @err for block @blk, the reason in fs->why (kept
+ *  out of ext2_bget, whose device call stays a tail call). */
+int ext2_bget_failed(struct ext2_fs *fs, uint32_t blk, int err);
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf);
 int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in);
 int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in);
