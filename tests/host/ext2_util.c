@@ -61,15 +61,20 @@ static const void *dev_get(void *ctx, uint32_t blk, int *err)
  * middle of an update, the writes after it taken again); its reads
  * fail while read_fails is set. */
 bool write_fails, read_fails;
-unsigned long fail_write = ~0ul;
+unsigned long fail_write = ~0ul, fail_n = 1;
 
 unsigned long dev_writes; /* blocks written through dev_failing */
 
+/** Is this write one of the fail_n from fail_write on (counted)? */
+static bool write_refused(void)
+{
+	unsigned long w = dev_writes++;
+	return w >= fail_write && w - fail_write < fail_n;
+}
+
 static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
 {
-	if (write_fails || dev_writes++ == fail_write)
-		return -EIO;
-	return dev_write(ctx, blk, buf);
+	return write_fails || write_refused() ? -EIO : dev_write(ctx, blk, buf);
 }
 
 static int dev_read_or_fail(void *ctx, uint32_t blk, void *buf)
@@ -353,7 +358,7 @@ static int ram_read(void *ctx, uint32_t blk, void *buf)
 static int ram_write(void *ctx, uint32_t blk, const void *buf)
 {
 	(void)ctx;
-	if (write_fails || dev_writes++ == fail_write ||
+	if (write_fails || write_refused() ||
 	    ((size_t)blk + 1) * EXT2_BLOCK > ram_n)
 		return -EIO;
 	memcpy(ram + (size_t)blk * EXT2_BLOCK, buf, EXT2_BLOCK);

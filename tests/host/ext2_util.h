@@ -22,13 +22,14 @@
 #define LONG_PER_BLOCK 19u /* entries of long_name that fill a block */
 
 /* The devices: the image file img_fd; that file failing (dev_failing:
- * writes while write_fails is set and the one numbered fail_write,
- * counted in dev_writes; reads while read_fails is set); that file
+ * writes while write_fails is set and the fail_n ones numbered from
+ * fail_write on, counted in dev_writes; reads while read_fails is set);
+ * that file
  * with a get callback that poisons the block it gave before; and the
  * image in memory, ram (ram_n bytes), failing as dev_failing does. */
 extern int img_fd;
 extern bool write_fails, read_fails;
-extern unsigned long fail_write, dev_writes;
+extern unsigned long fail_write, fail_n, dev_writes;
 extern const struct ext2_dev dev, dev_failing, dev_with_get, dev_ram;
 extern const struct ext2_dev *devp; /* open_image mounts through it */
 extern uint8_t *ram;

@@ -295,8 +295,9 @@ static long bitmap_take(struct ext2_fs *fs, uint32_t bm, uint32_t nbits,
 	return -ENOSPC;
 }
 
-/** Set (@set) or clear bit @i of bitmap block @bm; -EIO if it is so
- *  already (the bitmap and the caller disagree). */
+/** Set (@set) or clear bit @i of bitmap block @bm: 0, or -EIO if it is
+ *  so already (the bitmap and the caller disagree), but 1 while undoing
+ *  (an undo step tried again after a failure may find its bit done). */
 static int bitmap_flip(struct ext2_fs *fs, uint32_t bm, uint32_t i, bool set)
 {
 	int err = ext2_bread(fs, bm, fs->buf);
@@ -304,9 +305,11 @@ static int bitmap_flip(struct ext2_fs *fs, uint32_t bm, uint32_t i, bool set)
 		return err;
 	uint8_t bit = (uint8_t)(1u << (i % 8));
 	if (!(fs->buf[i / 8] & bit) == !set)
-		return ext2_eio(fs, "%s a %s bit %u of block %u",
-				set ? "taking" : "freeing", set ? "used" : "free",
-				i, bm);
+		return fs->undo.undoing
+			       ? 1
+			       : ext2_eio(fs, "%s a %s bit %u of block %u",
+					  set ? "taking" : "freeing",
+					  set ? "used" : "free", i, bm);
 	fs->buf[i / 8] ^= bit;
 	return ext2_bwrite(fs, bm, fs->buf);
 }
@@ -353,11 +356,13 @@ static int bflip(struct ext2_fs *fs, uint32_t blk, bool claim)
 	uint32_t i = blk - fs->first_data_block, g = i / fs->blocks_per_group;
 	int err = bitmap_flip(fs, fs->group[g].block_bitmap,
 			      i % fs->blocks_per_group, claim);
-	if (!err && claim)
+	if (err)
+		return err < 0 ? err : 0;
+	if (claim)
 		fs->group[g].free_blocks--, fs->free_blocks--;
-	else if (!err)
+	else
 		fs->group[g].free_blocks++, fs->free_blocks++;
-	return err;
+	return 0;
 }
 
 int ext2_bfree(struct ext2_fs *fs, uint32_t blk)
@@ -410,7 +415,7 @@ static int iflip(struct ext2_fs *fs, uint32_t ino, bool dir, bool claim)
 	int err = bitmap_flip(fs, gr->inode_bitmap, i % fs->inodes_per_group,
 			      claim);
 	if (err)
-		return err;
+		return err < 0 ? err : 0;
 	if (claim)
 		gr->free_inodes--, fs->free_inodes--, gr->used_dirs += dir;
 	else

@@ -169,6 +169,9 @@ int ext2_tx_end(struct ext2_fs *fs, int err)
 	u->undoing = true;
 	for (unsigned i = u->n; i-- > 0;) { /* on past a failure: the rest */
 		int e = rec_undo(fs, &u->rec[i]);
+		if (e) /* once more: a device may refuse a write only once;
+			* a bit already put back is passed over then */
+			e = rec_undo(fs, &u->rec[i]);
 		bad = bad ? bad : e;
 	}
 	u->undoing = false;
