@@ -502,3 +502,33 @@ HTEST(symlinks_and_links_through_the_api)
 	CHECK(file_is(ino, 100, 1));
 	CHECK_EQ(close_fsck(img), 0);
 }
+
+/* A free inode's number (a client may send any) is not a file: stat,
+ * read, write, truncate, readdir and create in it are ENOENT, and the
+ * image stays as it was (a write attached blocks to the free inode). */
+HTEST(free_inode_refused)
+{
+	devp = &dev;
+	const char *img = DIR_ "/free.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t f, d, ino;
+	struct ext2_stat st;
+	uint64_t pos = 0;
+	int count = 0;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &f), 0);
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d), 0);
+	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "small.txt", 9), 0);
+	CHECK_EQ(ext2_rmdir(&fs, EXT2_ROOT_INO, "d", 1), 0);
+	uint32_t blocks = fs.free_blocks, inodes = fs.free_inodes;
+	CHECK_EQ(ext2_stat(&fs, f, &st), -ENOENT);
+	CHECK_EQ(ext2_read(&fs, f, 0, &st, 1), -ENOENT);
+	CHECK_EQ(ext2_write(&fs, f, 0, "x", 1), -ENOENT);
+	CHECK_EQ(ext2_truncate(&fs, f, 0), -ENOENT);
+	CHECK_EQ(ext2_readdir(&fs, d, &pos, count_fn, &count), -ENOENT);
+	CHECK_EQ(ext2_create(&fs, d, "x", 1, 0644, &ino), -ENOENT);
+	CHECK_EQ(ext2_mkdir(&fs, d, "x", 1, 0755, &ino), -ENOENT);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(fs.free_inodes, inodes);
+	CHECK_EQ(close_fsck(img), 0);
+}

@@ -190,13 +190,16 @@ static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
 	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
 }
 
-/** Can F use inode @in? Not a regular file of 4 GiB or more. */
+/** Can F use inode @in? In use (a link at least: a free inode's number
+ *  may come from a client), and not a regular file of 4 GiB or more. */
 static bool inode_usable(const struct ext2_inode *in)
 {
-	return (in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high;
+	return in->links &&
+	       ((in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high);
 }
 
-/** Decode the on-disk inode at @p into *@in; -EIO if F cannot use it. */
+/** Decode the on-disk inode at @p into *@in: -ENOENT if it is free,
+ *  -EIO if F cannot use it. */
 static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 			struct ext2_inode *in)
 {
@@ -208,6 +211,9 @@ static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 	for (int i = 0; i < 15; i++)
 		in->block[i] = le32(p + 40 + 4 * i);
 	in->size_high = le32(p + 108);
+	if (!in->links)
+		return snprintf(fs->why, sizeof fs->why, "inode %u is free", ino),
+		       -ENOENT;
 	if (!inode_usable(in))
 		return snprintf(fs->why, sizeof fs->why,
 				"inode %u: file of 4 GiB or more", ino),

@@ -11,6 +11,8 @@
  * EPERM, EMLINK. Every operation that changes the image either
  * completes or leaves the image as it was (ext2_undo.c); a write may
  * complete in part (its count short), the part being whole batches.
+ * An inode number that is free (no link: a client's stale number) is
+ * -ENOENT wherever one is passed.
  * Not thread-safe: the file server serialises calls.
  */
 #ifndef FS_EXT2_H
