@@ -200,6 +200,13 @@ static long op_write(void)
 	return ext2_write(&fs, ino_of("/small.txt"), 30000, b, sizeof b);
 }
 
+static long op_overwrite(void) /* in place: blocks the file has */
+{
+	static uint8_t b[3 * EXT2_BLOCK];
+	fill(b, sizeof b, 12, 0);
+	return ext2_write(&fs, ino_of("/sub/indirect.bin"), 1000, b, sizeof b);
+}
+
 static long op_truncate(void)
 {
 	return ext2_truncate(&fs, ino_of("/sub/deep/big.bin"), 70000);
@@ -213,8 +220,8 @@ static long op_truncate_up(void)
 static long (*const sweep_ops[])(void) = {
 	op_create, op_mkdir, op_symlink_fast, op_symlink_slow, op_link,
 	op_rename_new, op_rename_dir, op_rename_replace,
-	op_rename_dir_replace, op_unlink, op_rmdir, op_write, op_truncate,
-	op_truncate_up,
+	op_rename_dir_replace, op_unlink, op_rmdir, op_write, op_overwrite,
+	op_truncate, op_truncate_up,
 };
 #define SWEEP_OPS (sizeof sweep_ops / sizeof sweep_ops[0])
 

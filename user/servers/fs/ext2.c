@@ -735,10 +735,14 @@ static int write_batch(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 }
 
 /* A batch that fails is undone whole (its new blocks freed, its
- * indirect blocks and the inode as before); the batches before it
- * stand, and their bytes are the short count. A batch that ran out of
- * space is done again up to the step that did not fit: what fits is
- * written, and ENOSPC is the answer only when nothing did. */
+ * indirect blocks and the inode as before), then done again up to the
+ * step that failed: the steps before it wrote their data (maybe over
+ * bytes the file had: those cannot be undone), so they are kept and
+ * counted. The answer is the bytes of the steps kept (a short count),
+ * or the error when there are none: then not a byte changed (out of
+ * space, or the device refused the first step's writes). A batch is
+ * tried three times in a row at most (a device that keeps refusing:
+ * its data may then be on the disk without being counted). */
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len)
 {
@@ -751,7 +755,7 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 	if (off + len > 0xffffffffull)
 		return -EFBIG;
 	size_t done = 0, limit = len;
-	while (done < limit) {
+	for (unsigned again = 0; done < limit;) {
 		struct ext2_inode keep = in;
 		size_t got = 0;
 		ext2_tx_begin(fs);
@@ -759,13 +763,14 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 						  (const uint8_t *)buf + done,
 						  limit - done, &got));
 		if (!err) {
-			done += got;
+			done += got, again = 0;
 			continue;
 		}
 		in = keep;
-		if (err != -ENOSPC || !got)
-			break;
-		limit = done + got; /* again, the steps that fitted only */
+		if ((!got && limit == len) || ++again == 3)
+			break; /* it wrote nothing, or it keeps failing */
+		if (got)
+			limit = done + got; /* again, the steps that went through */
 	}
 	return done ? (long)done : err;
 }

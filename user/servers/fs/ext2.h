@@ -10,7 +10,8 @@
  * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO,
  * EPERM, EMLINK. Every operation that changes the image either
  * completes or leaves the image as it was (ext2_undo.c); a write may
- * complete in part (its count short), the part being whole batches.
+ * complete in part: its count short, the image that of a write of
+ * that many bytes.
  * An inode number that is free (no link: a client's stale number) is
  * -ENOENT wherever one is passed.
  * Not thread-safe: the file server serialises calls.
@@ -148,7 +149,8 @@ int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st);
 long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 	       size_t len);
 /** Write @len bytes at @off (extending the file, holes read as zeros):
- *  bytes written, or -ENOSPC / -EFBIG before anything was written.
+ *  bytes written (fewer if a step failed: those before it are kept), or
+ *  the error (-ENOSPC, -EFBIG, -EIO...) with nothing written.
  *  Regular files only: -EISDIR for a directory, -EINVAL otherwise. */
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len);
