@@ -19,7 +19,6 @@
 /* directory entry file types (FILETYPE feature) */
 #define EXT2_FT_REG 1u
 #define EXT2_FT_DIR 2u
-#define EXT2_FT_SYMLINK 7u
 
 /** The directory entry file type of an inode of mode @mode (0, unknown,
  *  for a type ext2 does not define): e2fsck checks that they agree. */
@@ -107,7 +106,8 @@ int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from);
 
 /* Bitmap bits with their counts: the steps of allocation and their
  * undoing (ext2.c). ext2_bfree and ext2_ifree check the bit was set,
- * the claims that it was clear: -EIO otherwise. */
+ * the claims that it was clear: -EIO otherwise, but while undoing a
+ * bit found so already is passed over (an undo step tried again). */
 int ext2_bfree(struct ext2_fs *fs, uint32_t blk);
 int ext2_bclaim(struct ext2_fs *fs, uint32_t blk);
 int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir);
@@ -130,7 +130,9 @@ enum { EXT2_U_BALLOC = 1, EXT2_U_IALLOC, EXT2_U_IFREE, EXT2_U_MAP,
        EXT2_U_BLOCK, EXT2_U_INODE };
 void ext2_tx_begin(struct ext2_fs *fs);
 /** End the operation begun last. When the outermost one ends with @err
- *  < 0 every recorded step is undone, last first. Returns @err. */
+ *  < 0 every recorded step is undone, last first (a step that fails is
+ *  tried once more). Returns @err, or -EIO ("undo failed" in fs->why)
+ *  if a step could not be undone. */
 int ext2_tx_end(struct ext2_fs *fs, int err);
 /** Is there room for @recs more records, @blks of them saved blocks?
  *  (Always outside an operation.) */
