@@ -468,6 +468,7 @@ HTEST(symlinks_and_links_through_the_api)
 	memset(t60, 'a', 60), t60[60] = 0;
 	CHECK(link_is("/fast", FAST_TARGET));
 	CHECK(link_is("/sub/slow", SLOW_TARGET));
+	CHECK_EQ(ext2_namei(&fs, "/fast/x", &ino), -ENOTDIR); /* not followed */
 	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
 	CHECK_EQ(ext2_namei(&fs, "/small.txt", &small), 0);
 	CHECK_EQ(ext2_readlink(&fs, small, buf, sizeof buf), -EINVAL);

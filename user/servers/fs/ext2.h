@@ -136,7 +136,8 @@ int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev);
 int ext2_sync(struct ext2_fs *fs);
 
 /** Follow absolute @path ('/'-separated; empty components ignored) to
- *  its inode number in *@ino. */
+ *  its inode number in *@ino. No symlink is followed: one inside the
+ *  path is -ENOTDIR, one at its end is the answer. */
 int ext2_namei(struct ext2_fs *fs, const char *path, uint32_t *ino);
 /** The inode of @name (@len bytes) in directory @dir. */
 int ext2_lookup(struct ext2_fs *fs, uint32_t dir, const char *name,
