@@ -8,17 +8,19 @@
  * the IPC buffer (at most FUL_IPCBUF_SIZE bytes a call), the message
  * length giving their size. The reply's mr0 is >= 0 or a negative errno
  * value of picolibc (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC,
- * ENAMETOOLONG, EINVAL, EFBIG, EIO); an unknown op is -EINVAL.
+ * ENAMETOOLONG, EINVAL, EFBIG, EIO, EPERM, EMLINK); an unknown op is
+ * -EINVAL. An operation that fails changes nothing on the disk.
  *
  *   LOOKUP   buffer: an absolute path      -> mr1 ino, mr2 mode, mr3 size;
  *            buffer: its struct ful_fs_stat
  *   STAT     mr0 ino                       -> mr1 mode, mr2 size, mr3 links;
  *            buffer: its struct ful_fs_stat
  *   READ     mr0 ino, mr1 offset, mr2 len  -> mr0 bytes, in the buffer
+ *            (a regular file or a directory; -EINVAL for other types)
  *   WRITE    mr0 ino, mr1 offset; buffer   -> mr0 bytes written, mr1 the
  *            offset past them; offset FUL_FS_APPEND writes at the end of
  *            the file (O_APPEND: F serialises requests, so appends from
- *            several clients never overlap)
+ *            several clients never overlap); regular files only
  *   CREATE   mr0 directory; buffer: a name -> mr1 ino (a regular file)
  *   MKDIR    mr0 directory; buffer: a name -> mr1 ino
  *   UNLINK   mr0 directory; buffer: a name
@@ -27,14 +29,21 @@
  *   SYNC     every count to the disk, then B's dirty lines, then D
  *   READDIR  mr0 directory, mr1 position (0 first) -> mr0 entries in
  *            the buffer, mr1 the next position (0 entries: the end);
- *            each entry: ino (4 bytes, little-endian), type (1: file,
- *            2: directory, 0: unknown), name length, the name
+ *            each entry: ino (4 bytes, little-endian), type (ext2's: 1
+ *            file, 2 directory, 7 symlink, 5 fifo, 0 unknown...), name
+ *            length, the name
  *   INFO     -> mr1 the core F's thread runs on, mr2 disk blocks,
  *            mr3 free blocks
  *   RENAME   mr0 from directory, mr1 to directory, mr2 the from name's
  *            length; buffer: the from name then the to name (a file or
  *            empty directory there is replaced; -EINVAL moving a
  *            directory under itself)
+ *   SYMLINK  mr0 directory, mr2 the name's length; buffer: the name then
+ *            the target (1 to 4,095 bytes) -> mr1 ino
+ *   READLINK mr0 ino -> mr0 bytes of the target in the buffer (-EINVAL
+ *            if not a symlink; STAT's size is the target's length)
+ *   LINK     mr0 directory, mr1 ino; buffer: a name (-EPERM for a
+ *            directory)
  *
  * A name is at most 255 bytes (-ENAMETOOLONG), a path at most
  * FUL_IPCBUF_SIZE bytes.
@@ -94,6 +103,9 @@ enum ful_fs_op {
 	FUL_FS_OP_OMF_SYNC,
 	FUL_FS_OP_OMF_UNMAP,
 	FUL_FS_OP_OMF_RESIZE,
+	FUL_FS_OP_SYMLINK,
+	FUL_FS_OP_READLINK,
+	FUL_FS_OP_LINK,
 };
 
 #define FUL_FS_APPEND (~0UL)

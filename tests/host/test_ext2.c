@@ -3,7 +3,8 @@
  * images: made by mke2fs (-t ext2 -b 4096, populated with -d), read back
  * byte for byte; written by Fulcrum's code, then checked clean by
  * `e2fsck -fn` and read back by `debugfs -R cat`. Images live in
- * build/host/ext2/ and are never committed.
+ * build/host/ext2/ and are never committed. The helpers are in
+ * ext2_util.c, the tests of failed operations in ext2_fail.c.
  */
 #define _GNU_SOURCE
 #define HTEST_MAIN
@@ -14,149 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../user/servers/fs/ext2.h"
-#include "../../user/servers/fs/ext2_int.h" /* ext2_iget */
-
-#define DIR_ "build/host/ext2"
-#define PATHS "PATH=$PATH:/usr/sbin:/sbin "
-#define BIG_SIZE (4u * 1024 * 1024 + 300 * 1024) /* past double indirect */
-
-static int img_fd = -1;
-
-static int dev_read(void *ctx, uint32_t blk, void *buf)
-{
-	(void)ctx;
-	return pread(img_fd, buf, EXT2_BLOCK, (off_t)blk * EXT2_BLOCK) ==
-			       EXT2_BLOCK
-		       ? 0
-		       : -EIO;
-}
-
-static int dev_write(void *ctx, uint32_t blk, const void *buf)
-{
-	(void)ctx;
-	return pwrite(img_fd, buf, EXT2_BLOCK, (off_t)blk * EXT2_BLOCK) ==
-			       EXT2_BLOCK
-		       ? 0
-		       : -EIO;
-}
-
-static uint32_t dev_now(void *ctx)
-{
-	(void)ctx;
-	return 1764000000u;
-}
-
-/* The get callback (ext2.h): the block in one of two buffers in turn,
- * the other one poisoned, so that a pointer used after the next block
- * call reads garbage and a check fails (as a device copy or window
- * reused by the next request would). */
-static const void *dev_get(void *ctx, uint32_t blk, int *err)
-{
-	static uint8_t two[2][EXT2_BLOCK];
-	static unsigned next;
-	uint8_t *b = two[next];
-	next ^= 1;
-	memset(two[next], 0xa5, EXT2_BLOCK);
-	*err = dev_read(ctx, blk, b);
-	return *err ? NULL : b;
-}
-
-/* Writes fail while set (a device error in the middle of an update). */
-static bool write_fails;
-
-static unsigned long dev_writes; /* blocks written through dev_failing */
-
-static int dev_write_or_fail(void *ctx, uint32_t blk, const void *buf)
-{
-	dev_writes++;
-	return write_fails ? -EIO : dev_write(ctx, blk, buf);
-}
-
-static const struct ext2_dev dev = {dev_read, dev_write, dev_now, NULL,
-				    NULL, NULL};
-static const struct ext2_dev dev_failing = {dev_read, dev_write_or_fail,
-					    dev_now, NULL, NULL, NULL};
-static const struct ext2_dev dev_with_get = {dev_read, dev_write, dev_now,
-					     NULL, dev_get, NULL};
-static const struct ext2_dev *devp = &dev;
-static struct ext2_fs fs;
-
-/** Deterministic contents: byte i of file @seed. */
-static uint8_t pat(unsigned seed, size_t i)
-{
-	return (uint8_t)(i * 31 + seed * 7 + (i >> 12));
-}
-
-static void fill(uint8_t *b, size_t n, unsigned seed, size_t from)
-{
-	for (size_t i = 0; i < n; i++)
-		b[i] = pat(seed, from + i);
-}
-
-static int sh(const char *cmd)
-{
-	char full[1024];
-	snprintf(full, sizeof full, PATHS "%s", cmd);
-	return system(full);
-}
-
-static void write_host_file(const char *path, size_t n, unsigned seed)
-{
-	uint8_t *b = malloc(n ? n : 1);
-	fill(b, n, seed, 0);
-	FILE *f = fopen(path, "wb");
-	fwrite(b, 1, n, f);
-	fclose(f);
-	free(b);
-}
-
-/** A fresh image of @mb MiB at @img, populated from a small tree. */
-static int make_image(const char *img, unsigned mb)
-{
-	char cmd[512];
-	sh("rm -rf " DIR_ "/tree && mkdir -p " DIR_ "/tree/sub/deep");
-	write_host_file(DIR_ "/tree/small.txt", 100, 1);
-	write_host_file(DIR_ "/tree/empty", 0, 2);
-	write_host_file(DIR_ "/tree/sub/indirect.bin", 60 * 1024, 3);
-	write_host_file(DIR_ "/tree/sub/deep/big.bin", BIG_SIZE, 4);
-	snprintf(cmd, sizeof cmd,
-		 "rm -f %s && mke2fs -q -F -t ext2 -b 4096 -d " DIR_
-		 "/tree %s %uM >/dev/null 2>&1",
-		 img, img, mb);
-	return sh(cmd);
-}
-
-static int open_image(const char *img)
-{
-	if (img_fd >= 0)
-		close(img_fd);
-	img_fd = open(img, O_RDWR);
-	return img_fd >= 0 ? ext2_mount(&fs, devp) : -EIO;
-}
-
-/** e2fsck -fn's exit status on @img (0: clean). */
-static int fsck(const char *img)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "e2fsck -fn %s > " DIR_ "/fsck.log 2>&1", img);
-	int r = sh(cmd);
-	if (r)
-		sh("cat " DIR_ "/fsck.log >&2");
-	return r;
-}
-
-/** Does file @path of @ino hold @n bytes of pattern @seed? */
-static bool file_is(uint32_t ino, size_t n, unsigned seed)
-{
-	uint8_t *b = malloc(n + 1);
-	long r = ext2_read(&fs, ino, 0, b, n + 1);
-	bool ok = r == (long)n;
-	for (size_t i = 0; ok && i < n; i++)
-		ok = b[i] == pat(seed, i);
-	free(b);
-	return ok;
-}
+#include "ext2_util.h"
 
 /** Mount a fresh mke2fs tree through @d and read its files of one
  *  block, of indirect blocks and past double indirect, byte for byte. */
@@ -411,4 +270,266 @@ HTEST(fsck_catches_a_wrong_count)
 	CHECK_EQ(ext2_sync(&fs), 0);
 	close(img_fd), img_fd = -1;
 	CHECK(sh("e2fsck -fn " DIR_ "/wrong.img > /dev/null 2>&1") != 0);
+}
+
+/* A fast symlink's i_block is its target's text: unlinking it frees no
+ * block (the text "t" is block 0x74, in the inode table), a slow one's
+ * frees its one block; files made afterwards overwrite nothing. */
+HTEST(unlink_fast_symlink_frees_no_block)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t sub, ino, blocks = fs.free_blocks, inodes = fs.free_inodes;
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "fast", 4), 0);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(fs.free_inodes, inodes + 1);
+	CHECK_EQ(ext2_unlink(&fs, sub, "slow", 4), 0);
+	CHECK_EQ(fs.free_blocks, blocks + 1);
+	uint8_t b[EXT2_BLOCK];
+	fill(b, sizeof b, 6, 0);
+	for (int i = 0; i < 20; i++) {
+		char name[8];
+		int len = snprintf(name, sizeof name, "n%d", i);
+		CHECK_EQ(ext2_create(&fs, sub, name, (size_t)len, 0644, &ino), 0);
+		CHECK_EQ(ext2_write(&fs, ino, 0, b, sizeof b), (long)sizeof b);
+	}
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A symlink is not a file: read, write and truncate refuse it (they
+ * took its text for block numbers), and nothing changes. */
+HTEST(symlink_not_read_or_written_as_file)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	const char *paths[] = {"/fast", "/sub/slow"};
+	for (int i = 0; i < 2; i++) {
+		uint32_t ino;
+		struct ext2_stat st;
+		char c = 'x';
+		CHECK_EQ(ext2_namei(&fs, paths[i], &ino), 0);
+		CHECK_EQ(ext2_stat(&fs, ino, &st), 0);
+		CHECK_EQ(st.mode & EXT2_S_IFMT, EXT2_S_IFLNK);
+		CHECK_EQ(ext2_read(&fs, ino, 0, &c, 1), -EINVAL);
+		CHECK_EQ(ext2_write(&fs, ino, 0, &c, 1), -EINVAL);
+		CHECK_EQ(ext2_truncate(&fs, ino, 0), -EINVAL);
+	}
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A renamed entry keeps its file type: symlinks 7 (it was written 1,
+ * which e2fsck reports), a fifo 5, within a directory and across. */
+HTEST(rename_keeps_entry_type)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t root = EXT2_ROOT_INO, sub;
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(entry_type(root, "fast"), 7u);
+	CHECK_EQ(ext2_rename(&fs, root, "fast", 4, root, "fast2", 5), 0);
+	CHECK_EQ(ext2_rename(&fs, sub, "slow", 4, root, "slow2", 5), 0);
+	CHECK_EQ(ext2_rename(&fs, root, "fifo", 4, sub, "fifo2", 5), 0);
+	CHECK_EQ(entry_type(root, "fast2"), 7u);
+	CHECK_EQ(entry_type(root, "slow2"), 7u);
+	CHECK_EQ(entry_type(sub, "fifo2"), 5u);
+	CHECK(tree_intact());
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A group descriptor whose inode table would end past 2^32 blocks is
+ * refused: the end wrapped in 32 bits and looked inside the disk. */
+HTEST(descriptor_wrapping_inode_table_refused)
+{
+	devp = &dev;
+	const char *img = DIR_ "/bad.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	int fd = open(img, O_RDWR);
+	uint8_t wrap[4] = {0x9b, 0xff, 0xff, 0xff}; /* 2^32 - 101 */
+	CHECK_EQ(pwrite(fd, wrap, 4, 4096 + 8), 4); /* group 0's inode table */
+	close(fd);
+	CHECK_EQ(open_image(img), -EIO);
+	CHECK(strstr(fs.why, "descriptor") != NULL);
+}
+
+/* Every EIO says why, a device's error included: the file server
+ * prints fs->why with it. */
+HTEST(errors_say_why)
+{
+	devp = &dev_failing;
+	const char *img = DIR_ "/why.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t ino;
+	write_fails = true;
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "x", 1, 0644, &ino), -EIO);
+	write_fails = false;
+	CHECK(strstr(fs.why, "write of block") != NULL);
+	read_fails = true;
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_namei(&fs, "/sub/indirect.bin", &ino), -EIO);
+	read_fails = false;
+	CHECK(strstr(fs.why, "read of block") != NULL);
+	char c;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &ino), 0);
+	read_fails = true; /* its inode is cached: the data block fails */
+	fs.why[0] = 0;
+	CHECK_EQ(ext2_read(&fs, ino, 0, &c, 1), -EIO);
+	read_fails = false;
+	CHECK(strstr(fs.why, "read of block") != NULL);
+	devp = &dev;
+}
+
+struct names {
+	int count;
+	bool last_seen;
+};
+
+static int names_fn(void *arg, const char *name, size_t len, uint32_t ino,
+		    unsigned type)
+{
+	struct names *n = arg;
+	(void)ino, (void)type;
+	n->count++;
+	if (len == 19 && !memcmp(name, "a-longer-name-00199", 19))
+		n->last_seen = true;
+	return 0;
+}
+
+/* One damaged entry (a rec_len of 5, the second entry of a directory's
+ * first block) hides the rest of its block only: names in the later
+ * blocks are found and listed, and the damage is reported (EIO with
+ * its reason) rather than passed over. */
+HTEST(bad_entry_hides_only_its_block)
+{
+	devp = &dev;
+	const char *img = DIR_ "/baddir.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t d, ino;
+	char name[32];
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "many", 4, 0755, &d), 0);
+	for (int i = 0; i < 200; i++) {
+		int len = snprintf(name, sizeof name, "a-longer-name-%05d", i);
+		CHECK_EQ(ext2_create(&fs, d, name, (size_t)len, 0644, &ino), 0);
+	}
+	struct ext2_inode in;
+	CHECK_EQ(ext2_iget(&fs, d, &in), 0);
+	CHECK(in.size >= 2 * EXT2_BLOCK);
+	CHECK_EQ(ext2_sync(&fs), 0);
+	uint8_t five[2] = {5, 0};
+	CHECK_EQ(pwrite(img_fd, five, 2, (off_t)in.block[0] * EXT2_BLOCK + 12 + 4),
+		 2);
+	CHECK_EQ(open_image(img), 0);
+	CHECK_EQ(ext2_lookup(&fs, d, "a-longer-name-00199", 19, &ino), 0);
+	CHECK_EQ(ext2_lookup(&fs, d, "a-longer-name-00000", 19, &ino), -EIO);
+	CHECK(strstr(fs.why, "bad entry") != NULL);
+	struct names n = {0, false};
+	uint64_t pos = 0;
+	CHECK_EQ(ext2_readdir(&fs, d, &pos, names_fn, &n), -EIO);
+	CHECK(n.last_seen);
+	CHECK(n.count > 1);
+	CHECK_EQ(ext2_create(&fs, d, "new", 3, 0644, &ino), -EIO);
+}
+
+/** Is symlink @path's target @want (readlink, and stat's size)? */
+static bool link_is(const char *path, const char *want)
+{
+	uint32_t ino;
+	struct ext2_stat st;
+	char got[EXT2_BLOCK];
+	size_t n = strlen(want);
+	return !ext2_namei(&fs, path, &ino) && !ext2_stat(&fs, ino, &st) &&
+	       (st.mode & EXT2_S_IFMT) == EXT2_S_IFLNK && st.size == n &&
+	       ext2_readlink(&fs, ino, got, sizeof got) == (long)n &&
+	       !memcmp(got, want, n);
+}
+
+/* Symlinks as a type: mke2fs's read back, new ones fast below 60 bytes
+ * and slow from 60 on (a block each), hard links counted, renamed and
+ * unlinked; e2fsck checks every one of them. */
+HTEST(symlinks_and_links_through_the_api)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t root = EXT2_ROOT_INO, sub, small, ino;
+	char t60[61], buf[8];
+	memset(t60, 'a', 60), t60[60] = 0;
+	CHECK(link_is("/fast", FAST_TARGET));
+	CHECK(link_is("/sub/slow", SLOW_TARGET));
+	CHECK_EQ(ext2_namei(&fs, "/fast/x", &ino), -ENOTDIR); /* not followed */
+	CHECK_EQ(ext2_namei(&fs, "/sub", &sub), 0);
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &small), 0);
+	CHECK_EQ(ext2_readlink(&fs, small, buf, sizeof buf), -EINVAL);
+	CHECK_EQ(ext2_namei(&fs, "/fast", &ino), 0);
+	CHECK_EQ(ext2_readlink(&fs, ino, buf, 0), 0); /* no room: nothing */
+	uint32_t blocks = fs.free_blocks;
+	CHECK_EQ(ext2_symlink(&fs, root, "f59", 3, t60 + 1, 59, &ino), 0);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(ext2_symlink(&fs, sub, "s60", 3, t60, 60, &ino), 0);
+	CHECK_EQ(fs.free_blocks, blocks - 1);
+	CHECK(link_is("/f59", t60 + 1));
+	CHECK(link_is("/sub/s60", t60));
+	CHECK_EQ(entry_type(sub, "s60"), 7u);
+	CHECK_EQ(ext2_symlink(&fs, root, "x", 1, "a\0b", 3, &ino), -EINVAL);
+	CHECK_EQ(ext2_symlink(&fs, root, "f59", 3, "b", 1, &ino), -EEXIST);
+	CHECK_EQ(ext2_link(&fs, root, "h2", 2, small), 0);
+	CHECK_EQ(ext2_link(&fs, root, "h3", 2, sub), -EPERM);
+	CHECK_EQ(ext2_link(&fs, root, "fast", 4, small), -EEXIST);
+	struct ext2_stat st;
+	CHECK_EQ(ext2_stat(&fs, small, &st), 0);
+	CHECK_EQ(st.links, 3u); /* small.txt, sub/hard, h2 */
+	CHECK_EQ(ext2_namei(&fs, "/h2", &ino), 0);
+	CHECK_EQ(ino, small);
+	CHECK_EQ(ext2_rename(&fs, root, "f59", 3, sub, "s60", 3), 0);
+	CHECK_EQ(fs.free_blocks, blocks); /* the slow one replaced */
+	CHECK(link_is("/sub/s60", t60 + 1));
+	CHECK_EQ(ext2_unlink(&fs, root, "h2", 2), 0);
+	CHECK_EQ(ext2_unlink(&fs, root, "small.txt", 9), 0);
+	CHECK_EQ(ext2_stat(&fs, small, &st), 0);
+	CHECK_EQ(st.links, 1u);
+	CHECK_EQ(ext2_namei(&fs, "/sub/hard", &ino), 0);
+	CHECK(file_is(ino, 100, 1));
+	CHECK_EQ(close_fsck(img), 0);
+}
+
+/* A free inode's number (a client may send any) is not a file: stat,
+ * read, write, truncate, readdir and create in it are ENOENT, and the
+ * image stays as it was (a write attached blocks to the free inode). */
+HTEST(free_inode_refused)
+{
+	devp = &dev;
+	const char *img = DIR_ "/free.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t f, d, ino;
+	struct ext2_stat st;
+	uint64_t pos = 0;
+	int count = 0;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &f), 0);
+	CHECK_EQ(ext2_mkdir(&fs, EXT2_ROOT_INO, "d", 1, 0755, &d), 0);
+	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "small.txt", 9), 0);
+	CHECK_EQ(ext2_rmdir(&fs, EXT2_ROOT_INO, "d", 1), 0);
+	uint32_t blocks = fs.free_blocks, inodes = fs.free_inodes;
+	CHECK_EQ(ext2_stat(&fs, f, &st), -ENOENT);
+	CHECK_EQ(ext2_read(&fs, f, 0, &st, 1), -ENOENT);
+	CHECK_EQ(ext2_write(&fs, f, 0, "x", 1), -ENOENT);
+	CHECK_EQ(ext2_truncate(&fs, f, 0), -ENOENT);
+	CHECK_EQ(ext2_readdir(&fs, d, &pos, count_fn, &count), -ENOENT);
+	CHECK_EQ(ext2_create(&fs, d, "x", 1, 0644, &ino), -ENOENT);
+	CHECK_EQ(ext2_mkdir(&fs, d, "x", 1, 0755, &ino), -ENOENT);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(fs.free_inodes, inodes);
+	CHECK_EQ(close_fsck(img), 0);
 }

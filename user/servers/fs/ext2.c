@@ -7,43 +7,67 @@
  * group g's block bitmap is block first_data_block + g * blocks_per_group
  * + i, bit i of its inode bitmap is inode g * inodes_per_group + i + 1.
  */
+#include <stdarg.h>
+
 #include "ext2_int.h"
 
 #define GD_SIZE 32u
 
+int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(fs->why, sizeof fs->why, fmt, ap);
+	va_end(ap);
+	return -EIO;
+}
+
 /** -EIO (the reason in fs->why) if @blk lies past the disk, else 0. */
 static int blk_check(struct ext2_fs *fs, uint32_t blk)
 {
-	if (blk >= fs->blocks && fs->blocks) {
-		snprintf(fs->why, sizeof fs->why, "block %u past the end", blk);
-		return -EIO;
-	}
+	if (blk >= fs->blocks && fs->blocks)
+		return ext2_eio(fs, "block %u past the end", blk);
 	return 0;
+}
+
+/** The device's error @err of block @blk, its reason in fs->why. */
+static int dev_failed(struct ext2_fs *fs, const char *what, uint32_t blk,
+		      int err)
+{
+	snprintf(fs->why, sizeof fs->why, "device: %s of block %u failed (%d)",
+		 what, blk, err);
+	return err;
 }
 
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
 {
 	int err = blk_check(fs, blk);
-	return err ? err : fs->dev.read(fs->dev.ctx, blk, buf);
+	if (!err && (err = fs->dev.read(fs->dev.ctx, blk, buf)))
+		dev_failed(fs, "read", blk, err);
+	return err;
 }
 
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
 {
 	if ((*err = blk_check(fs, blk)))
 		return NULL;
-	if (fs->dev.get)
+	if (fs->dev.get) /* a tail call: the read path's cost */
 		return fs->dev.get(fs->dev.ctx, blk, err);
 	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);
 	return *err ? NULL : fs->buf;
 }
 
+int ext2_bget_failed(struct ext2_fs *fs, uint32_t blk, int err)
+{
+	return blk < fs->blocks ? dev_failed(fs, "read", blk, err) : err;
+}
+
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
 {
-	if (blk >= fs->blocks || blk == 0) /* block 0: the superblock's */
-		return snprintf(fs->why, sizeof fs->why,
-				"write of block %u outside the data", blk),
-		       -EIO;
-	return fs->dev.write(fs->dev.ctx, blk, buf);
+	if (blk >= fs->blocks || blk == 0)
+		return ext2_eio(fs, "writing block %u", blk);
+	int err = fs->dev.write(fs->dev.ctx, blk, buf);
+	return err ? dev_failed(fs, "write", blk, err) : 0;
 }
 
 /** Check the superblock fields Fulcrum depends on. */
@@ -96,7 +120,7 @@ static int gd_read(struct ext2_fs *fs)
 		uint32_t itb = fs->inodes_per_group * fs->inode_size / EXT2_BLOCK;
 		if (gr->block_bitmap >= fs->blocks ||
 		    gr->inode_bitmap >= fs->blocks ||
-		    gr->inode_table + itb > fs->blocks)
+		    (uint64_t)gr->inode_table + itb > fs->blocks)
 			return snprintf(fs->why, sizeof fs->why,
 					"group %u descriptor out of range", g),
 			       -EIO;
@@ -167,9 +191,10 @@ int ext2_sync(struct ext2_fs *fs)
 	put32(fs->sb + 48, ext2_now(fs)); /* s_wtime */
 	int err = fs->dev.read(fs->dev.ctx, 0, fs->buf);
 	if (err)
-		return err;
+		return dev_failed(fs, "read", 0, err);
 	memcpy(fs->buf + 1024, fs->sb, sizeof fs->sb);
-	return fs->dev.write(fs->dev.ctx, 0, fs->buf);
+	err = fs->dev.write(fs->dev.ctx, 0, fs->buf);
+	return err ? dev_failed(fs, "write", 0, err) : 0;
 }
 
 int ext2_fsync(struct ext2_fs *fs, uint32_t ino)
@@ -196,13 +221,16 @@ static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
 	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
 }
 
-/** Can F use inode @in? Not a regular file of 4 GiB or more. */
+/** Can F use inode @in? In use (a link at least: a free inode's number
+ *  may come from a client), and not a regular file of 4 GiB or more. */
 static bool inode_usable(const struct ext2_inode *in)
 {
-	return (in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high;
+	return in->links &&
+	       ((in->mode & EXT2_S_IFMT) != EXT2_S_IFREG || !in->size_high);
 }
 
-/** Decode the on-disk inode at @p into *@in; -EIO if F cannot use it. */
+/** Decode the on-disk inode at @p into *@in: -ENOENT if it is free,
+ *  -EIO if F cannot use it. */
 static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 			struct ext2_inode *in)
 {
@@ -214,6 +242,9 @@ static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 	for (int i = 0; i < 15; i++)
 		in->block[i] = le32(p + 40 + 4 * i);
 	in->size_high = le32(p + 108);
+	if (!in->links)
+		return snprintf(fs->why, sizeof fs->why, "inode %u is free", ino),
+		       -ENOENT;
 	if (!inode_usable(in))
 		return snprintf(fs->why, sizeof fs->why,
 				"inode %u: file of 4 GiB or more", ino),
@@ -233,7 +264,7 @@ int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
 	int err = (int)blk;
 	const uint8_t *b = blk < 0 ? NULL : ext2_bget(fs, (uint32_t)blk, &err);
 	if (!b)
-		return err;
+		return blk < 0 ? err : ext2_bget_failed(fs, (uint32_t)blk, err);
 	if ((err = inode_decode(fs, ino, b + off, in)))
 		return err;
 	c->ino = ino, c->in = *in;
@@ -248,6 +279,8 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	uint32_t off;
 	long blk = inode_pos(fs, ino, &off);
 	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (!err)
+		err = ext2_log_inode(fs, ino, fs->buf + off);
 	if (err)
 		return err;
 	uint8_t *p = fs->buf + off;
@@ -264,6 +297,18 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	if (inode_usable(in))
 		c->ino = ino, c->in = *in; /* what ext2_iget would decode */
 	return 0;
+}
+
+int ext2_iraw_put(struct ext2_fs *fs, uint32_t ino, const uint8_t *raw)
+{
+	fs->icache[ino % EXT2_ICACHE].ino = 0;
+	uint32_t off;
+	long blk = inode_pos(fs, ino, &off);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (err)
+		return err;
+	memcpy(fs->buf + off, raw, 128);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 }
 
 /* ---- bitmaps ---- */
@@ -287,17 +332,22 @@ static long bitmap_take(struct ext2_fs *fs, uint32_t bm, uint32_t nbits,
 	return -ENOSPC;
 }
 
-/** Clear bit @i of bitmap block @bm; -EIO if it was clear already. */
-static int bitmap_clear(struct ext2_fs *fs, uint32_t bm, uint32_t i)
+/** Set (@set) or clear bit @i of bitmap block @bm: 0, or -EIO if it is
+ *  so already (the bitmap and the caller disagree), but 1 while undoing
+ *  (an undo step tried again after a failure may find its bit done). */
+static int bitmap_flip(struct ext2_fs *fs, uint32_t bm, uint32_t i, bool set)
 {
 	int err = ext2_bread(fs, bm, fs->buf);
 	if (err)
 		return err;
-	if (!(fs->buf[i / 8] & (1u << (i % 8))))
-		return snprintf(fs->why, sizeof fs->why,
-				"freeing a free bit %u of block %u", i, bm),
-		       -EIO;
-	fs->buf[i / 8] &= (uint8_t) ~(1u << (i % 8));
+	uint8_t bit = (uint8_t)(1u << (i % 8));
+	if (!(fs->buf[i / 8] & bit) == !set)
+		return fs->undo.undoing
+			       ? 1
+			       : ext2_eio(fs, "%s a %s bit %u of block %u",
+					  set ? "taking" : "freeing",
+					  set ? "used" : "free", i, bm);
+	fs->buf[i / 8] ^= bit;
 	return ext2_bwrite(fs, bm, fs->buf);
 }
 
@@ -313,6 +363,8 @@ static uint32_t group_blocks(const struct ext2_fs *fs, uint32_t g)
  *  -ENOSPC. */
 static long balloc(struct ext2_fs *fs, uint32_t g0)
 {
+	if (!ext2_tx_room(fs, 1, 0))
+		return ext2_eio(fs, "undo log full");
 	for (uint32_t k = 0; k < fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
 		struct ext2_group *gr = &fs->group[g];
@@ -326,28 +378,45 @@ static long balloc(struct ext2_fs *fs, uint32_t g0)
 		gr->free_blocks--, fs->free_blocks--;
 		uint32_t blk = fs->first_data_block + g * fs->blocks_per_group +
 			       (uint32_t)i;
+		ext2_log_bit(fs, EXT2_U_BALLOC, blk, false); /* room checked */
 		int err = ext2_bwrite(fs, blk, fs->zero);
 		return err ? err : (long)blk;
 	}
 	return -ENOSPC;
 }
 
-static int bfree(struct ext2_fs *fs, uint32_t blk)
+/** Set (@claim) or clear block @blk's bit, its group's count with it. */
+static int bflip(struct ext2_fs *fs, uint32_t blk, bool claim)
 {
 	if (blk < fs->first_data_block || blk >= fs->blocks)
-		return snprintf(fs->why, sizeof fs->why, "free block %u", blk),
-		       -EIO;
+		return ext2_eio(fs, "%s block %u", claim ? "claim" : "free", blk);
 	uint32_t i = blk - fs->first_data_block, g = i / fs->blocks_per_group;
-	int err = bitmap_clear(fs, fs->group[g].block_bitmap,
-			       i % fs->blocks_per_group);
-	if (!err)
+	int err = bitmap_flip(fs, fs->group[g].block_bitmap,
+			      i % fs->blocks_per_group, claim);
+	if (err)
+		return err < 0 ? err : 0;
+	if (claim)
+		fs->group[g].free_blocks--, fs->free_blocks--;
+	else
 		fs->group[g].free_blocks++, fs->free_blocks++;
-	return err;
+	return 0;
+}
+
+int ext2_bfree(struct ext2_fs *fs, uint32_t blk)
+{
+	return bflip(fs, blk, false);
+}
+
+int ext2_bclaim(struct ext2_fs *fs, uint32_t blk)
+{
+	return bflip(fs, blk, true);
 }
 
 long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir)
 {
 	uint32_t g0 = near ? (near - 1) / fs->inodes_per_group : 0;
+	if (!ext2_tx_room(fs, 1, 0))
+		return ext2_eio(fs, "undo log full");
 	for (uint32_t k = 0; k < fs->groups; k++) {
 		uint32_t g = (g0 + k) % fs->groups;
 		struct ext2_group *gr = &fs->group[g];
@@ -366,22 +435,43 @@ long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir)
 		gr->free_inodes--, fs->free_inodes--;
 		if (dir)
 			gr->used_dirs++;
-		return (long)(g * fs->inodes_per_group + (uint32_t)i + 1);
+		uint32_t ino = g * fs->inodes_per_group + (uint32_t)i + 1;
+		ext2_log_bit(fs, EXT2_U_IALLOC, ino, dir); /* room checked */
+		return (long)ino;
 	}
 	return -ENOSPC;
 }
 
+/** Set (@claim) or clear inode @ino's bit, with its group's counts. */
+static int iflip(struct ext2_fs *fs, uint32_t ino, bool dir, bool claim)
+{
+	if (ino == 0 || ino > fs->inodes)
+		return ext2_eio(fs, "%s inode %u", claim ? "claim" : "free", ino);
+	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
+	struct ext2_group *gr = &fs->group[g];
+	int err = bitmap_flip(fs, gr->inode_bitmap, i % fs->inodes_per_group,
+			      claim);
+	if (err)
+		return err < 0 ? err : 0;
+	if (claim)
+		gr->free_inodes--, fs->free_inodes--, gr->used_dirs += dir;
+	else
+		gr->free_inodes++, fs->free_inodes++, gr->used_dirs -= dir;
+	return 0;
+}
+
 int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
 {
-	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
-	int err = bitmap_clear(fs, fs->group[g].inode_bitmap,
-			       i % fs->inodes_per_group);
-	if (err)
-		return err;
-	fs->group[g].free_inodes++, fs->free_inodes++;
-	if (dir)
-		fs->group[g].used_dirs--;
-	return 0;
+	int err = ext2_tx_room(fs, 1, 0) ? iflip(fs, ino, dir, false)
+					 : ext2_eio(fs, "undo log full");
+	if (!err)
+		ext2_log_bit(fs, EXT2_U_IFREE, ino, dir);
+	return err;
+}
+
+int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir)
+{
+	return iflip(fs, ino, dir, true);
 }
 
 /* ---- the block map ---- */
@@ -410,7 +500,7 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	int err;
 	const uint8_t *b = ext2_bget(fs, blk, &err);
 	if (!b)
-		return err;
+		return ext2_bget_failed(fs, blk, err);
 	uint32_t v = le32(b + 4 * i);
 	if (v || !alloc)
 		return v;
@@ -418,7 +508,8 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	if (nb < 0)
 		return nb;
 	in->blocks += EXT2_BLOCK / 512;
-	if ((err = ext2_bread(fs, blk, fs->buf)))
+	if ((err = ext2_bread(fs, blk, fs->buf)) ||
+	    (err = ext2_log_block(fs, blk, fs->buf)))
 		return err;
 	put32(fs->buf + 4 * i, (uint32_t)nb);
 	err = ext2_bwrite(fs, blk, fs->buf);
@@ -464,68 +555,15 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 				  alloc, false, g);
 }
 
-/** Free the entries of indirect block @blk from @from on (@depth 1:
- *  data blocks; 2: indirect blocks), then @blk itself if @from is 0.
- *  Uses its own buffer: fs->buf is reused below. */
-static int ind_free(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
-		    uint32_t from, int depth)
-{
-	static uint8_t lvl[2][EXT2_BLOCK];
-	uint8_t *b = lvl[depth - 1];
-	int err = ext2_bread(fs, blk, b);
-	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
-	for (uint32_t i = from / per; !err && i < EXT2_PER_BLOCK; i++) {
-		uint32_t v = le32(b + 4 * i);
-		if (!v)
-			continue;
-		uint32_t sub = i == from / per ? from % per : 0;
-		if (depth == 1) {
-			err = bfree(fs, v);
-			if (!err)
-				in->blocks -= EXT2_BLOCK / 512;
-		} else {
-			/* frees (and counts) the child itself if sub is 0 */
-			err = ind_free(fs, in, v, sub, 1);
-		}
-		if (!err && (depth == 1 || sub == 0))
-			put32(b + 4 * i, 0);
-	}
-	if (err)
-		return err;
-	if (from == 0) {
-		in->blocks -= EXT2_BLOCK / 512;
-		return bfree(fs, blk);
-	}
-	return ext2_bwrite(fs, blk, b);
-}
-
-int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
-{
-	int err = 0;
-	for (uint32_t i = from; !err && i < EXT2_NDIR; i++) {
-		if (in->block[i]) {
-			err = bfree(fs, in->block[i]);
-			in->block[i] = 0, in->blocks -= EXT2_BLOCK / 512;
-		}
-	}
-	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
-	if (!err && in->block[12] && f1 < EXT2_PER_BLOCK) {
-		err = ind_free(fs, in, in->block[12], f1, 1);
-		if (!err && f1 == 0)
-			in->block[12] = 0;
-	}
-	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
-			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
-			      : 0;
-	if (!err && in->block[13]) {
-		err = ind_free(fs, in, in->block[13], f2, 2);
-		if (!err && f2 == 0)
-			in->block[13] = 0;
-	}
-	return err;
-}
-
 /* ---- file data ---- */
+
+/** 0 if @in is a regular file, whose data may be written or cut;
+ *  -EISDIR for a directory, -EINVAL for any other type. */
+static int file_writable(const struct ext2_inode *in)
+{
+	uint32_t t = in->mode & EXT2_S_IFMT;
+	return t == EXT2_S_IFREG ? 0 : t == EXT2_S_IFDIR ? -EISDIR : -EINVAL;
+}
 
 int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st)
 {
@@ -547,6 +585,10 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
+	/* a symlink's i_block may be its text, a device's its numbers */
+	uint32_t t = in.mode & EXT2_S_IFMT;
+	if (t != EXT2_S_IFREG && t != EXT2_S_IFDIR)
+		return -EINVAL;
 	if (off >= in.size)
 		return 0;
 	if (len > in.size - off)
@@ -565,7 +607,7 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 		if (blk == 0)
 			memset((uint8_t *)buf + done, 0, n); /* a hole */
 		else if (!(b = ext2_bget(fs, (uint32_t)blk, &err)))
-			return err;
+			return ext2_bget_failed(fs, (uint32_t)blk, err);
 		else /* one copy, from where the device holds the block */
 			memcpy((uint8_t *)buf + done, b + in_blk, n);
 		done += n;
@@ -590,40 +632,106 @@ static int write_part(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 }
 
-long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
-		const void *buf, size_t len)
+/** One batch of ext2_write's steps (a file block's part each) from
+ *  @off on, while the undo log has room for another step (3 new blocks,
+ *  2 indirect blocks changed, and the inode), then the inode if it
+ *  changed: the bytes of the whole steps made in *@got. */
+static int write_batch(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		       uint64_t off, const uint8_t *src, size_t len,
+		       size_t *got)
 {
-	struct ext2_inode in, was;
-	int err = ext2_iget(fs, ino, &in);
-	if (err)
-		return err;
-	if (ext2_is_dir(&in))
-		return -EISDIR;
-	if (off + len > 0xffffffffull)
-		return -EFBIG;
-	was = in;
+	struct ext2_inode was = *in;
 	size_t done = 0;
-	while (done < len && !err) {
+	int err = 0;
+	while (done < len && ext2_tx_room(fs, 6, 2)) {
 		uint64_t pos = off + done;
 		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
 		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
 							     : len - done;
-		err = write_part(fs, ino, &in, (uint32_t)(pos / EXT2_BLOCK),
-				 in_blk, (const uint8_t *)buf + done, n);
-		if (!err)
-			done += n;
+		err = write_part(fs, ino, in, (uint32_t)(pos / EXT2_BLOCK),
+				 in_blk, src + done, n);
+		if (err)
+			break;
+		done += n;
 	}
-	if (off + done > in.size)
-		in.size = (uint32_t)(off + done);
-	in.mtime = in.ctime = ext2_now(fs);
+	*got = done;
+	if (err)
+		return err;
+	if (off + done > in->size)
+		in->size = (uint32_t)(off + done);
+	in->mtime = in->ctime = ext2_now(fs);
 	/* A rewrite in place within the same second changes nothing of the
 	 * inode: no write of its block (a request to B, often on another
 	 * core). The struct has no padding, so the bytes are the fields. */
-	_Static_assert(sizeof in == 100, "struct ext2_inode: no padding");
-	int err2 = memcmp(&was, &in, sizeof in) ? ext2_iput(fs, ino, &in) : 0;
-	if (done == 0 && (err || err2))
-		return err ? err : err2;
-	return err2 ? err2 : (long)done;
+	_Static_assert(sizeof *in == 100, "struct ext2_inode: no padding");
+	return memcmp(&was, in, sizeof *in) ? ext2_iput(fs, ino, in) : 0;
+}
+
+/* A batch that fails is undone whole (its new blocks freed, its
+ * indirect blocks and the inode as before), then done again up to the
+ * step that failed: the steps before it wrote their data (maybe over
+ * bytes the file had: those cannot be undone), so they are kept and
+ * counted. The answer is the bytes of the steps kept (a short count),
+ * or the error when there are none: then not a byte changed (out of
+ * space, or the device refused the first step's writes). A batch is
+ * tried three times in a row at most (a device that keeps refusing:
+ * its data may then be on the disk without being counted). */
+long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
+		const void *buf, size_t len)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if ((err = file_writable(&in)))
+		return err;
+	if (off + len > 0xffffffffull)
+		return -EFBIG;
+	size_t done = 0, limit = len;
+	for (unsigned again = 0; done < limit;) {
+		struct ext2_inode keep = in;
+		size_t got = 0;
+		ext2_tx_begin(fs);
+		err = ext2_tx_end(fs, write_batch(fs, ino, &in, off + done,
+						  (const uint8_t *)buf + done,
+						  limit - done, &got));
+		if (!err) {
+			done += got, again = 0;
+			continue;
+		}
+		in = keep;
+		if ((!got && limit == len) || ++again == 3)
+			break; /* it wrote nothing, or it keeps failing */
+		if (got)
+			limit = done + got; /* again, the steps that went through */
+	}
+	return done ? (long)done : err;
+}
+
+/** ext2_truncate's steps: the blocks past @size freed, the bytes past
+ *  it in its last block zeroed, then the inode. */
+static int truncate_steps(struct ext2_fs *fs, uint32_t ino,
+			  struct ext2_inode *in, uint64_t size)
+{
+	int err = 0;
+	if (size < in->size) {
+		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
+		if ((err = ext2_free_from(fs, in, keep)))
+			return err;
+		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
+		long blk = tail ? ext2_bmap(fs, ino, in, keep - 1, false) : 0;
+		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf)) &&
+		    !(err = ext2_log_block(fs, (uint32_t)blk, fs->buf))) {
+			/* bytes past the end read as zeros if it grows again */
+			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
+			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+		}
+		if (err || blk < 0)
+			return err ? err : (int)blk;
+	}
+	in->size = (uint32_t)size;
+	in->mtime = in->ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, in);
 }
 
 int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
@@ -632,25 +740,10 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
 	int err = ext2_iget(fs, ino, &in);
 	if (err)
 		return err;
-	if (ext2_is_dir(&in))
-		return -EISDIR;
+	if ((err = file_writable(&in)))
+		return err;
 	if (size > 0xffffffffull)
 		return -EFBIG;
-	if (size < in.size) {
-		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
-		if ((err = ext2_free_from(fs, &in, keep)))
-			return err;
-		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
-		long blk = tail ? ext2_bmap(fs, ino, &in, keep - 1, false) : 0;
-		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf))) {
-			/* bytes past the end read as zeros if it grows again */
-			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
-			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
-		}
-		if (err)
-			return err;
-	}
-	in.size = (uint32_t)size;
-	in.mtime = in.ctime = ext2_now(fs);
-	return ext2_iput(fs, ino, &in);
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, truncate_steps(fs, ino, &in, size));
 }

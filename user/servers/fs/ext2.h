@@ -7,7 +7,13 @@
  *
  * Errors are negative <errno.h> values of the C library it is built
  * with (picolibc in the server, glibc on the host): ENOENT, EEXIST,
- * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO.
+ * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO,
+ * EPERM, EMLINK. Every operation that changes the image either
+ * completes or leaves the image as it was (ext2_undo.c); a write may
+ * complete in part: its count short, the image that of a write of
+ * that many bytes.
+ * An inode number that is free (no link: a client's stale number) is
+ * -ENOENT wherever one is passed.
  * Not thread-safe: the file server serialises calls.
  */
 #ifndef FS_EXT2_H
@@ -28,6 +34,12 @@
 #define EXT2_S_IFMT 0xF000u
 #define EXT2_S_IFREG 0x8000u
 #define EXT2_S_IFDIR 0x4000u
+#define EXT2_S_IFLNK 0xA000u
+/* A symlink whose target is shorter than this is "fast": the target's
+ * bytes fill i_block (60 bytes) and it has no block; a longer one is
+ * "slow", its target in one data block (as e2fsprogs and Linux do). */
+#define EXT2_FAST_LINK_MAX 60u
+#define EXT2_LINK_MAX 32000u /* links of an inode (as Linux's ext2) */
 
 struct ext2_dev {
 	/* One EXT2_BLOCK-byte block: 0 or a negative errno (EIO). */
@@ -70,6 +82,36 @@ struct ext2_icache {
 	struct ext2_inode in;
 };
 
+/* The undo log of the operation under way (ext2_undo.c): each step
+ * that changes the image first records how to put it back, and an
+ * operation that fails is undone from its last record to its first.
+ * Bitmap bits are undone by flipping them back, the blocks a free of a
+ * block map released by walking that map again (its 15 pointers kept
+ * here), inodes and directory or indirect blocks by writing back the
+ * bytes they had. Sized for the largest directory operation (rename);
+ * a write goes in batches that fit (ext2_write). */
+#define EXT2_UNDO_RECS 24
+#define EXT2_UNDO_BLOCKS 4 /* blocks saved whole */
+#define EXT2_UNDO_INODES 6 /* inodes saved: their first 128 bytes */
+#define EXT2_UNDO_MAPS 2   /* block maps freed */
+struct ext2_undo_rec {
+	uint8_t kind;  /* EXT2_U_* (ext2_int.h) */
+	uint8_t dir;   /* an inode's: a directory (used_dirs) */
+	uint16_t slot; /* U_BLOCK, U_INODE, U_MAP: its saved bytes */
+	uint32_t num;  /* the block or inode */
+	uint32_t from;  /* U_MAP: the first file block freed */
+	uint32_t count; /* U_MAP: blocks freed; U_BALLOC: a run's length */
+};
+struct ext2_undo {
+	unsigned depth; /* nested operations: the outermost ends the log */
+	bool undoing;   /* while undoing, nothing is recorded */
+	unsigned n, nblk, nino, nmap;
+	struct ext2_undo_rec rec[EXT2_UNDO_RECS];
+	uint32_t map[EXT2_UNDO_MAPS][15];
+	uint8_t ino[EXT2_UNDO_INODES][128];
+	uint8_t blk[EXT2_UNDO_BLOCKS][EXT2_BLOCK];
+};
+
 struct ext2_fs {
 	struct ext2_dev dev;
 	struct ext2_icache icache[EXT2_ICACHE];
@@ -82,6 +124,7 @@ struct ext2_fs {
 	uint8_t buf[EXT2_BLOCK];    /* scratch for metadata blocks */
 	uint8_t zero[EXT2_BLOCK];   /* a block of zeros (new blocks) */
 	char why[96];               /* the reason of the last EIO/EINVAL */
+	struct ext2_undo undo;
 };
 
 struct ext2_stat {
@@ -103,26 +146,36 @@ int ext2_sync(struct ext2_fs *fs);
 int ext2_fsync(struct ext2_fs *fs, uint32_t ino);
 
 /** Follow absolute @path ('/'-separated; empty components ignored) to
- *  its inode number in *@ino. */
+ *  its inode number in *@ino. No symlink is followed: one inside the
+ *  path is -ENOTDIR, one at its end is the answer. */
 int ext2_namei(struct ext2_fs *fs, const char *path, uint32_t *ino);
 /** The inode of @name (@len bytes) in directory @dir. */
 int ext2_lookup(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len, uint32_t *ino);
 int ext2_stat(struct ext2_fs *fs, uint32_t ino, struct ext2_stat *st);
 
-/** Read up to @len bytes at @off of file @ino: bytes read (0 at end). */
+/** Read up to @len bytes at @off of file @ino: bytes read (0 at end).
+ *  A regular file or a directory (its raw entries); -EINVAL for any
+ *  other type (a symlink's target: ext2_readlink). */
 long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 	       size_t len);
 /** Write @len bytes at @off (extending the file, holes read as zeros):
- *  bytes written, or -ENOSPC / -EFBIG before anything was written. */
+ *  bytes written (fewer if a step failed: those before it are kept), or
+ *  the error (-ENOSPC, -EFBIG, -EIO...) with nothing written.
+ *  Regular files only: -EISDIR for a directory, -EINVAL otherwise. */
 long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		const void *buf, size_t len);
-/** Set the size of regular file @ino, freeing the blocks past it. */
+/** Set the size of regular file @ino, freeing the blocks past it
+ *  (-EISDIR for a directory, -EINVAL for another type). */
 int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size);
 
 /** Directory entries of @dir from *@pos (0 at first; updated past each
  *  entry @fn took): calls @fn for each until it returns non-zero (that
- *  entry is not taken: *@pos stays at it). 0 at the end, or fn's value. */
+ *  entry is not taken: *@pos stays at it). 0 at the end, or fn's value.
+ *  A block with a damaged entry gives its entries up to that one, the
+ *  following blocks are read still, and the end is -EIO instead of 0
+ *  (at every call that reaches it). Lookups likewise find names in the
+ *  other blocks, and a name not found there is -EIO, not -ENOENT. */
 int ext2_readdir(struct ext2_fs *fs, uint32_t dir, uint64_t *pos,
 		 int (*fn)(void *arg, const char *name, size_t len,
 			   uint32_t ino, unsigned type),
@@ -133,13 +186,32 @@ int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len, uint32_t mode, uint32_t *ino);
 int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len, uint32_t mode, uint32_t *ino);
+/** New symlink @name in @dir to @target (@tlen bytes, 1 to 4,095, no
+ *  NUL: -EINVAL, -ENAMETOOLONG), mode 0777: a fast one (the target in
+ *  i_block, no block) below EXT2_FAST_LINK_MAX bytes, else a slow one
+ *  (the target in a block of its own). Its inode in *@ino. */
+int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		 size_t len, const char *target, size_t tlen, uint32_t *ino);
+/** Symlink @ino's target into @buf, at most @len bytes (no NUL added):
+ *  the bytes copied (the whole target is ext2_stat's size); -EINVAL if
+ *  @ino is not a symlink. */
+long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len);
+/** A new name @name in @dir for inode @ino (a hard link; its link count
+ *  and ctime updated): -EPERM for a directory, -EMLINK past
+ *  EXT2_LINK_MAX links. */
+int ext2_link(struct ext2_fs *fs, uint32_t dir, const char *name, size_t len,
+	      uint32_t ino);
 /** Remove file @name from @dir (-EISDIR for a directory). */
 int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len);
 /** Remove empty directory @name from @dir (-ENOTEMPTY, -ENOTDIR). */
 int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len);
-/** Move @from_dir/@from to @to_dir/@to, replacing a file there. */
+/** Move @from_dir/@from to @to_dir/@to, replacing what is there: a
+ *  non-directory by a non-directory (-EISDIR otherwise), an empty
+ *  directory by a directory (-ENOTDIR, -ENOTEMPTY); -EINVAL for a move
+ *  into its own subtree; nothing if both name the same inode. The entry
+ *  keeps the inode's file type. */
 int ext2_rename(struct ext2_fs *fs, uint32_t from_dir, const char *from,
 		size_t from_len, uint32_t to_dir, const char *to,
 		size_t to_len);

@@ -15,45 +15,62 @@ static inline uint32_t de_size(uint32_t name_len)
 	return (DE_HEAD + name_len + 3) & ~3u;
 }
 
-/** -EIO for directory @dir's file block @fb, a hole, with the reason. */
-static int dir_hole(struct ext2_fs *fs, uint32_t dir, uint32_t fb)
+/** Physical block of directory @dir's block @fb; -EIO for a hole. */
+static long dir_bmap(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
+		     uint32_t fb)
 {
-	snprintf(fs->why, sizeof fs->why, "directory %u: hole at block %u",
-		 dir, fb);
-	return -EIO;
+	long b = ext2_bmap(fs, dir, in, fb, false);
+	return b ? b : ext2_eio(fs, "directory %u: hole at block %u", dir, fb);
+}
+
+/** Walk the entries of directory block @fb (in fs->buf) with @fn:
+ *  fn's non-zero value, or 0 at the block's end. An entry that does
+ *  not fit its block ends the walk of this block with *@bad set to
+ *  -EIO (the rest of the block cannot be trusted). */
+static int block_walk(struct ext2_fs *fs, uint32_t dir, uint32_t fb,
+		      int (*fn)(void *arg, struct ext2_fs *fs, uint8_t *blk,
+				uint32_t off, uint32_t fb),
+		      void *arg, int *bad)
+{
+	for (uint32_t off = 0; off < EXT2_BLOCK;) {
+		uint32_t rec = le16(fs->buf + off + 4);
+		if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
+		    de_size(fs->buf[off + 6]) > rec) {
+			*bad = ext2_eio(fs, "directory %u: bad entry at %u", dir,
+					fb * EXT2_BLOCK + off);
+			return 0;
+		}
+		int r = fn(arg, fs, fs->buf, off, fb);
+		if (r)
+			return r;
+		off += rec;
+	}
+	return 0;
 }
 
 /** Walk the entries of directory @dir (inode @in): @fn(arg, block's
  *  buffer, entry offset, file block) for each until it returns non-zero
- *  (returned). The buffer is fs->buf, reread for every block. */
+ *  (returned). The buffer is fs->buf, reread for every block. A block
+ *  with a bad entry is walked up to it, the walk goes on with the next
+ *  block, and ends with -EIO (reason in fs->why) instead of 0: one
+ *  damaged entry hides only the rest of its block. */
 static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 		    int (*fn)(void *arg, struct ext2_fs *fs, uint8_t *blk,
 			      uint32_t off, uint32_t fb),
 		    void *arg)
 {
 	uint32_t nblk = in->size / EXT2_BLOCK;
+	int bad = 0;
 	for (uint32_t fb = 0; fb < nblk; fb++) {
-		long b = ext2_bmap(fs, dir, in, fb, false);
-		int err = b <= 0 ? (b < 0 ? (int)b : dir_hole(fs, dir, fb))
-				 : ext2_bread(fs, (uint32_t)b, fs->buf);
+		long b = dir_bmap(fs, dir, in, fb);
+		int err = b < 0 ? (int)b : ext2_bread(fs, (uint32_t)b, fs->buf);
 		if (err)
 			return err;
-		for (uint32_t off = 0; off < EXT2_BLOCK;) {
-			uint32_t rec = le16(fs->buf + off + 4);
-			if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
-			    de_size(fs->buf[off + 6]) > rec) {
-				snprintf(fs->why, sizeof fs->why,
-					 "directory %u: bad entry at %u", dir,
-					 fb * EXT2_BLOCK + off);
-				return -EIO;
-			}
-			int r = fn(arg, fs, fs->buf, off, fb);
-			if (r)
-				return r;
-			off += rec;
-		}
+		int r = block_walk(fs, dir, fb, fn, arg, &bad);
+		if (r)
+			return r;
 	}
-	return 0;
+	return bad;
 }
 
 /* lookup */
@@ -221,6 +238,28 @@ static int de_put(struct ext2_fs *fs, uint32_t blk, uint32_t off,
 	return ext2_bwrite(fs, blk, b);
 }
 
+/** Read block @fb of directory @dir into fs->buf to change it, its old
+ *  bytes logged: the block's number, or an error. */
+static long dir_block_rw(struct ext2_fs *fs, uint32_t dir,
+			 struct ext2_inode *din, uint32_t fb)
+{
+	long blk = dir_bmap(fs, dir, din, fb);
+	int err = blk < 0 ? (int)blk : ext2_bread(fs, (uint32_t)blk, fs->buf);
+	if (!err)
+		err = ext2_log_block(fs, (uint32_t)blk, fs->buf);
+	return err ? err : blk;
+}
+
+/** Directory @dir (inode @din) was changed: its times, no index. */
+static int dir_touch(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din)
+{
+	din->flags &= ~EXT2_INDEX_FL;
+	din->mtime = din->ctime = ext2_now(fs);
+	return ext2_iput(fs, dir, din);
+}
+
+/** Add entry (@name, @ino, @type) to @dir: into the slack of an entry,
+ *  or a new block at the end (the inode's size grows). */
 static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		   const char *name, size_t len, uint32_t ino, unsigned type)
 {
@@ -230,48 +269,54 @@ static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		return err;
 	long blk;
 	if (s.found) {
-		blk = ext2_bmap(fs, dir, din, s.fb, false);
-		if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
-			return blk < 0 ? (int)blk : err ? err : -EIO;
+		blk = dir_block_rw(fs, dir, din, s.fb);
 	} else { /* a new block, one empty entry covering it */
 		blk = ext2_bmap(fs, dir, din, din->size / EXT2_BLOCK, true);
-		if (blk < 0)
-			return (int)blk;
 		din->size += EXT2_BLOCK;
 		memset(fs->buf, 0, EXT2_BLOCK);
 		put16(fs->buf + 4, EXT2_BLOCK);
 		s.off = 0;
 	}
-	err = de_put(fs, (uint32_t)blk, s.off, ino, name, len, type);
-	din->flags &= ~EXT2_INDEX_FL;
-	din->mtime = din->ctime = ext2_now(fs);
-	int err2 = ext2_iput(fs, dir, din);
-	return err ? err : err2;
+	if (blk < 0)
+		return (int)blk;
+	if ((err = de_put(fs, (uint32_t)blk, s.off, ino, name, len, type)))
+		return err;
+	return dir_touch(fs, dir, din);
 }
 
 /** Remove found entry @f from @dir's block (merge or zero). */
 static int dir_del(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		   const struct find *f)
 {
-	long blk = ext2_bmap(fs, dir, din, f->fb, false);
-	int err = blk <= 0 ? (blk < 0 ? (int)blk : dir_hole(fs, dir, f->fb))
-			   : ext2_bread(fs, (uint32_t)blk, fs->buf);
-	if (err)
-		return err;
+	long blk = dir_block_rw(fs, dir, din, f->fb);
+	if (blk < 0)
+		return (int)blk;
 	uint8_t *b = fs->buf;
 	if (f->prev != ~0u)
 		put16(b + f->prev + 4, (uint16_t)(le16(b + f->prev + 4) +
 						  le16(b + f->off + 4)));
 	else
 		put32(b + f->off, 0);
-	if ((err = ext2_bwrite(fs, (uint32_t)blk, b)))
-		return err;
-	din->flags &= ~EXT2_INDEX_FL;
-	din->mtime = din->ctime = ext2_now(fs);
-	return ext2_iput(fs, dir, din);
+	int err = ext2_bwrite(fs, (uint32_t)blk, b);
+	return err ? err : dir_touch(fs, dir, din);
 }
 
-/** Checks common to create and mkdir: @dir a directory without @name. */
+/** Point found entry @f of @dir at @ino, of entry type @type. */
+static int dir_set(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
+		   const struct find *f, uint32_t ino, unsigned type)
+{
+	long blk = dir_block_rw(fs, dir, din, f->fb);
+	if (blk < 0)
+		return (int)blk;
+	put32(fs->buf + f->off, ino);
+	if (fs->incompat & EXT2_INCOMPAT_FILETYPE)
+		fs->buf[f->off + 7] = (uint8_t)type;
+	int err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+	return err ? err : dir_touch(fs, dir, din);
+}
+
+/** Checks common to the operations that add a name: @dir a directory
+ *  (its inode in *@din) without @name. */
 static int new_name(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 		    const char *name, size_t len)
 {
@@ -284,32 +329,47 @@ static int new_name(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 	return err < 0 ? err : err ? -EEXIST : 0;
 }
 
-int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
-		size_t len, uint32_t mode, uint32_t *ino)
+/** A new inode @in (of a directory: @isdir) written, named @name in
+ *  @dir: ext2_create's and ext2_symlink's last steps. @fill, if not
+ *  NULL, gives it its data first (it may allocate its blocks). */
+static int new_inode(struct ext2_fs *fs, uint32_t dir, const char *name,
+		     size_t len, struct ext2_inode *in, uint32_t *ino,
+		     int (*fill)(struct ext2_fs *fs, uint32_t ino,
+				 struct ext2_inode *in, const void *arg),
+		     const void *arg)
 {
 	struct ext2_inode din;
 	int err = new_name(fs, dir, &din, name, len);
-	if (err)
-		return err;
-	long n = ext2_ialloc(fs, dir, false);
+	long n = err ? err : ext2_ialloc(fs, dir, ext2_is_dir(in));
 	if (n < 0)
 		return (int)n;
 	uint32_t t = ext2_now(fs);
-	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFREG | (mode & 07777)),
-				.links = 1, .atime = t, .ctime = t, .mtime = t};
-	if ((err = ext2_iput(fs, (uint32_t)n, &in)) ||
-	    (err = dir_add(fs, dir, &din, name, len, (uint32_t)n,
-			   EXT2_FT_REG))) {
-		ext2_ifree(fs, (uint32_t)n, false);
+	in->atime = in->ctime = in->mtime = t;
+	if ((fill && (err = fill(fs, (uint32_t)n, in, arg))) ||
+	    (err = ext2_iput(fs, (uint32_t)n, in)))
 		return err;
-	}
+	if (ext2_is_dir(in))
+		din.links++; /* the new directory's ".." */
+	if ((err = dir_add(fs, dir, &din, name, len, (uint32_t)n,
+			   ext2_ft_of(in->mode))))
+		return err;
 	*ino = (uint32_t)n;
 	return 0;
 }
 
-/** The first block of new directory @ino: "." and "..". */
+int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len, uint32_t mode, uint32_t *ino)
+{
+	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFREG | (mode & 07777)),
+				.links = 1};
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino, NULL,
+					 NULL));
+}
+
+/** The first block of new directory @ino: "." and ".." (@parent). */
 static int dir_init(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
-		    uint32_t parent)
+		    const void *parent)
 {
 	long blk = ext2_bmap(fs, ino, in, 0, true);
 	if (blk < 0)
@@ -318,7 +378,8 @@ static int dir_init(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	put16(fs->buf + 4, EXT2_BLOCK);
 	int err = de_put(fs, (uint32_t)blk, 0, ino, ".", 1, EXT2_FT_DIR);
 	if (!err)
-		err = de_put(fs, (uint32_t)blk, 0, parent, "..", 2, EXT2_FT_DIR);
+		err = de_put(fs, (uint32_t)blk, 0, *(const uint32_t *)parent,
+			     "..", 2, EXT2_FT_DIR);
 	in->size = EXT2_BLOCK;
 	return err;
 }
@@ -326,30 +387,111 @@ static int dir_init(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len, uint32_t mode, uint32_t *ino)
 {
-	struct ext2_inode din;
-	int err = new_name(fs, dir, &din, name, len);
-	if (err)
-		return err;
-	long n = ext2_ialloc(fs, dir, true);
-	if (n < 0)
-		return (int)n;
-	uint32_t t = ext2_now(fs);
 	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFDIR | (mode & 07777)),
-				.links = 2, .atime = t, .ctime = t, .mtime = t};
-	if ((err = dir_init(fs, (uint32_t)n, &in, dir)) ||
-	    (err = ext2_iput(fs, (uint32_t)n, &in))) {
-		ext2_free_from(fs, &in, 0);
-		ext2_ifree(fs, (uint32_t)n, true);
-		return err;
-	}
-	din.links++;
-	if ((err = dir_add(fs, dir, &din, name, len, (uint32_t)n, EXT2_FT_DIR)))
-		return err;
-	*ino = (uint32_t)n;
-	return 0;
+				.links = 2};
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					 dir_init, &dir));
 }
 
-/** Drop a link of @ino (@in read); free it with its blocks at zero. */
+/* A symlink's target, for link_fill. */
+struct target {
+	const char *s;
+	size_t len;
+};
+
+/** Give new symlink @ino (@in) its target: in i_block if it is short
+ *  (a fast symlink), else in a data block of its own. */
+static int link_fill(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
+		     const void *arg)
+{
+	const struct target *t = arg;
+	in->size = (uint32_t)t->len;
+	if (t->len < EXT2_FAST_LINK_MAX) {
+		uint8_t text[60] = {0};
+		memcpy(text, t->s, t->len);
+		for (int i = 0; i < 15; i++)
+			in->block[i] = le32(text + 4 * i);
+		return 0;
+	}
+	long blk = ext2_bmap(fs, ino, in, 0, true);
+	if (blk < 0)
+		return (int)blk;
+	memset(fs->buf, 0, EXT2_BLOCK);
+	memcpy(fs->buf, t->s, t->len);
+	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
+}
+
+int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		 size_t len, const char *target, size_t tlen, uint32_t *ino)
+{
+	if (tlen == 0 || memchr(target, 0, tlen))
+		return -EINVAL;
+	if (tlen >= EXT2_BLOCK)
+		return -ENAMETOOLONG;
+	struct target t = {target, tlen};
+	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFLNK | 0777),
+				.links = 1};
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					 link_fill, &t));
+}
+
+long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len)
+{
+	struct ext2_inode in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if ((in.mode & EXT2_S_IFMT) != EXT2_S_IFLNK)
+		return -EINVAL;
+	size_t n = in.size < len ? in.size : len;
+	if (in.size < EXT2_FAST_LINK_MAX) {
+		uint8_t text[60];
+		for (int i = 0; i < 15; i++)
+			put32(text + 4 * i, in.block[i]);
+		memcpy(buf, text, n);
+		return (long)n;
+	}
+	if (in.size >= EXT2_BLOCK || !in.block[0])
+		return ext2_eio(fs, "symlink %u: size %u, block %u", ino,
+				in.size, in.block[0]);
+	const uint8_t *b = ext2_bget(fs, in.block[0], &err);
+	if (!b)
+		return ext2_bget_failed(fs, in.block[0], err);
+	memcpy(buf, b, n);
+	return (long)n;
+}
+
+/** ext2_link's steps: the new entry, then the inode's link count. */
+static int link_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
+		      size_t len, uint32_t ino)
+{
+	struct ext2_inode din, in;
+	int err = ext2_iget(fs, ino, &in);
+	if (err)
+		return err;
+	if (ext2_is_dir(&in))
+		return -EPERM;
+	if (in.links >= EXT2_LINK_MAX)
+		return -EMLINK;
+	if ((err = new_name(fs, dir, &din, name, len)) ||
+	    (err = dir_add(fs, dir, &din, name, len, ino, ext2_ft_of(in.mode))))
+		return err;
+	in.links++;
+	in.ctime = ext2_now(fs);
+	return ext2_iput(fs, ino, &in);
+}
+
+int ext2_link(struct ext2_fs *fs, uint32_t dir, const char *name, size_t len,
+	      uint32_t ino)
+{
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, link_steps(fs, dir, name, len, ino));
+}
+
+/** Drop @drop links of @ino (@in read); free it with its blocks at
+ *  zero: the blocks' bits, then the inode (dtime), then its bit. */
 static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 		     unsigned drop)
 {
@@ -358,11 +500,12 @@ static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	if (in->links)
 		return ext2_iput(fs, ino, in);
 	bool dir = ext2_is_dir(in);
-	int err = ext2_free_from(fs, in, 0);
-	in->size = 0, in->dtime = ext2_now(fs);
-	int err2 = ext2_iput(fs, ino, in);
-	int err3 = ext2_ifree(fs, ino, dir);
-	return err ? err : err2 ? err2 : err3;
+	int err = ext2_has_map(in) ? ext2_free_from(fs, in, 0) : 0;
+	if (!err) {
+		in->size = 0, in->dtime = ext2_now(fs);
+		err = ext2_iput(fs, ino, in);
+	}
+	return err ? err : ext2_ifree(fs, ino, dir);
 }
 
 /** Find @name in @dir: its entry in *@f, its inode in *@in. */
@@ -380,8 +523,9 @@ static int find_child(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 	return ext2_iget(fs, f->ino, in);
 }
 
-int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
-		size_t len)
+/** ext2_unlink's steps: the entry, then the link. */
+static int unlink_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
+			size_t len)
 {
 	struct ext2_inode din, in;
 	struct find f;
@@ -391,6 +535,13 @@ int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
 	if (!err)
 		err = dir_del(fs, dir, &din, &f);
 	return err ? err : drop_link(fs, f.ino, &in, 1);
+}
+
+int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
+		size_t len)
+{
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, unlink_steps(fs, dir, name, len));
 }
 
 static int empty_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
@@ -404,24 +555,37 @@ static int empty_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
 	return 1;
 }
 
-int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
-	       size_t len)
+/** 0 if directory @ino (@in) is empty, -ENOTEMPTY, or an error. */
+static int dir_empty(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in)
+{
+	int r = dir_walk(fs, ino, in, empty_fn, NULL);
+	return r > 0 ? -ENOTEMPTY : r;
+}
+
+/** ext2_rmdir's steps: the entry, the parent's link, the directory. */
+static int rmdir_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
+		       size_t len)
 {
 	struct ext2_inode din, in;
 	struct find f;
 	int err = find_child(fs, dir, &din, name, len, &f, &in);
 	if (!err && !ext2_is_dir(&in))
 		err = -ENOTDIR;
-	if (!err && (err = dir_walk(fs, f.ino, &in, empty_fn, NULL)) > 0)
-		err = -ENOTEMPTY;
-	if (err)
-		return err;
-	if ((err = dir_del(fs, dir, &din, &f)))
+	if (!err)
+		err = dir_empty(fs, f.ino, &in);
+	if (err || (err = dir_del(fs, dir, &din, &f)))
 		return err;
 	din.links--;
 	if ((err = ext2_iput(fs, dir, &din)))
 		return err;
 	return drop_link(fs, f.ino, &in, in.links); /* "." and its name */
+}
+
+int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
+	       size_t len)
+{
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, rmdir_steps(fs, dir, name, len));
 }
 
 /** -EINVAL if directory @ino is @dir or one of its ancestors. */
@@ -436,8 +600,7 @@ static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
 		if (err)
 			return err;
 	}
-	snprintf(fs->why, sizeof fs->why, "directory %u: a loop of '..'", dir);
-	return -EIO;
+	return ext2_eio(fs, "directory %u: a loop of '..' entries", dir);
 }
 
 /** Point the ".." of directory @ino (second entry of its first block)
@@ -446,83 +609,111 @@ static int set_dotdot(struct ext2_fs *fs, uint32_t ino, uint32_t parent)
 {
 	struct ext2_inode in;
 	int err = ext2_iget(fs, ino, &in);
-	long blk = err ? err : ext2_bmap(fs, ino, &in, 0, false);
-	if (blk <= 0 || (err = ext2_bread(fs, (uint32_t)blk, fs->buf)))
-		return blk < 0 ? (int)blk : err ? err : -EIO;
+	long blk = err ? err : dir_block_rw(fs, ino, &in, 0);
+	if (blk < 0)
+		return (int)blk;
 	uint8_t *b = fs->buf;
 	uint32_t off = le16(b + 4);
 	if (off + DE_HEAD + 2 > EXT2_BLOCK || b[off + 6] != 2 ||
 	    memcmp(b + off + DE_HEAD, "..", 2))
-		return snprintf(fs->why, sizeof fs->why,
-				"directory %u: no '..' second", ino),
-		       -EIO;
+		return ext2_eio(fs, "directory %u: no '..' second", ino);
 	put32(b + off, parent);
 	return ext2_bwrite(fs, (uint32_t)blk, b);
 }
 
-/** Make room for @to in @tdir: remove what has that name (same kind as
- *  the moved inode @isdir, a directory only if empty). 1 if @to already
- *  names @ino (nothing to do). */
-static int rename_target(struct ext2_fs *fs, uint32_t tdir,
-			 struct ext2_inode *tdin, const char *to, size_t len,
-			 uint32_t ino, bool isdir)
+/** Add @delta to directory @dir's link count (its subdirectories). */
+static int dir_links(struct ext2_fs *fs, uint32_t dir, int delta)
 {
-	struct find t;
-	struct ext2_inode tin;
-	int r = dir_find(fs, tdir, tdin, to, len, &t);
-	if (r <= 0)
-		return r;
-	if (t.ino == ino)
-		return 1;
-	int err = ext2_iget(fs, t.ino, &tin);
+	struct ext2_inode din;
+	int err = delta ? dir_get(fs, dir, &din) : 0;
+	if (!delta || err)
+		return err;
+	din.links = (uint16_t)(din.links + delta);
+	return ext2_iput(fs, dir, &din);
+}
+
+/* A rename, source and target found and checked. */
+struct mv {
+	uint32_t fdir, tdir, ino;
+	struct find f, t; /* t.ino: the inode replaced, or 0 */
+	struct ext2_inode in;
+	bool isdir;
+};
+
+/** Can @m's target (if any) be replaced by its source? */
+static int mv_check_target(struct ext2_fs *fs, struct mv *m,
+			   struct ext2_inode *tin)
+{
+	int err = ext2_iget(fs, m->t.ino, tin);
 	if (err)
 		return err;
-	if (ext2_is_dir(&tin) != isdir)
-		return isdir ? -ENOTDIR : -EISDIR;
-	err = isdir ? ext2_rmdir(fs, tdir, to, len)
-		    : ext2_unlink(fs, tdir, to, len);
-	return err ? err : dir_get(fs, tdir, tdin);
+	if (ext2_is_dir(tin) != m->isdir)
+		return m->isdir ? -ENOTDIR : -EISDIR;
+	return m->isdir ? dir_empty(fs, m->t.ino, tin) : 0;
+}
+
+/** ext2_rename's steps once @m is checked: the new entry (the target's
+ *  pointed at the source, or a new one), the old entry removed, a moved
+ *  directory's ".." and its parents' links, then the replaced inode's
+ *  link dropped: its blocks are freed last, after every allocation. */
+static int mv_steps(struct ext2_fs *fs, struct mv *m, const char *from,
+		    size_t flen, const char *to, size_t tlen)
+{
+	struct ext2_inode din, tin;
+	unsigned ft = ext2_ft_of(m->in.mode);
+	int err = dir_get(fs, m->tdir, &din);
+	if (!err && m->t.ino)
+		err = mv_check_target(fs, m, &tin);
+	if (!err)
+		err = m->t.ino ? dir_set(fs, m->tdir, &din, &m->t, m->ino, ft)
+			       : dir_add(fs, m->tdir, &din, to, tlen, m->ino, ft);
+	/* the old name, found again: the directory may just have changed */
+	if (!err && !(err = dir_get(fs, m->fdir, &din)) &&
+	    (err = dir_find(fs, m->fdir, &din, from, flen, &m->f)) == 0)
+		err = ext2_eio(fs, "directory %u: entry gone", m->fdir);
+	if (err < 0 || (err = dir_del(fs, m->fdir, &din, &m->f)))
+		return err;
+	bool moved = m->isdir && m->fdir != m->tdir;
+	int gone = m->isdir && m->t.ino; /* the replaced directory's ".." */
+	if ((moved && (err = set_dotdot(fs, m->ino, m->tdir))) ||
+	    (err = dir_links(fs, m->fdir, -moved)) ||
+	    (err = dir_links(fs, m->tdir, moved - gone)) ||
+	    (err = ext2_iget(fs, m->ino, &m->in)))
+		return err;
+	m->in.ctime = ext2_now(fs);
+	if ((err = ext2_iput(fs, m->ino, &m->in)) || !m->t.ino)
+		return err;
+	if ((err = ext2_iget(fs, m->t.ino, &tin)))
+		return err;
+	return drop_link(fs, m->t.ino, &tin, m->isdir ? tin.links : 1);
+}
+
+/** Find and check ext2_rename's source and target into *@m: 1 if the
+ *  target names the source's inode already (nothing to do). */
+static int mv_find(struct ext2_fs *fs, struct mv *m, const char *from,
+		   size_t flen, const char *to, size_t tlen)
+{
+	struct ext2_inode din;
+	int err = find_child(fs, m->fdir, &din, from, flen, &m->f, &m->in);
+	if (!err)
+		err = name_ok(to, tlen);
+	if (!err)
+		err = dir_get(fs, m->tdir, &din);
+	m->ino = m->f.ino, m->isdir = ext2_is_dir(&m->in);
+	if (!err && m->isdir)
+		err = not_ancestor(fs, m->ino, m->tdir);
+	if (!err && (err = dir_find(fs, m->tdir, &din, to, tlen, &m->t)) == 0)
+		m->t.ino = 0;
+	return err < 0 ? err : err && m->t.ino == m->ino;
 }
 
 int ext2_rename(struct ext2_fs *fs, uint32_t fdir, const char *from,
 		size_t flen, uint32_t tdir, const char *to, size_t tlen)
 {
-	struct ext2_inode fdin, in, tdin;
-	struct find f;
-	int err = find_child(fs, fdir, &fdin, from, flen, &f, &in);
-	if (!err)
-		err = name_ok(to, tlen);
-	if (!err)
-		err = dir_get(fs, tdir, &tdin);
-	bool isdir = ext2_is_dir(&in);
-	if (!err && isdir)
-		err = not_ancestor(fs, f.ino, tdir);
-	if (!err)
-		err = rename_target(fs, tdir, &tdin, to, tlen, f.ino, isdir);
+	struct mv m = {.fdir = fdir, .tdir = tdir};
+	int err = mv_find(fs, &m, from, flen, to, tlen);
 	if (err)
 		return err > 0 ? 0 : err;
-	uint32_t ino = f.ino;
-	if ((err = dir_add(fs, tdir, &tdin, to, tlen, ino,
-			   isdir ? EXT2_FT_DIR : EXT2_FT_REG)))
-		return err;
-	/* the old name, found again: the directory may just have changed */
-	if ((err = dir_get(fs, fdir, &fdin)) ||
-	    (err = dir_find(fs, fdir, &fdin, from, flen, &f)) <= 0)
-		return err < 0 ? err : -EIO;
-	if ((err = dir_del(fs, fdir, &fdin, &f)))
-		return err;
-	if (isdir && fdir != tdir) {
-		fdin.links--;
-		if ((err = set_dotdot(fs, ino, tdir)) ||
-		    (err = ext2_iput(fs, fdir, &fdin)) ||
-		    (err = dir_get(fs, tdir, &tdin)))
-			return err;
-		tdin.links++;
-		if ((err = ext2_iput(fs, tdir, &tdin)))
-			return err;
-	}
-	if ((err = ext2_iget(fs, ino, &in)))
-		return err;
-	in.ctime = ext2_now(fs);
-	return ext2_iput(fs, ino, &in);
+	ext2_tx_begin(fs);
+	return ext2_tx_end(fs, mv_steps(fs, &m, from, flen, to, tlen));
 }

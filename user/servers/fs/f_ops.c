@@ -139,7 +139,7 @@ static long f_readdir(struct f_req *q)
 			 q->cap < FUL_IPCBUF_SIZE ? q->cap : FUL_IPCBUF_SIZE, 0};
 	uint64_t pos = q->mr[1];
 	int err = ext2_readdir(&f_fs, (uint32_t)q->mr[0], &pos, f_rd_fn, &r);
-	if (err < 0)
+	if (err < 0 && !r.count) /* entries first: the error comes again */
 		return err;
 	q->mr[1] = pos;
 	q->out = r.used;
@@ -167,6 +167,34 @@ static long f_name_op(struct f_req *q)
 	default: r = ext2_rmdir(&f_fs, dir, name, q->len); break;
 	}
 	q->mr[1] = r ? 0 : ino;
+	return r;
+}
+
+/** SYMLINK (mr2 the name's length; the target follows the name) and
+ *  LINK (mr1 the inode) in directory mr0: mr1 the new name's inode. */
+static long f_link_op(struct f_req *q)
+{
+	uint32_t dir = (uint32_t)q->mr[0], ino = (uint32_t)q->mr[1];
+	const char *b = (const char *)q->buf;
+	size_t nlen = q->mr[2];
+	long r;
+	if (q->op == FUL_FS_OP_LINK)
+		r = ext2_link(&f_fs, dir, b, q->len, ino);
+	else if (nlen > q->len)
+		r = -EINVAL;
+	else
+		r = ext2_symlink(&f_fs, dir, b, nlen, b + nlen, q->len - nlen,
+				 &ino);
+	q->mr[1] = r ? 0 : ino;
+	return r;
+}
+
+/** READLINK of inode mr0: the target in the buffer, its length. */
+static long f_readlink(struct f_req *q)
+{
+	long r = ext2_readlink(&f_fs, (uint32_t)q->mr[0], (char *)q->buf,
+			       q->cap);
+	q->out = r > 0 ? (size_t)r : 0;
 	return r;
 }
 
@@ -205,6 +233,9 @@ void f_handle(struct f_req *q)
 		break;
 	}
 	case FUL_FS_OP_SYNC: r = f_sync(); break;
+	case FUL_FS_OP_SYMLINK:
+	case FUL_FS_OP_LINK: r = f_link_op(q); break;
+	case FUL_FS_OP_READLINK: r = f_readlink(q); break;
 	default: r = -EINVAL;
 	}
 	if (r == -EIO) /* a damaged image or a failed disk: say where */
