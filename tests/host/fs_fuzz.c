@@ -36,10 +36,12 @@ static int run(const struct fsm_opts *o)
 	if (!fsm_run(o, &r))
 		return 0;
 	if (r.fail_step)
-		printf("fs_fuzz: FAIL seed %llu %s step %lu: %s\n",
+		printf("fs_fuzz: FAIL seed %llu, %s step %lu: %s\n",
 		       (unsigned long long)o->seed,
-		       r.exact ? "first failing" : "failed after", r.fail_step,
+		       r.exact ? "first failing" : "failed at", r.fail_step,
 		       r.fail);
+	else if (r.fail[0])
+		printf("fs_fuzz: FAIL %s\n", r.fail);
 	if (r.defects)
 		printf("fs_fuzz: FAIL seed %llu: %lu defective steps, first of "
 		       "each kind: %s\n",

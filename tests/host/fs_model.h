@@ -58,10 +58,11 @@ struct fsm_opts {
 struct fsm_result {
 	unsigned long steps;      /* steps run */
 	unsigned long fail_step;  /* the step a run-stopping check failed
-				   * after (0: none) */
+				   * at or after (0: none) */
 	unsigned long last_good;  /* the last step all checks passed after */
 	bool exact;               /* fail_step is the first bad step */
-	char fail[FSM_MSG];       /* what failed, the step's operation */
+	char fail[FSM_MSG];       /* the step's operation and what failed
+				   * (without fail_step: the run's setup) */
 	unsigned long defects;    /* defective steps undone, the run went on */
 	char defect[FSM_MSG];     /* the first of each kind, one per line */
 	unsigned long enospc;     /* steps that met ENOSPC */
@@ -174,6 +175,7 @@ struct fsm {
 #define FSM_A_NEW 1u    /* a: a name to make (a parent that exists, mostly) */
 #define FSM_A_OLD 2u    /* a: an existing name, mostly */
 #define FSM_A_FILE 4u   /* a: a file, mostly */
+#define FSM_A_DIR 128u  /* a: a directory, mostly */
 #define FSM_B_ANY 8u    /* b: a new or an existing name */
 #define FSM_RANGE 16u   /* off, len: a byte range */
 #define FSM_SIZE 32u    /* off: a file size */

@@ -350,7 +350,7 @@ const struct fsm_kind fsm_kinds[] = {
 	{"truncate", 9, FSM_A_OLD | FSM_A_FILE | FSM_SIZE, 0, 0,
 	 model_truncate, lib_truncate},
 	{"unlink", 9, FSM_A_OLD | FSM_A_FILE, 0, 0, model_unlink, lib_unlink},
-	{"rmdir", 6, FSM_A_OLD, 0, 0, model_rmdir, lib_rmdir},
+	{"rmdir", 6, FSM_A_OLD | FSM_A_DIR, 0, 0, model_rmdir, lib_rmdir},
 	{"rename", 14, FSM_A_OLD | FSM_B_ANY, 0, 3, model_rename, lib_rename},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };

@@ -6,7 +6,9 @@
  * double-indirect one, the second indirect block under it); the mix is
  * interrupted now and then by a fill of the image's blocks or inodes to
  * ENOSPC, some steps of the mix on the full image, and a free of what
- * the fill took. The choice depends only on the seed and the model.
+ * the fill took, with a squeeze between (one block freed and taken
+ * again by a step that needs two). The choice depends only on the seed
+ * and the model.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -14,7 +16,7 @@
 
 #include "fs_model.h"
 
-enum { PH_MIX, PH_FILL_BLOCKS, PH_FILL_INODES, PH_FULL, PH_FREE };
+enum { PH_MIX, PH_FILL_BLOCKS, PH_FILL_INODES, PH_FULL, PH_SQUEEZE, PH_FREE };
 
 #define FILL_PERIOD 1500u /* steps of the mix between fills, on average */
 #define FILL_MAX 20000u   /* steps a fill or a free may take at most */
@@ -107,18 +109,21 @@ static void pick_new(struct fsm *m, char *out)
 	snprintf(out + len, FSM_PATH - len, "/%s", name);
 }
 
-/** An existing path mostly (a file mostly if @file), else a new one. */
-static void pick_old(struct fsm *m, char *out, bool file)
+/** An existing path mostly (of a kind @args asks for mostly: FSM_A_FILE
+ *  a file, FSM_A_DIR a directory), else a new one. */
+static void pick_old(struct fsm *m, char *out, unsigned args)
 {
 	if (!m->nents || fsm_below(m, 100) < 8) {
 		pick_new(m, out);
 		return;
 	}
 	unsigned i = 0;
-	for (int tries = 0; tries < 4; tries++) {
+	for (int tries = 0; tries < 8; tries++) {
 		i = (unsigned)fsm_below(m, m->nents);
 		const struct fsm_pick_ent *p = &m->ents[i];
-		if (!file || p->dir->ent[p->i].node->type != FSM_DIR)
+		bool dir = p->dir->ent[p->i].node->type == FSM_DIR;
+		if (!(args & (FSM_A_FILE | FSM_A_DIR)) ||
+		    dir == !!(args & FSM_A_DIR))
 			break;
 	}
 	ent_path(m, i, out);
@@ -135,7 +140,7 @@ static void pick_to(struct fsm *m, const char *from, char *out)
 		return;
 	}
 	if (r < 70) {
-		pick_old(m, out, false);
+		pick_old(m, out, 0);
 		return;
 	}
 	pick_name(m, name);
@@ -220,7 +225,7 @@ static void pick_mix(struct fsm *m, struct fsm_op *op)
 	if (k->args & FSM_A_NEW)
 		pick_new(m, op->a);
 	else
-		pick_old(m, op->a, k->args & FSM_A_FILE);
+		pick_old(m, op->a, k->args);
 	if (k->args & FSM_B_ANY)
 		pick_to(m, op->a, op->b);
 	if (k->args & (FSM_RANGE | FSM_SIZE))
@@ -280,6 +285,50 @@ static bool pick_fill_inodes(struct fsm *m, struct fsm_op *op)
 	return true;
 }
 
+/** A file of one data block among the direct ones (found from a random
+ *  entry on), or any file: its path into @out; false if none. */
+static bool one_block_file(struct fsm *m, char *out)
+{
+	unsigned from = (unsigned)fsm_below(m, m->nents), any = m->nents;
+	for (unsigned k = 0; k < m->nents; k++) {
+		unsigned i = (from + k) % m->nents;
+		const struct fsm_node *n = m->ents[i].dir->ent[m->ents[i].i].node;
+		if (n->type != FSM_FILE)
+			continue;
+		any = i;
+		unsigned data = 0;
+		for (uint32_t b = 0; b < n->nblk && data < 2; b++)
+			data += n->blk[b] != NULL;
+		if (data == 1 && n->nblk <= EXT2_NDIR)
+			break;
+	}
+	if (any < m->nents)
+		ent_path(m, any, out);
+	return any < m->nents;
+}
+
+/** On a full image, free one block at a time and take it again with a
+ *  directory or a file of a long name in /fill: a new directory takes
+ *  its first block, and /fill grows a block (past its direct blocks in
+ *  time) for one entry in 19, so that the step that fails for space
+ *  fails half way through. */
+static bool pick_squeeze(struct fsm *m, struct fsm_op *op)
+{
+	unsigned k = m->fill_next++;
+	struct fsm_node *d;
+	if (fsm_resolve(m, FILL_DIR, &d) || d->type != FSM_DIR) {
+		phase(m, PH_FREE, FILL_MAX); /* nowhere to squeeze */
+		return false;
+	}
+	if (k % 3 == 0 && one_block_file(m, op->a)) {
+		op->kind = kind_named("unlink");
+		return true;
+	}
+	op->kind = kind_named(k % 3 == 1 ? "mkdir" : "create");
+	snprintf(op->a, FSM_PATH, FILL_DIR "/S%05u-%0200u", k, 0);
+	return true;
+}
+
 /** Free what a fill took: /fill's files, its empty directories, then
  *  /fill itself. */
 static bool pick_free(struct fsm *m, struct fsm_op *op)
@@ -306,8 +355,11 @@ static bool pick_free(struct fsm *m, struct fsm_op *op)
 /** A step of the current phase, or false for one of the mix. */
 static bool pick_phase(struct fsm *m, struct fsm_op *op)
 {
-	if ((m->phase == PH_FULL || m->phase == PH_FREE) && m->phase_left-- == 0)
-		phase(m, m->phase == PH_FULL ? PH_FREE : PH_MIX, FILL_MAX);
+	if (m->phase >= PH_FULL && m->phase_left-- == 0) {
+		m->fill_next = 0;
+		phase(m, m->phase + 1 <= PH_FREE ? m->phase + 1 : PH_MIX,
+		      m->phase == PH_FULL ? 300 : FILL_MAX);
+	}
 	switch (m->phase) {
 	case PH_MIX:
 		if (fsm_below(m, FILL_PERIOD))
@@ -320,6 +372,8 @@ static bool pick_phase(struct fsm *m, struct fsm_op *op)
 		return pick_fill_blocks(m, op);
 	case PH_FILL_INODES:
 		return pick_fill_inodes(m, op);
+	case PH_SQUEEZE:
+		return pick_squeeze(m, op);
 	case PH_FREE:
 		return pick_free(m, op);
 	default:

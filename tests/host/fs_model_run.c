@@ -36,7 +36,7 @@
  * groups with few inodes (a fill runs out of inodes, not blocks). */
 const struct fsm_shape fsm_shapes[] = {
 	{"one", 8192, 0, 0},
-	{"groups", 6144, 2048, 192},
+	{"groups", 6144, 2048, 384},
 	{NULL, 0, 0, 0},
 };
 
@@ -374,9 +374,11 @@ static int check_touched(struct fsm *m, const struct fsm_op *op)
 		size_t len;
 		if (!paths[i][0] || fsm_parent(m, paths[i], &dir, &name, &len))
 			continue;
+		char where[FSM_PATH];
 		uint32_t up = dir->parent ? dir->parent->ino : EXT2_ROOT_INO;
-		if (dir->type == FSM_DIR &&
-		    fsm_check_node(m, dir, "(its parent)", up, 0))
+		snprintf(where, sizeof where, "%.*s/", (int)(name - paths[i] - 1),
+			 paths[i]);
+		if (dir->type == FSM_DIR && fsm_check_node(m, dir, where, up, 0))
 			return -1;
 		if (!fsm_resolve(m, paths[i], &n) &&
 		    fsm_check_node(m, n, paths[i], dir->ino, 0))
@@ -572,21 +574,19 @@ static int run_once(const struct fsm_opts *o, struct fsm_result *res)
 	if (err)
 		snprintf(res->fail, sizeof res->fail, "%s", m->why);
 	while (!err && m->step < o->ops) {
-		int due;
-		if ((err = step(m)))
-			snprintf(res->fail, sizeof res->fail, "step %lu: %.300s: %.400s",
-				 m->step, m->optext, m->why);
-		else if ((due = check_due(m)) && (err = checkpoint(m, due == 2)))
-			snprintf(res->fail, sizeof res->fail,
-				 "after step %lu (%.300s): %.400s", m->step, m->optext,
-				 m->why);
-		else if (due == 2)
+		int due = 0;
+		if (!(err = step(m)) && (due = check_due(m)))
+			err = checkpoint(m, due == 2);
+		if (err) {
+			snprintf(res->fail, sizeof res->fail, "%.300s: %s%.400s",
+				 m->optext, due ? "checks after it: " : "", m->why);
+			res->fail_step = m->step;
+		} else if (due == 2) {
 			res->last_good = m->step;
+		}
 	}
 	res->steps = m->step;
-	if (err)
-		res->fail_step = m->step ? m->step : 1;
-	res->exact = err && o->exact_from && m->step >= o->exact_from;
+	res->exact = res->fail_step && o->exact_from && m->step >= o->exact_from;
 	if (o->verbose)
 		summary(m, (double)(clock() - t0) / CLOCKS_PER_SEC);
 	run_free(m, &d);
@@ -597,7 +597,7 @@ static int run_once(const struct fsm_opts *o, struct fsm_result *res)
 int fsm_run(const struct fsm_opts *o, struct fsm_result *res)
 {
 	int r = run_once(o, res);
-	if (!res->fail_step || res->exact || o->exact_from)
+	if (!res->fail_step || o->exact_from)
 		return r;
 	/* the same steps again, every check after each from the last good */
 	struct fsm_opts again = *o;

@@ -40,10 +40,16 @@ static void run_shape(struct htest_ctx *htest_ctx_, unsigned shape)
 		       "SHAPE=%s BS=%u\n",
 		       (unsigned long long)o.seed,
 		       r.fail_step ? r.fail_step : o.ops, o.shape->name, *bs);
-		HTEST_FAIL_("%s-%u seed %llu: %s%.200s%s%lu defective steps (%.160s)",
+		if (r.fail_step)
+			HTEST_FAIL_("%s-%u seed %llu, %s step %lu: %.300s",
+				    o.shape->name, *bs, (unsigned long long)o.seed,
+				    r.exact ? "first failing" : "failed at",
+				    r.fail_step, r.fail);
+		if (r.fail[0])
+			HTEST_FAIL_("%s-%u: %.400s", o.shape->name, *bs, r.fail);
+		HTEST_FAIL_("%s-%u seed %llu: %lu defective steps, first of each "
+			    "kind: %.300s",
 			    o.shape->name, *bs, (unsigned long long)o.seed,
-			    r.fail_step ? (r.exact ? "first failing " : "") : "",
-			    r.fail_step ? r.fail : "", r.fail_step ? "; " : "",
 			    r.defects, r.defect);
 	}
 }
