@@ -149,7 +149,7 @@ struct fsm {
 	/* what the run found and saw (fs_model_run.c) */
 	struct fsm_result *res;
 	char optext[FSM_MSG];       /* the step's operation, in words */
-	char dkey[16][32];          /* kinds of defect met, and how often */
+	char dkey[16][80];          /* kinds of defect met, and how often */
 	unsigned long dcount[16];
 	unsigned ndkeys;
 	unsigned long stat[16][12]; /* per kind: results by class */
@@ -232,8 +232,16 @@ int fsm_check_node(struct fsm *m, struct fsm_node *n, const char *path,
 int fsm_check_all(struct fsm *m, bool all);
 int fsm_spawn(char *const argv[], const char *log, char *const envp[]);
 int fsm_fsck(struct fsm *m, const char *img);
+/* What a block that changed is to the file system. */
+#define FSM_R_BBITMAP 1u
+#define FSM_R_IBITMAP 2u
+#define FSM_R_ITABLE 4u
+#define FSM_R_SUPER 8u
+#define FSM_R_BLOCK 16u  /* data, directory or indirect */
+#define FSM_R_COUNTS 32u /* the free counts in struct ext2_fs */
 size_t fsm_block_change(struct fsm *m, uint32_t blk, const uint8_t *old,
-			const uint8_t *now, char *out, size_t n);
+			const uint8_t *now, char *out, size_t n,
+			unsigned *roles);
 
 /* fs_model_pick.c */
 void fsm_pick(struct fsm *m, struct fsm_op *op);

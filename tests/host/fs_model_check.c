@@ -185,7 +185,7 @@ int fsm_check_node(struct fsm *m, struct fsm_node *n, const char *path,
 	if (err)
 		return snprintf(m->why, sizeof m->why, "stat %s (inode %u): %d",
 				path, n->ino, err), -1;
-	unsigned type = (st.mode & EXT2_S_IFMT) >> 12; /* ext2's FT_ values */
+	unsigned type = (st.mode & EXT2_S_IFMT) >> 12; /* 8 file, 4 dir, 10 link */
 	unsigned want_type = n->type == FSM_FILE ? 8 : n->type == FSM_DIR ? 4 : 10;
 	unsigned links = n->type == FSM_DIR ? 2 + fsm_dir_subdirs(n) : n->names;
 	uint64_t size = n->type == FSM_DIR ? st.size : n->size;
@@ -373,9 +373,11 @@ static size_t inodes_changed(struct fsm *m, const uint8_t *old,
 	return used;
 }
 
-/** What changed in file-system block @blk (@old -> @now), in words. */
+/** What changed in file-system block @blk (@old -> @now), in words;
+ *  its role (FSM_R_*) added to *@roles. */
 size_t fsm_block_change(struct fsm *m, uint32_t blk, const uint8_t *old,
-			const uint8_t *now, char *out, size_t n)
+			const uint8_t *now, char *out, size_t n,
+			unsigned *roles)
 {
 	const struct ext2_fs *fs = &m->saved;
 	uint32_t itb = fs->inodes_per_group * fs->inode_size / m->bs;
@@ -384,11 +386,13 @@ size_t fsm_block_change(struct fsm *m, uint32_t blk, const uint8_t *old,
 		uint32_t first = fs->first_data_block + g * fs->blocks_per_group;
 		size_t k;
 		if (blk == gr->block_bitmap) {
+			*roles |= FSM_R_BBITMAP;
 			k = (size_t)snprintf(out, n, "block bitmap %u:", g);
 			return k + bits_changed(old, now, fs->blocks_per_group / 8,
 						first, out + k, n - k);
 		}
 		if (blk == gr->inode_bitmap) {
+			*roles |= FSM_R_IBITMAP;
 			k = (size_t)snprintf(out, n, "inode bitmap %u:", g);
 			return k + bits_changed(old, now, fs->inodes_per_group / 8,
 						g * fs->inodes_per_group + 1,
@@ -397,11 +401,15 @@ size_t fsm_block_change(struct fsm *m, uint32_t blk, const uint8_t *old,
 		if (blk >= gr->inode_table && blk < gr->inode_table + itb) {
 			uint32_t ino = g * fs->inodes_per_group + 1 +
 				       (blk - gr->inode_table) * (m->bs / fs->inode_size);
+			*roles |= FSM_R_ITABLE;
 			k = (size_t)snprintf(out, n, "inode table %u:", g);
 			return k + inodes_changed(m, old, now, ino, out + k, n - k);
 		}
 	}
-	if (blk <= fs->first_data_block + fs->gdt_blocks)
+	if (blk <= fs->first_data_block + fs->gdt_blocks) {
+		*roles |= FSM_R_SUPER;
 		return (size_t)snprintf(out, n, "superblock or descriptors");
+	}
+	*roles |= FSM_R_BLOCK;
 	return (size_t)snprintf(out, n, "block %u", blk);
 }

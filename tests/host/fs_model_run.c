@@ -131,9 +131,25 @@ static void undo(struct fsm *m)
 
 /* ---- the image ---- */
 
+/** The image file of a run of @o: one per process, so that runs at the
+ *  same time (make test and make fs-fuzz) do not share it. */
 static void img_path(const struct fsm_opts *o, char *out, size_t n)
 {
-	snprintf(out, n, IMG_DIR "/%s-%u.img", o->shape->name, o->block_size);
+	snprintf(out, n, IMG_DIR "/%s-%u.%ld.img", o->shape->name,
+		 o->block_size, (long)getpid());
+}
+
+/** Remove the files of a run that passed (a failed one's stay). */
+static void img_remove(const struct fsm_opts *o)
+{
+	char path[IMG_PATH + 16];
+	img_path(o, path, IMG_PATH);
+	unlink(path);
+	strcat(path, ".fsck.log");
+	unlink(path);
+	img_path(o, path, IMG_PATH);
+	strcat(path, ".mkfs.log");
+	unlink(path);
 }
 
 /** mke2fs the shape of @o at @path: the same bytes every time (fixed
@@ -271,7 +287,7 @@ static const char *result_text(long r, char *buf, size_t n)
  *  the first of its kind and class printed and kept in the result. */
 static void defect(struct fsm *m, const struct fsm_op *op, const char *cls)
 {
-	char key[32];
+	char key[sizeof m->dkey[0]];
 	unsigned i = 0;
 	snprintf(key, sizeof key, "%s/%s", op->kind->name, cls);
 	while (i < m->ndkeys && strcmp(m->dkey[i], key))
@@ -293,29 +309,28 @@ static void defect(struct fsm *m, const struct fsm_op *op, const char *cls)
 		 m->why);
 }
 
-/** Did the step change the image or the free counts? What, in m->why
- *  after @lead. */
-static bool changed(struct fsm *m, const char *lead)
+/** What the step changed of the image and the free counts: FSM_R_*
+ *  roles, 0 if nothing; what, in m->why after @lead. */
+static unsigned changed(struct fsm *m, const char *lead)
 {
 	struct fsm_dev *d = m->dev;
 	size_t used = (size_t)snprintf(m->why, sizeof m->why, "%s", lead);
-	bool any = false;
+	unsigned roles = 0;
 	uint32_t per = EXT2_BLOCK / m->bs;
 	for (size_t i = 0; i < d->nu; i++) {
 		const uint8_t *old = d->uold + i * EXT2_BLOCK;
 		const uint8_t *now = d->img + (size_t)d->ublk[i] * EXT2_BLOCK;
 		for (uint32_t k = 0; k < per; k++) {
 			const uint8_t *o = old + k * m->bs, *p = now + k * m->bs;
+			char what[FSM_MSG];
 			if (!memcmp(o, p, m->bs))
 				continue;
-			any = true;
-			if (used + 40 < sizeof m->why) {
+			fsm_block_change(m, d->ublk[i] * per + k, o, p, what,
+					 sizeof what, &roles);
+			if (used + 40 < sizeof m->why)
 				used += (size_t)snprintf(m->why + used,
-							 sizeof m->why - used, "; ");
-				used += fsm_block_change(m, d->ublk[i] * per + k, o,
-							 p, m->why + used,
-							 sizeof m->why - used);
-			}
+							 sizeof m->why - used,
+							 "; %s", what);
 		}
 	}
 	const struct ext2_fs *a = &m->saved, *b = &m->fs;
@@ -327,7 +342,25 @@ static bool changed(struct fsm *m, const char *lead)
 			 "; free blocks %u -> %u, inodes %u -> %u",
 			 a->free_blocks, b->free_blocks, a->free_inodes,
 			 b->free_inodes);
-	return any || counts;
+	return roles | (counts ? FSM_R_COUNTS : 0);
+}
+
+/** A defect's class: the wrong result, or what a step that must change
+ *  nothing (@how) changed (@roles), e.g. "ENOSPC-changed:bbitmap,itable". */
+static void defect_class(char *out, size_t n, const char *how, unsigned roles)
+{
+	static const char *const name[] = {"bbitmap", "ibitmap", "itable",
+					   "super", "block", "counts"};
+	size_t used = (size_t)snprintf(out, n, "%s%s", how,
+				       roles ? "-changed" : "");
+	char sep = ':';
+	for (unsigned i = 0; i < 6 && used < n; i++) {
+		if (roles & (1u << i)) {
+			used += (size_t)snprintf(out + used, n - used, "%c%s",
+						 sep, name[i]);
+			sep = ',';
+		}
+	}
 }
 
 /* ---- a step ---- */
@@ -421,14 +454,15 @@ static int step(struct fsm *m)
 		       result_text(got, a, sizeof a), result_text(exp, b, sizeof b));
 	count(m, &op, exp, got);
 	bool right = judge(m, &op, exp, got);
-	if (!right || ((got < 0 || noop) &&
-		       changed(m, "it must change nothing, it changed"))) {
-		char cls[24];
-		snprintf(cls, sizeof cls, "%s", !right ? "result"
-					   : got < 0 ? classes[class_of(got)].name
-						     : "no-op");
-		if (right)
-			strcat(cls, "-changed");
+	unsigned roles = right && (got < 0 || noop)
+				 ? changed(m, "it must change nothing, it changed")
+				 : 0;
+	if (!right || roles) {
+		char cls[64];
+		defect_class(cls, sizeof cls,
+			     !right ? "result"
+			     : got < 0 ? classes[class_of(got)].name : "no-op",
+			     roles);
 		defect(m, &op, cls);
 		undo(m);
 		return 0;
@@ -590,6 +624,8 @@ static int run_once(const struct fsm_opts *o, struct fsm_result *res)
 	if (o->verbose)
 		summary(m, (double)(clock() - t0) / CLOCKS_PER_SEC);
 	run_free(m, &d);
+	if (!res->fail_step && !res->fail[0])
+		img_remove(o);
 	free(m);
 	return err || res->defects ? 1 : 0;
 }
