@@ -390,7 +390,7 @@ $(WAKE_PLUGIN): tools/plugin/wake_path.c
 .PHONY: plugin
 plugin: $(WAKE_PLUGIN)
 
-host-tests: $(HOST_TESTS) $(SIM)
+host-tests: $(HOST_TESTS) $(SIM) $(BUILD)/host/fs_fuzz
 
 sim: $(SIM)
 
@@ -703,9 +703,10 @@ fuzz: kernel
 # [BS=4096] [TRACE=N: every step from step N printed]; a failure prints
 # its first failing step and the command that replays it.
 OPS ?= 1000000
+FS_FUZZ_ARGS = --seed $(SEED) --ops $(OPS) $(if $(SHAPE),--shape $(SHAPE)) \
+	$(if $(BS),--bs $(BS)) $(if $(TRACE),--trace $(TRACE))
 fs-fuzz: $(BUILD)/host/fs_fuzz
-	$(BUILD)/host/fs_fuzz --seed $(SEED) --ops $(OPS) $(if $(SHAPE),--shape $(SHAPE)) \
-		$(if $(BS),--bs $(BS)) $(if $(TRACE),--trace $(TRACE))
+	$(BUILD)/host/fs_fuzz $(strip $(FS_FUZZ_ARGS))
 
 clean:
 	rm -rf $(BUILD)

@@ -46,11 +46,12 @@ static int run(const struct fsm_opts *o)
 		printf("fs_fuzz: FAIL seed %llu: %lu defective steps, first of "
 		       "each kind: %s\n",
 		       (unsigned long long)o->seed, r.defects, r.defect);
-	printf("fs_fuzz: replay: make fs-fuzz SEED=%llu OPS=%lu SHAPE=%s "
-	       "BS=%u TRACE=%lu\n",
-	       (unsigned long long)o->seed, r.fail_step ? r.fail_step : o->ops,
-	       o->shape->name, o->block_size,
-	       r.fail_step > 20 ? r.fail_step - 20 : 1);
+	unsigned long at = r.fail_step ? r.fail_step : r.defect_step;
+	if (at)
+		printf("fs_fuzz: replay: make fs-fuzz SEED=%llu OPS=%lu SHAPE=%s "
+		       "BS=%u TRACE=%lu\n",
+		       (unsigned long long)o->seed, at, o->shape->name,
+		       o->block_size, at > 20 ? at - 20 : 1);
 	return 1;
 }
 

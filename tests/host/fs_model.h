@@ -64,6 +64,7 @@ struct fsm_result {
 	char fail[FSM_MSG];       /* the step's operation and what failed
 				   * (without fail_step: the run's setup) */
 	unsigned long defects;    /* defective steps undone, the run went on */
+	unsigned long defect_step; /* the first of them */
 	char defect[FSM_MSG];     /* the first of each kind, one per line */
 	unsigned long enospc;     /* steps that met ENOSPC */
 	unsigned long fscks;      /* e2fsck runs */

@@ -292,7 +292,8 @@ static void defect(struct fsm *m, const struct fsm_op *op, const char *cls)
 	snprintf(key, sizeof key, "%s/%s", op->kind->name, cls);
 	while (i < m->ndkeys && strcmp(m->dkey[i], key))
 		i++;
-	m->res->defects++;
+	if (!m->res->defects++)
+		m->res->defect_step = m->step;
 	if (i < m->ndkeys || i == 16) {
 		m->dcount[i < 16 ? i : 15]++;
 		return;

@@ -36,10 +36,11 @@ static void run_shape(struct htest_ctx *htest_ctx_, unsigned shape)
 				     .verbose = true};
 		if (!fsm_run(&o, &r))
 			continue;
+		unsigned long at = r.fail_step ? r.fail_step : r.defect_step;
 		printf("fs_model: replay: make fs-fuzz SEED=%llu OPS=%lu "
-		       "SHAPE=%s BS=%u\n",
-		       (unsigned long long)o.seed,
-		       r.fail_step ? r.fail_step : o.ops, o.shape->name, *bs);
+		       "SHAPE=%s BS=%u TRACE=%lu\n",
+		       (unsigned long long)o.seed, at ? at : o.ops,
+		       o.shape->name, *bs, at > 20 ? at - 20 : 1);
 		if (r.fail_step)
 			HTEST_FAIL_("%s-%u seed %llu, %s step %lu: %.300s",
 				    o.shape->name, *bs, (unsigned long long)o.seed,
