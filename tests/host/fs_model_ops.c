@@ -6,8 +6,12 @@
  * operation and arguments, from names and paths the model holds.
  *
  * Adding an operation (ext2_link, ext2_symlink) is a row of fsm_kinds
- * and its model_ and lib_ functions; a symlink's target is compared by
- * the checker (fs_model_run.c, check_node).
+ * and its model_ and lib_ functions: the model counts a node's names
+ * (link counts, a rename onto another name of the same inode, unlink of
+ * one name) and has a symlink type (FSM_SYMLINK, its target in
+ * ->target, ->size its length). A symlink also needs its target read
+ * back in fsm_check_node (fs_model_check.c), and old_file below the
+ * error the library gives for writing, reading or cutting one.
  */
 #include <errno.h>
 #include <stdio.h>
