@@ -352,6 +352,26 @@ static bool pick_free(struct fsm *m, struct fsm_op *op)
 	return true;
 }
 
+/** Outside the fills the image should have room mostly: with less than
+ *  an eighth of its blocks or inodes free, every other step cuts or
+ *  removes a file or removes a directory; false for a step of the mix. */
+static bool pick_room(struct fsm *m, struct fsm_op *op)
+{
+	struct fsm_node *n;
+	bool blocks = m->fs.free_blocks < m->fs.blocks / 8;
+	if ((!blocks && m->fs.free_inodes >= m->fs.inodes / 8) ||
+	    fsm_below(m, 2))
+		return false;
+	pick_old(m, op->a, blocks ? FSM_A_FILE : 0);
+	int err = fsm_resolve(m, op->a, &n);
+	bool file = !err && n->type == FSM_FILE;
+	op->kind = kind_named(!err && n->type == FSM_DIR ? "rmdir"
+			      : blocks && fsm_below(m, 2) ? "truncate"
+							  : "unlink");
+	op->off = file ? fsm_below(m, n->size / 2 + 1) : 0;
+	return true;
+}
+
 /** A step of the current phase, or false for one of the mix. */
 static bool pick_phase(struct fsm *m, struct fsm_op *op)
 {
@@ -363,7 +383,7 @@ static bool pick_phase(struct fsm *m, struct fsm_op *op)
 	switch (m->phase) {
 	case PH_MIX:
 		if (fsm_below(m, FILL_PERIOD))
-			return false;
+			return pick_room(m, op);
 		m->fill_next = 0;
 		m->last = m->fill_expect = 0;
 		phase(m, fsm_below(m, 2) ? PH_FILL_BLOCKS : PH_FILL_INODES, 0);
