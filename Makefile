@@ -18,6 +18,7 @@
 #   make bench-timed  the timed rows from N=20 boots -> build/bench/timed.json
 #   make bench-check  deterministic bounds, and the timed rows' decisions
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
+#   make fs-fuzz  the ext2 file-system model test: OPS steps from SEED
 #   make soak     one suite of make test SOAK_N times (SOAK=user4)
 #   make trace    SCENARIO=demo|matmul|latency|ipc with the trace rings on
 #                 -> build/trace/trace.txt (ftrace), trace.json (Chrome)
@@ -266,7 +267,7 @@ $(error CPUS=$(CPUS) GIC=2: GICv2 takes 1 to 8 cores)
 endif
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
+.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz fs-fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
 
 all: kernel host-tests
 
@@ -391,7 +392,7 @@ $(WAKE_PLUGIN): tools/plugin/wake_path.c
 .PHONY: plugin
 plugin: $(WAKE_PLUGIN)
 
-host-tests: $(HOST_TESTS) $(SIM)
+host-tests: $(HOST_TESTS) $(SIM) $(BUILD)/host/fs_fuzz
 
 sim: $(SIM)
 
@@ -422,6 +423,12 @@ $(BUILD)/host/test_ext2_corrupt: HOST_LIB += $(EXT2_SRC)
 # (tests/host/test_ext2_crash.c).
 $(BUILD)/host/test_ext2_crash: $(EXT2_SRC) $(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2_crash: HOST_LIB += $(EXT2_SRC)
+# The file-system model test of the same code (tests/host/fs_model.h):
+# test_fs_model in make test, fs_fuzz for make fs-fuzz.
+FS_MODEL_SRC := $(addprefix tests/host/fs_model_,tree.c ops.c pick.c check.c run.c)
+FS_MODEL_BINS := $(BUILD)/host/test_fs_model $(BUILD)/host/fs_fuzz
+$(FS_MODEL_BINS): $(EXT2_SRC) $(FS_MODEL_SRC) $(wildcard user/servers/fs/*.h)
+$(FS_MODEL_BINS): HOST_LIB += $(EXT2_SRC) $(FS_MODEL_SRC)
 
 # A host test may be linked from more sources than its test_*.c (named
 # otherwise, so they are not binaries of their own): test_fdt's and
@@ -724,6 +731,16 @@ fuzz: kernel
 	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
 		--suite fuzz$(CPUS):$(CPUS):fuzz=$(SEED),fuzz_secs=$(SECS) \
 		--timeout $$(($(SECS) + 300)) --log-dir $(BUILD)/fuzz-logs
+
+# One long run of the file-system model test (tests/host/fs_fuzz.c): OPS
+# steps from seed SEED on each image shape and block size [SHAPE=one|groups]
+# [BS=4096] [TRACE=N: every step from step N printed]; a failure prints
+# its first failing step and the command that replays it.
+OPS ?= 1000000
+FS_FUZZ_ARGS = --seed $(SEED) --ops $(OPS) $(if $(SHAPE),--shape $(SHAPE)) \
+	$(if $(BS),--bs $(BS)) $(if $(TRACE),--trace $(TRACE))
+fs-fuzz: $(BUILD)/host/fs_fuzz
+	$(BUILD)/host/fs_fuzz $(strip $(FS_FUZZ_ARGS))
 
 clean:
 	rm -rf $(BUILD)
