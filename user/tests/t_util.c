@@ -29,7 +29,7 @@
 /* 4 ticks of 1 ms per window: the tick a record may lag, the tick the
  * thread's record may lag, sleep and wake-up edges, kernel work. */
 #define UW_TOL_PM (4 * 1000 / UW_MS)
-#define UW_TRIES 3 /* runs of the half-busy phase before it fails */
+#define UW_TRIES 8 /* runs of the half-busy phase before it fails */
 
 static struct ful_load_cpu uw_cpu(unsigned cpu)
 {
