@@ -60,8 +60,11 @@ def check_ratio(name, key, limit, by_name):
         results = [check_ratio(name, key, [bound, o], by_name) for o in other]
         return (all(ok for ok, _ in results),
                 "\n".join(message for _, message in results))
-    if (stat not in STATS and stat != "paired") or other not in by_name:
+    if stat not in STATS and stat != "paired":
         return False, f"FAIL {name}: bad ratio bound {key!r} {limit!r}"
+    if other not in by_name:
+        hint = " (make bench-linux)" if other.startswith("linux_") else ""
+        return False, f"FAIL {name}: {other} is missing from the results{hint}"
     if stat == "paired":
         ratio = bench_kinds.paired_ratio(by_name[name].get("samples"),
                                          by_name[other].get("samples"))

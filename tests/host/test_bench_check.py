@@ -111,6 +111,18 @@ def test_alb_bounds():
     return None
 
 
+def test_missing_peer_named():
+    """A ratio bound whose other row is missing fails and says which row
+    (and, for a Linux peer, the target that makes it)."""
+    ok, msg = bench_check.check_ratio("a", "median_ratio_max",
+                                      [3.0, "linux_read_4k"],
+                                      {"a": {"median": 1}})
+    if ok or "linux_read_4k is missing" not in msg or \
+            "make bench-linux" not in msg:
+        return f"{ok} {msg!r}"
+    return None
+
+
 def test_unreachable_mark():
     """A row marked unreachable: a miss is UNREACHABLE with its reason,
     counted apart, not a failure; a pass stays PASS with a stale-mark
@@ -184,6 +196,7 @@ TESTS = [
     ("ratio_over_each_of_a_list", test_ratio_over_each_of_a_list),
     ("paired_ratio", test_paired_ratio),
     ("alb_bounds", test_alb_bounds),
+    ("missing_peer_named", test_missing_peer_named),
     ("unreachable_mark", test_unreachable_mark),
     ("unreachable_rows_say_why", test_unreachable_rows_say_why),
     ("docs_bounds_table_fresh", test_docs_bounds_table_fresh),
