@@ -324,6 +324,28 @@ HTEST(symlink_not_read_or_written_as_file)
 	CHECK_EQ(close_fsck(img), 0);
 }
 
+/* A write or truncate whose end is past 4 GiB is EFBIG and changes
+ * nothing, also when offset + length wraps in 64 bits (F passes a
+ * client's offset on). */
+HTEST(offset_past_4g_refused)
+{
+	devp = &dev;
+	const char *img = DIR_ "/link.img";
+	CHECK_EQ(make_link_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t ino;
+	struct ext2_stat st;
+	uint8_t b[EXT2_BLOCK] = {1};
+	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "big", 3, 0644, &ino), 0);
+	CHECK_EQ(ext2_write(&fs, ino, 0xfffffffffffff000ull, b, sizeof b), -EFBIG);
+	CHECK_EQ(ext2_write(&fs, ino, 0xffffffffull, b, 1), -EFBIG);
+	CHECK_EQ(ext2_write(&fs, ino, 0xfffffffeull, b, 1), 1);
+	CHECK_EQ(ext2_truncate(&fs, ino, 0x100000000ull), -EFBIG);
+	CHECK_EQ(ext2_stat(&fs, ino, &st), 0);
+	CHECK_EQ(st.size, 0xffffffffu);
+	CHECK_EQ(close_fsck(img), 0);
+}
+
 /* A renamed entry keeps its file type: symlinks 7 (it was written 1,
  * which e2fsck reports), a fifo 5, within a directory and across. */
 HTEST(rename_keeps_entry_type)

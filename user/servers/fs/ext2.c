@@ -685,7 +685,7 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		return err;
 	if ((err = file_writable(&in)))
 		return err;
-	if (off + len > 0xffffffffull)
+	if (off > 0xffffffffull || len > 0xffffffffull - off) /* no wrap */
 		return -EFBIG;
 	size_t done = 0, limit = len;
 	for (unsigned again = 0; done < limit;) {
