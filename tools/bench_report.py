@@ -291,6 +291,12 @@ def print_failure(exc):
 def boot(opts, index):
     """Boot the kernel once; return its parsed {name: (unit, samples)}
     (the plugin's results added with --wake-path-plugin)."""
+    return boot_lines(opts, index)[1]
+
+
+def boot_lines(opts, index):
+    """Boot the kernel once; return (its console lines, its parsed
+    {name: (unit, samples)}) (boot)."""
     icount = qemu.ICOUNT_DISK_ARGS if opts.disk else qemu.ICOUNT_ARGS
     extra = ([] if opts.no_icount else icount) + \
         shlex.split(opts.extra_qemu_args) + \
@@ -317,7 +323,7 @@ def boot(opts, index):
         add_plugin_results(benches, res.lines,
                            [s for s in res.stderr
                             if wake_path.is_plugin_line(s)])
-    return benches
+    return res.lines, benches
 
 
 def from_log(path):

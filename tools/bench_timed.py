@@ -137,8 +137,8 @@ def run_boot(name, index, opts, meta):
         ext2_image.prepare(image)
         argv += ["--disk", image]
     bench_report.STATS.clear()  # BENCH-STAT figures of this boot only
-    lines = bench_report.boot(bench_report.parse_args(argv), index)
-    benches = bench_report.parse_log(lines)
+    lines, benches = bench_report.boot_lines(bench_report.parse_args(argv),
+                                             index)
     problem = ext2_image.fsck_problem(image) if boot.ext2 else None
     if problem:
         raise bench_report.BenchError(f"{name}: {problem}", lines)

@@ -341,6 +341,36 @@ def test_resume_keeps_rounds():
     return None
 
 
+def test_qemu_boot_through_bench_report():
+    """run_boot of a QEMU boot goes through bench_report's boot (qemu.py
+    replaced by a fake console here) and gets that boot's results by
+    name, and a trace boot's lost records from its lines."""
+    import argparse
+    import types
+    import qemu
+    console = ["BENCH fsring_rtt_over_ipc_mttcg percent 3 50 36 44",
+               "BENCH-DONE 1"]
+    real = qemu.run_qemu
+
+    def fake(*args, **kwargs):
+        return types.SimpleNamespace(error=None, timed_out=False,
+                                     elapsed=0.1, lines=list(console),
+                                     stderr=[], output="")
+    qemu.run_qemu = fake
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            opts = argparse.Namespace(kernel="k.elf", out=tmp, meta=os.devnull,
+                                      sim=None, resume=False)
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = bench_timed.run_boot("matmul3", 1, opts, {})
+    finally:
+        qemu.run_qemu = real
+    r = got.get("fsring_rtt_over_ipc_mttcg")
+    if not r or r["median"] != 44:
+        return f"results {got!r}"
+    return None
+
+
 def test_median_of_boots():
     """bench_report --median-of-boots over five logs: each result's
     samples are the boots' medians in boot order (a result missing from
@@ -388,6 +418,7 @@ TESTS = [
     ("meta_kinds", test_meta_kinds),
     ("host_boot_runs_the_simulator", test_host_boot_runs_the_simulator),
     ("median_of_boots", test_median_of_boots),
+    ("qemu_boot_through_bench_report", test_qemu_boot_through_bench_report),
     ("resume_keeps_rounds", test_resume_keeps_rounds),
 ]
 
