@@ -23,10 +23,12 @@
 #ifndef FULCRUM_HOST_TEST_H
 #define FULCRUM_HOST_TEST_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 #define HTEST_MAX_TESTS 256
 #define HTEST_MSG_LEN 512
@@ -41,6 +43,24 @@ typedef void (*htest_fn)(struct htest_ctx *htest_ctx_);
 
 void htest_register(const char *name, htest_fn fn);
 int htest_main(int argc, char **argv);
+
+/** The number in environment variable @name (any base strtoul takes),
+ *  or @dflt if it is unset or empty: a test's knobs for longer runs. */
+static inline unsigned htest_env_num(const char *name, unsigned dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
+}
+
+/** Hold the lock file @path for the process's life: a second run of
+ *  the test (another terminal) waits instead of removing the images of
+ *  the first under it. */
+static inline void htest_lock(const char *path)
+{
+	int fd = open(path, O_CREAT | O_RDWR, 0644);
+	if (fd >= 0)
+		flock(fd, LOCK_EX); /* released when the process exits */
+}
 
 /* Define and register a test; the body follows the macro. */
 /* xorshift64*: a fixed-seed, reproducible generator for randomized tests.

@@ -564,28 +564,12 @@ static void child_case(unsigned nmut, int kind, uint64_t seed, bool show)
 
 /* ---- the parent ---- */
 
-static unsigned env_num(const char *name, unsigned dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
-}
-
-/** Hold build/host/<this test>.lock for the process's life: a second
- *  run of the test (another terminal) waits instead of removing the
- *  images of the first under it. */
-static void dir_lock(void)
-{
-	int fd = open(DIR_ ".lock", O_CREAT | O_RDWR, 0644);
-	if (fd >= 0)
-		flock(fd, LOCK_EX); /* released when the process exits */
-}
-
 /** Make the base image (two block groups) and load it; 0 or -1. */
 static int load_image(void)
 {
 	if (img)
 		return 0;
-	dir_lock();
+	htest_lock(DIR_ ".lock");
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, PATHS
 		 "rm -rf " DIR_ " && mkdir -p " DIR_ "/tree/sub/deep " DIR_
@@ -621,7 +605,7 @@ struct tally {
 static const char *run_case(unsigned i, unsigned nmut, int kind, bool show,
 			    struct tally *t)
 {
-	uint64_t seed = 0x9e3779b97f4a7c15ull * (env_num("EXT2_CORRUPT_SEED", 1) +
+	uint64_t seed = 0x9e3779b97f4a7c15ull * (htest_env_num("EXT2_CORRUPT_SEED", 1) +
 						 1000003ull * i + 17ull * (unsigned)(kind + 1)) +
 			1;
 	use_get = i % 2;
@@ -657,8 +641,8 @@ static const char *run_case(unsigned i, unsigned nmut, int kind, bool show,
  *  (each with its mutations) and counted into @msg. */
 static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 {
-	unsigned n = env_num("EXT2_CORRUPT_CASES", 400), fails = 0;
-	unsigned only = env_num("EXT2_CORRUPT_ONLY", ~0u);
+	unsigned n = htest_env_num("EXT2_CORRUPT_CASES", 400), fails = 0;
+	unsigned only = htest_env_num("EXT2_CORRUPT_ONLY", ~0u);
 	struct tally t = {0, 0, 0}, ignore;
 	const char *name = kind < 0 ? "mixed" : kind_name[kind];
 	for (unsigned i = 0; i < n; i++) {

@@ -448,28 +448,12 @@ static const char *crash_point(unsigned long w, unsigned pct, uint64_t seed,
 
 /* ---- the tests ---- */
 
-static unsigned env_num(const char *name, unsigned dflt)
-{
-	const char *v = getenv(name);
-	return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
-}
-
-/** Hold build/host/<this test>.lock for the process's life: a second
- *  run of the test (another terminal) waits instead of removing the
- *  images of the first under it. */
-static void dir_lock(void)
-{
-	int fd = open(DIR_ ".lock", O_CREAT | O_RDWR, 0644);
-	if (fd >= 0)
-		flock(fd, LOCK_EX); /* released when the process exits */
-}
-
 /** The empty image (mke2fs) in memory; 0 or -1. */
 static int setup(void)
 {
 	if (base)
 		return 0;
-	dir_lock();
+	htest_lock(DIR_ ".lock");
 	if (sh("rm -rf " DIR_ " && mkdir -p " DIR_ " && mke2fs -q -F -t ext2 "
 	       "-b 4096 -N 1024 " IMG " 8M > /dev/null 2>&1"))
 		return -1;
@@ -499,7 +483,7 @@ static unsigned long writes_of_workload(uint64_t seed)
 HTEST(workload_runs_clean)
 {
 	CHECK_EQ(setup(), 0);
-	uint64_t seed = env_num("EXT2_CRASH_SEED", 1);
+	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	unsigned long n = writes_of_workload(seed);
 	if (!n)
 		HTEST_FAIL_("workload: %s", wl_err);
@@ -523,7 +507,7 @@ static void run_points(struct htest_ctx *htest_ctx_, const unsigned long *w,
 	unsigned fails = 0;
 	char first[300] = "";
 	for (unsigned long i = 0; i < nw; i++) {
-		unsigned pct = env_num("EXT2_CRASH_KEEP",
+		unsigned pct = htest_env_num("EXT2_CRASH_KEEP",
 				       pcts[i % (sizeof pcts / sizeof *pcts)]);
 		char why[200] = "";
 		const char *bad = crash_point(w[i], pct, seed, &t, why, sizeof why);
@@ -550,14 +534,14 @@ static void run_points(struct htest_ctx *htest_ctx_, const unsigned long *w,
 HTEST(fsynced_files_survive_power_loss)
 {
 	CHECK_EQ(setup(), 0);
-	uint64_t seed = env_num("EXT2_CRASH_SEED", 1);
+	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	unsigned long n = writes_of_workload(seed);
 	if (!n)
 		HTEST_FAIL_("workload: %s", wl_err);
 	fprintf(stderr, "ext2 crash: the workload makes %lu writes\n", n);
-	bool all = env_num("EXT2_CRASH_LONG", 0) != 0;
+	bool all = htest_env_num("EXT2_CRASH_LONG", 0) != 0;
 	unsigned long nw = all ? n : SAMPLE_POINTS;
-	unsigned long one = env_num("EXT2_CRASH_AT", 0); /* a point to look at */
+	unsigned long one = htest_env_num("EXT2_CRASH_AT", 0); /* a point to look at */
 	if (one) {
 		run_points(htest_ctx_, &one, 1, seed);
 		return;
@@ -577,7 +561,7 @@ HTEST(fsynced_files_survive_power_loss)
 HTEST(power_loss_around_double_indirect)
 {
 	CHECK_EQ(setup(), 0);
-	uint64_t seed = env_num("EXT2_CRASH_SEED", 1);
+	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	if (!writes_of_workload(seed))
 		HTEST_FAIL_("workload: %s", wl_err);
 	CHECK(sparse_at > 0);
