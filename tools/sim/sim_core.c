@@ -703,7 +703,13 @@ static int sim_setup(struct sim *s, const struct sim_workload *w,
 	s->period = (unsigned long)period * SIM_MS;
 	s->mig_ready_ns = insn_ns(s, c->mig_ready);
 	s->mig_running_ns = insn_ns(s, c->mig_running);
-	s->area = aligned_alloc(4096, (sizeof(*s->area) + 4095) / 4096 * 4096);
+	/* One load area for every run of the process: a large block that
+	 * malloc maps and unmaps each time otherwise (most of a short
+	 * run's time went to munmap). area_init clears it. */
+	static struct ful_load_page *area;
+	if (!area)
+		area = aligned_alloc(4096, (sizeof(*area) + 4095) / 4096 * 4096);
+	s->area = area;
 	s->t = calloc(w->nthreads, sizeof(*s->t));
 	if (!s->area || !s->t) {
 		fprintf(stderr, "fulsim: out of memory\n");
@@ -766,7 +772,6 @@ int sim_run(const struct sim_workload *w, const struct sim_conf *c,
 	r->imb_integral = s.imb_sum;
 	free(s.heap);
 	free(s.t);
-	free(s.area);
 	return 0;
 }
 
