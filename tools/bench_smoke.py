@@ -169,7 +169,7 @@ def tool_command(name, opts):
     if name == "sim":
         return [sys.executable, os.path.join(HERE, "sim_bench.py"),
                 "--sim", opts.sim, "--out", opts.out, "--sets", "5",
-                "--repeat", "1"]
+                "--repeat", "1", "--runs", "20"]
     return [sys.executable, os.path.join(HERE, "trace_bench.py"),
             "--kernel", opts.kernel, "--kernel-notrace", opts.kernel_notrace,
             "--out", opts.out, "--quick"]

@@ -132,17 +132,21 @@ def alb_table(doc):
     rows = {(r["set"], r["policy"]): r for r in doc["rows"]}
     lines = [f"{doc['runs']} runs per set, jitter {doc['jitter']}, "
              f"epoch {doc['jitter_ms']} ms; means, count / alb:",
-             "| set | moves | alb - count | imbalance | makespan ms | "
-             "alb / count |", "|---|---:|---:|---:|---:|---:|"]
+             "| set | moves | alb - count (95 % interval) | imbalance | "
+             "makespan ms | alb / count |", "|---|---:|---:|---:|---:|---:|"]
 
     def mean(x):
         return sum(x) / len(x)
     for st in ALB_SETS:
         c, a = rows[(st, "count")], rows[(st, "alb")]
         mc, ma = mean(c["completion_ms"]), mean(a["completion_ms"])
+        d = [x - y for x, y in zip(a["moves"], c["moves"])]
+        md = mean(d)
+        half = 1.96 * (sum((x - md) ** 2 for x in d) /
+                       max(len(d) - 1, 1) / len(d)) ** 0.5
         lines.append(
             f"| {st} | {mean(c['moves']):.2f} / {mean(a['moves']):.2f} | "
-            f"{mean(a['moves']) - mean(c['moves']):.2f} | "
+            f"{md:.3f} [{md - half:.3f}, {md + half:.3f}] | "
             f"{mean(c['imbalance']):.4f} / {mean(a['imbalance']):.4f} | "
             f"{mc:.1f} / {ma:.1f} | {ma / mc:.4f} |")
     return lines
@@ -174,7 +178,7 @@ def main(argv=None):
     ap.add_argument("--sets", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=200,
+    ap.add_argument("--runs", type=int, default=10000,
                     help="seeded runs per paper 001 set (fulsim --alb)")
     ap.add_argument("--jitter", type=float, default=0.05,
                     help="per-core speed jitter of those runs")
