@@ -173,6 +173,35 @@ def test_loads_and_counts():
     return None
 
 
+def test_dump_longest():
+    """dump=1 names the longest window instruction by instruction, and
+    counts as without it."""
+    why = build_plugin()
+    if why:
+        return why
+    _, addr, _ = guest()
+    argv = [f"entry={addr['ENT']:#x}", f"tick={addr['TICK']:#x}",
+            f"wake={addr['WAKE']:#x}", f"switch={addr['SW']:#x}", "dump=1"]
+    with tempfile.TemporaryDirectory(prefix="fulcrum-plugin-") as tmp:
+        res = boot(tmp, argv)
+    segs, _ = wake_path.parse(res.stderr)
+    got = wake_path.longest(res.stderr).get(0)
+    want = max(s for _, s in WINDOWS if s is not None)
+    if not got or got["sample"] != want or got["insns"] != want:
+        return f"longest {got and {k: got[k] for k in ('sample', 'insns')}}" \
+               f", want sample and insns {want}: " \
+               f"{qemu.one_line(res.stderr)}"
+    mask = (1 << wake_path.ADDR_BITS) - 1
+    if got["at"][0][0] != addr["ENT"] & mask:
+        return f"first address {got['at'][0][0]:#x}, want ENT's"
+    if any(gap for _, gap in got["at"]):
+        return "a gap on one vCPU's own run"
+    if segs.get(0, {}).get("max") != want or \
+            segs[0].get("samples") != EXPECT["samples"]:
+        return f"fields changed under dump=1: {segs.get(0)}"
+    return None
+
+
 def test_refuses_bad_argument():
     """QEMU stops at start when the plugin refuses its arguments."""
     why = build_plugin()
@@ -210,6 +239,7 @@ def test_results_join():
 
 
 TESTS = [("wake_plugin_loads_and_counts", test_loads_and_counts),
+         ("wake_plugin_dump_longest", test_dump_longest),
          ("wake_plugin_refuses_bad_argument", test_refuses_bad_argument),
          ("wake_plugin_results_join", test_results_join)]
 

@@ -26,6 +26,8 @@
  *   wake=A    the call that makes a sleeper whose deadline passed ready
  *   switch=A  a context switch (up to SWITCH_MAX)
  *   kbase=A   the lowest kernel address (below it: EL0's instructions)
+ *   dump=1    a diagnosis, not a figure: keep each segment's longest
+ *             window, instruction by instruction (see the output)
  * Per vCPU, from an arm to its mark: an entry whose handling runs tick,
  * then wake (a timer interrupt that wakes a sleeper), opens a window at
  * its first instruction. The mark closes the window that was open at
@@ -53,6 +55,12 @@
  *       other interrupt in it); entries_max (the most interrupts in one
  *       window, the waking one included)
  *   WAKE-PATH-PCT <seg> <p0> ... <p100>   the 101 percentiles
+ *   with dump=1, WAKE-PATH-LONG <seg> sample <n> insns <n> all_vcpus <n>
+ *   (every vCPU's instructions in the window: under -icount the clock),
+ *   then WAKE-PATH-LONG <seg> at <word>...: per instruction of the
+ *   window its address (low 40 bits) with, from bit 44, how many
+ *   instructions the other vCPUs ran just before it (QEMU's round robin
+ *   had ended this vCPU's turn there); wake_path.py --longest names them
  * then WAKE-PATH-TOTAL with each vCPU's instruction count. The first
  * unmatched marks of a segment are described as they happen
  * (WAKE-PATH-MISS: instructions since the arm, entries, ticks, wake
@@ -144,6 +152,7 @@ static struct {
 	unsigned nsw;
 	uint64_t tick, wake, kbase;
 	uint32_t seg, arm, mark; /* encodings */
+	bool dump; /* dump=1: each segment's longest window, address by address */
 } cfg = {.poll_from = ENTRY_MAX, .kbase = 0xffff000000000000ull};
 
 /* ---- state ---------------------------------------------------------- */
@@ -155,6 +164,8 @@ struct win {
 	uint64_t n;    /* the vCPU's count at its first instruction */
 	uint64_t nu;   /* of them EL0's */
 	unsigned ents; /* entries since the arm, the opening one included */
+	uint64_t tr;   /* dump=1: its first instruction's index in the trace */
+	uint64_t all;  /* dump=1: all_n then */
 };
 
 /* One vCPU's counts and its window; padded to a cache line so that
@@ -175,6 +186,10 @@ struct vcpu {
 	unsigned wakes_sw;  /* of them before the last switch */
 	unsigned ents, ticks, calls, sws; /* entries, ticks, wake calls,
 					   * switches (diagnostics) */
+	/* dump=1: the last TRACE_MAX addresses executed (a ring) */
+	uint64_t *trace;
+	uint64_t ntrace, cand_tr; /* addresses ever appended; at the entry */
+	uint64_t cand_all, last_all;
 } __attribute__((aligned(64)));
 
 struct seg {
@@ -183,7 +198,13 @@ struct seg {
 	uint64_t cpus, user_max, nested, multi, late, unblocked, unmatched;
 	uint64_t from_poll, max_alone, entries_max;
 	unsigned misses; /* unmatched marks described so far */
+	uint64_t *longest; /* dump=1: the longest window's addresses */
+	unsigned nlongest;
+	uint64_t longest_v; /* its sample */
+	uint64_t longest_all; /* every vCPU's instructions in it */
 };
+
+#define TRACE_MAX 65536
 
 #define MISSES_SHOWN 10
 
@@ -206,6 +227,25 @@ static void on_kernel(unsigned int vcpu, void *ud)
 {
 	(void)ud;
 	vcpus[vcpu].n++;
+}
+
+/** dump=1: a second callback on every instruction, after the counting
+ *  one: its address @ud appended to the vCPU's trace since the arm. */
+static uint64_t all_n; /* dump=1: every vCPU's instructions (one TCG thread) */
+
+static void on_trace(unsigned int vcpu, void *ud)
+{
+	struct vcpu *c = &vcpus[vcpu];
+	all_n++;
+	if (c->trace) {
+		/* the other vCPUs' instructions since this one's previous
+		 * (its turn ended there) in the top 20 bits */
+		uint64_t gap = all_n - c->last_all - 1;
+		c->last_all = all_n;
+		c->trace[c->ntrace++ % TRACE_MAX] =
+			((uint64_t)(uintptr_t)ud & 0xffffffffffull) |
+			(gap > 0xfffff ? 0xfffffull : gap) << 44;
+	}
 }
 
 static void die(const char *msg)
@@ -247,6 +287,23 @@ static void new_seg(void)
 	memset(&segs[nsegs++], 0, sizeof(*segs));
 }
 
+/** dump=1: window @w of @c, its sample @v, is @g's longest so far. */
+static void keep_longest(struct seg *g, const struct vcpu *c,
+			 const struct win *w, uint64_t v)
+{
+	uint64_t from = w->tr;
+	if (c->ntrace - from > TRACE_MAX)
+		from = c->ntrace - TRACE_MAX; /* the ring's oldest */
+	g->nlongest = (unsigned)(c->ntrace - from);
+	g->longest = realloc(g->longest, (g->nlongest + 1) * sizeof(uint64_t));
+	if (!g->longest)
+		die("wake_path: out of memory\n");
+	for (unsigned i = 0; i < g->nlongest; i++)
+		g->longest[i] = c->trace[(from + i) % TRACE_MAX];
+	g->longest_v = v;
+	g->longest_all = all_n - w->all;
+}
+
 /**
  * The mark: close the window (a sample) or count it unmatched. The
  * window is the one open at the last switch since the arm (the switch
@@ -284,6 +341,8 @@ static void mark(unsigned int vcpu, struct vcpu *c)
 	uint64_t v = c->n - w->n, user = c->nu - w->nu;
 	uint64_t ents = c->ents - w->ents + 1; /* the waking one included */
 	unsigned before = c->sw ? c->wakes_sw : c->wakes;
+	if (cfg.dump && v > g->longest_v)
+		keep_longest(g, c, w, v);
 	seg_add(g, v);
 	g->cpus |= 1ull << (vcpu & 63);
 	if (user > g->user_max)
@@ -328,7 +387,8 @@ static void on_special(unsigned int vcpu, void *ud)
 		if (c->armed && c->cand_tick && !c->cand_woke) {
 			c->cur = (struct win){.open = true, .poll = c->cand_poll,
 					      .n = c->cand_n, .nu = c->cand_nu,
-					      .ents = c->ents};
+					      .ents = c->ents, .tr = c->cand_tr,
+					      .all = c->cand_all};
 			c->wakes++;
 		}
 		c->cand_woke = true;
@@ -342,6 +402,8 @@ static void on_special(unsigned int vcpu, void *ud)
 	default: /* an entry */
 		c->cand_n = c->n;
 		c->cand_nu = c->nu;
+		c->cand_tr = c->ntrace;
+		c->cand_all = all_n;
 		c->cand_poll = k - K_ENTRY >= cfg.poll_from;
 		c->cand_tick = c->cand_woke = false;
 		c->ents++;
@@ -349,7 +411,8 @@ static void on_special(unsigned int vcpu, void *ud)
 		if (c->armed && !cfg.tick) {
 			c->cur = (struct win){.open = true, .poll = c->cand_poll,
 					      .n = c->cand_n, .nu = c->cand_nu,
-					      .ents = c->ents};
+					      .ents = c->ents, .tr = c->cand_tr,
+					      .all = c->cand_all};
 			c->wakes++;
 		}
 		break;
@@ -404,6 +467,10 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, user ? on_user : on_kernel,
 				QEMU_PLUGIN_CB_NO_REGS, NULL);
+		if (cfg.dump)
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_trace, QEMU_PLUGIN_CB_NO_REGS,
+				(void *)(uintptr_t)va);
 	}
 }
 
@@ -413,6 +480,26 @@ static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/** dump=1: segment @k's longest window as WAKE-PATH-LONG lines, eight
+ *  addresses each (tools/plugin/wake_path.py --longest names them). */
+static void dump_longest(size_t k, const struct seg *g)
+{
+	if (!cfg.dump || !g->longest)
+		return;
+	outf("WAKE-PATH-LONG %zu sample %llu insns %u all_vcpus %llu\n", k,
+	     (unsigned long long)g->longest_v, g->nlongest,
+	     (unsigned long long)g->longest_all);
+	for (unsigned i = 0; i < g->nlongest; i += 8) {
+		char line[8 * 17 + 48];
+		int at = snprintf(line, sizeof line, "WAKE-PATH-LONG %zu at", k);
+		for (unsigned j = i; j < i + 8 && j < g->nlongest; j++)
+			at += snprintf(line + at, sizeof line - (size_t)at,
+				       " %llx", (unsigned long long)g->longest[j]);
+		snprintf(line + at, sizeof line - (size_t)at, "\n");
+		qemu_plugin_outs(line);
+	}
 }
 
 static void report_seg(size_t k, struct seg *g)
@@ -449,6 +536,7 @@ static void report_seg(size_t k, struct seg *g)
 			       (unsigned long long)g->s[p * (g->n - 1) / 100]);
 	snprintf(line + at, sizeof line - (size_t)at, "\n");
 	qemu_plugin_outs(line);
+	dump_longest(k, g);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *ud)
@@ -482,7 +570,7 @@ static int bad_arg(const char *arg)
 	char line[256];
 	snprintf(line, sizeof line, "wake_path: bad argument '%s' (entry=, "
 		 "poll=, tick=, wake=, switch=, kbase=: addresses; seg=, arm=, "
-		 "mark=: HINT immediates 0..127)\n", arg);
+		 "mark=: HINT immediates 0..127; dump=0|1)\n", arg);
 	qemu_plugin_outs(line);
 	return -1;
 }
@@ -512,6 +600,8 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			cfg.wake = v;
 		else if (KEY("kbase"))
 			cfg.kbase = v;
+		else if (KEY("dump"))
+			cfg.dump = v != 0;
 		else if (KEY("seg") && v < 128)
 			hint[0] = v;
 		else if (KEY("arm") && v < 128)
@@ -547,6 +637,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	if (!vcpus)
 		return -1;
 	memset(vcpus, 0, nvcpus * sizeof(*vcpus));
+	for (unsigned i = 0; cfg.dump && i < nvcpus; i++)
+		if (!(vcpus[i].trace = malloc(TRACE_MAX * sizeof(uint64_t))))
+			return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

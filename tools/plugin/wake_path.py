@@ -26,6 +26,8 @@ kernel's places by address:
     kbase   _kernel_start: below it, EL0's instructions
 
     wake_path.py --kernel build/kernel.elf     print the -plugin arguments
+    wake_path.py --kernel K --longest LOG      name each segment's longest
+                                               window (plugin run with dump=1)
 
 The guest (user/bench/ub_wake.c) prints `WAKE-PATH-SEG <seg> <name>`
 for each policy's run; the plugin prints `WAKE-PATH <seg> <key> <value>`
@@ -35,6 +37,7 @@ fields of each (mean, p99, ...), as BENCH and BENCH-STAT lines would.
 """
 
 import argparse
+import bisect
 import os
 import re
 import subprocess
@@ -44,7 +47,9 @@ sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 
 CROSS = os.environ.get("CROSS", "aarch64-linux-gnu-")
 NM, OBJDUMP = CROSS + "nm", CROSS + "objdump"
-WAKER = "sched_wake_sleepers"
+# where the call is: sched_wake_sleepers, or its one caller when the
+# compiler inlined it there
+WAKERS = ("sched_wake_sleepers",)
 WAKE_CALLEES = ("sched_wake_blocked", "sched_make_ready")
 RE_BL = re.compile(r"^\s*([0-9a-f]+):\s+[0-9a-f]{8}\s+bl\s+[0-9a-f]+ <(\w+)>")
 IRQ_SLOTS = (0x280, 0x480)  # IRQ from EL1 (SP_EL1), IRQ from EL0 (AArch64)
@@ -56,6 +61,10 @@ RE_SEG = re.compile(r"^WAKE-PATH-SEG\s+(\d+)\s+(\S+)\s*$")
 RE_STAT = re.compile(r"^WAKE-PATH\s+(\d+)\s+([a-z0-9_]+)\s+(\d+)\s*$")
 RE_PCT = re.compile(r"^WAKE-PATH-PCT\s+(\d+)((?:\s+\d+){101})\s*$")
 RE_TOTAL = re.compile(r"^WAKE-PATH-TOTAL\b")
+RE_LONG = re.compile(r"^WAKE-PATH-LONG\s+(\d+)\s+sample\s+(\d+)\s+insns\s+"
+                     r"(\d+)\s+all_vcpus\s+(\d+)\s*$")
+RE_LONG_AT = re.compile(r"^WAKE-PATH-LONG\s+(\d+)\s+at((?:\s+[0-9a-f]+)+)\s*$")
+ADDR_BITS = 40  # a dumped word: the address's low 40 bits, a gap above
 
 
 class PluginError(Exception):
@@ -78,15 +87,21 @@ def symbols(kernel):
 
 
 def wake_call(kernel):
-    """The address of the call in WAKER that makes a sleeper ready."""
-    out = subprocess.run([OBJDUMP, "-d", f"--disassemble={WAKER}", kernel],
-                         capture_output=True, text=True, check=True).stdout
-    calls = [(m.group(2), int(m.group(1), 16)) for line in out.splitlines()
-             if (m := RE_BL.match(line)) and m.group(2) in WAKE_CALLEES]
+    """The address of the call in WAKERS that makes a sleeper ready."""
+    for waker in WAKERS:
+        out = subprocess.run([OBJDUMP, "-d", f"--disassemble={waker}",
+                              kernel], capture_output=True, text=True,
+                             check=True).stdout
+        calls = [(m.group(2), int(m.group(1), 16))
+                 for line in out.splitlines()
+                 if (m := RE_BL.match(line)) and m.group(2) in WAKE_CALLEES]
+        if calls:
+            break
     if len(calls) != 1:
-        raise PluginError(f"{kernel}: {WAKER} should make a sleeper ready "
-                          f"with one call to {' or '.join(WAKE_CALLEES)}, "
-                          f"found {calls or 'none'}")
+        raise PluginError(f"{kernel}: {' or '.join(WAKERS)} should make a "
+                          f"sleeper ready with one call to "
+                          f"{' or '.join(WAKE_CALLEES)}, found "
+                          f"{calls or 'none'}")
     return calls[0][1]
 
 
@@ -152,11 +167,74 @@ def results(guest_lines, plugin_lines):
     return benches, stats
 
 
+def longest(lines):
+    """{seg: {"sample", "insns", "all_vcpus", "at": [(address, gap)]}}
+    from the plugin's dump=1 lines: each segment's longest window, the
+    address of each instruction the vCPU ran in it and the other vCPUs'
+    instructions just before it (the vCPU's turn had ended there)."""
+    segs = {}
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if m := RE_LONG.match(line):
+            segs[int(m.group(1))] = {"sample": int(m.group(2)),
+                                     "insns": int(m.group(3)),
+                                     "all_vcpus": int(m.group(4)),
+                                     "at": []}
+        elif (m := RE_LONG_AT.match(line)) and int(m.group(1)) in segs:
+            for w in m.group(2).split():
+                v = int(w, 16)
+                addr = v & ((1 << ADDR_BITS) - 1)
+                segs[int(m.group(1))]["at"].append((addr, v >> 44))
+    return segs
+
+
+def symbolize(kernel, at):
+    """[(first index, instructions, symbol, longest gap)] of runs of
+    one function in @at ([(address low bits, gap)])."""
+    out = subprocess.run([NM, "-n", kernel], capture_output=True,
+                         text=True, check=True).stdout
+    syms = sorted((int(a, 16) & ((1 << ADDR_BITS) - 1), n)
+                  for a, t, n in (ln.split() for ln in out.splitlines()
+                                  if len(ln.split()) == 3)
+                  if t in "tTwW")
+    starts = [a for a, _ in syms]
+    runs = []
+    for i, (addr, gap) in enumerate(at):
+        k = bisect.bisect_right(starts, addr) - 1
+        name = syms[k][1] if k >= 0 else "?"
+        if runs and runs[-1][2] == name and not gap:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, 1, name, gap])
+    return [tuple(r) for r in runs]
+
+
+def print_longest(kernel, log):
+    """Each segment's longest window, one line per run of a function;
+    a turn the vCPU lost before it is shown as its gap."""
+    with open(log, encoding="utf-8", errors="replace") as f:
+        segs = longest(f)
+    if not segs:
+        raise PluginError(f"{log}: no WAKE-PATH-LONG lines (dump=1?)")
+    for seg, got in sorted(segs.items()):
+        print(f"segment {seg}: sample {got['sample']}, every vCPU "
+              f"{got['all_vcpus']} instructions in it")
+        for first, n, name, gap in symbolize(kernel, got["at"]):
+            lost = f"  (after {gap} of the others')" if gap else ""
+            print(f"  {first:6d} {n:5d} {name}{lost}")
+    return 0
+
+
 def main(argv=None):
-    """Print the plugin arguments for a kernel, comma-separated."""
+    """Print the plugin arguments for a kernel, comma-separated, or
+    name the longest windows of a dump=1 log."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", required=True)
+    ap.add_argument("--longest", metavar="LOG",
+                    help="the plugin's dump=1 output (QEMU's stderr)")
     opts = ap.parse_args(argv)
+    if opts.longest:
+        return print_longest(opts.kernel, opts.longest)
     print(",".join(plugin_argv(opts.kernel)))
     return 0
 
