@@ -86,6 +86,11 @@ int arch_cpu_start(unsigned cpu, uint64_t hwid);
  *  on GICv3. Pre: none (any context). Post: the SGIs are pending at the
  *  targets. */
 void arch_send_ipi(uint64_t mask, enum ipi_kind kind);
+/* Two timers per core: the tick timer (the scheduler's periodic tick,
+ * its interrupt calls sched_tick) and the timeout timer (the first
+ * sleeper's deadline, its interrupt calls sched_timeout). Apart, so that
+ * a timeout that wakes a thread leaves the tick as it was programmed and
+ * a tick leaves the timeouts. */
 /** Program this core's tick timer to fire @ticks counter ticks from now.
  *  Pre: 1 <= @ticks <= ARCH_TIMER_MAX_TICKS (the hardware's range; a
  *  longer wait is armed in steps, see ktime_timer_delta). */
@@ -95,6 +100,10 @@ void arch_timer_stop(void);
 /** Is this core's tick timer armed? If so, *@due is the counter value it
  *  fires at (tests: what arch_timer_arm really programmed). */
 bool arch_timer_due(uint64_t *due);
+/** The same three for this core's timeout timer. */
+void arch_timeout_arm(uint64_t ticks);
+void arch_timeout_stop(void);
+bool arch_timeout_due(uint64_t *due);
 /** Console byte output (polled, no locking: callers serialise). */
 void arch_console_putc(char c);
 /** Non-blocking console input: a byte, or -1. */

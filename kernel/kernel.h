@@ -24,6 +24,9 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 /* Called by the arch layer, IRQs masked. */
 void ipi_receive(enum ipi_kind kind);
 void sched_tick(void);
+/** The timeout timer's interrupt: wake the sleepers whose deadline has
+ *  passed, arm it for the next one. IRQs masked. */
+void sched_timeout(void);
 void console_rx_interrupt(void);
 void irq_exit(void);
 

@@ -25,6 +25,7 @@ struct vspace;
 struct cpu_stats {
 	uint64_t switches;                 /* [O] */
 	uint64_t ticks;                    /* [O] */
+	uint64_t timeouts;                 /* [O] timeout timer interrupts */
 	uint64_t busy, idle;               /* [O] counter ticks */
 	uint64_t awake;                    /* [O] arch_cycles() outside wfi,
 					    * up to the last wfi entry */
@@ -84,6 +85,8 @@ struct cpu {
 				    * the first switch or tick at or after
 				    * it rolls the windows over (load.c) */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
+	uint64_t tick_phase;       /* [I] ticks fall at this counter value
+				    * modulo tick_interval (sched.c) */
 	uint64_t tick_due;         /* [O] counter value of the next tick, while
 				    * tick_on (the timer may fire earlier,
 				    * for a sleeper) */

@@ -27,7 +27,24 @@ void sched_init_cpu(struct cpu *c)
 	rq_init(&c->rq);
 	c->sleepers.next = c->sleepers.prev = &c->sleepers;
 	c->tick_interval = arch_counter_freq() / SCHED_HZ;
+	/* Core i ticks at i/ncpus of the interval (Linux's skew_tick, over
+	 * the whole interval): no two cores take the tick at one instant,
+	 * and under -icount no core's timer write finds its deadline the
+	 * machine's earliest at every tick, which makes QEMU's
+	 * round-robin end that vCPU's turn there (docs/benchmarks.md,
+	 * "wake_path_<policy>"). */
+	c->tick_phase = c->tick_interval * c->id /
+			(machine.ncpus ? machine.ncpus : 1);
 	c->last_switch = arch_counter();
+}
+
+/** The first tick of @c's grid (counter values = tick_phase modulo
+ *  tick_interval) after @now. Owner. */
+static inline uint64_t sched_next_tick(const struct cpu *c, uint64_t now)
+{
+	uint64_t into = (now + c->tick_interval - c->tick_phase) %
+			c->tick_interval;
+	return now - into + c->tick_interval;
 }
 
 /** Does @t outrank what o.cpu runs now? */
@@ -140,31 +157,27 @@ static inline struct thread *sleep_thread(struct rq_link *l)
 }
 
 /**
- * Arm @c's timer for the first of its next tick (while a thread runs)
- * and its earliest sleeper's deadline, or stop it if neither is due. So
- * a timeout ends at its deadline on a busy core too, not at the next
- * tick. A deadline beyond the timer's range (34 s at 62.5 MHz, only
- * reached on an idle core) is armed in steps: the timer fires early,
- * wakes nobody, and sched_tick() re-arms it here for the rest
+ * Arm @c's timeout timer for its earliest sleeper's deadline, or stop
+ * it if none sleeps: a timeout ends at its deadline on a busy core as on
+ * an idle one, not at the next tick. A deadline beyond the timer's range
+ * (34 s at 62.5 MHz) is armed in steps: the timer fires early, wakes
+ * nobody, and sched_timeout() re-arms it here for the rest
  * (ktime_timer_delta). Owner, IRQs masked.
  */
-static void sched_timer_arm(struct cpu *c)
+static void sched_timeout_arm(struct cpu *c)
 {
-	bool sleeper = c->sleepers.next != &c->sleepers;
-	if (!c->tick_on && !sleeper) {
-		arch_timer_stop();
+	if (c->sleepers.next == &c->sleepers) {
+		arch_timeout_stop();
 		return;
 	}
-	uint64_t due = c->tick_on ? c->tick_due : ~0ull;
-	if (sleeper && sleep_thread(c->sleepers.next)->sleep_until < due)
-		due = sleep_thread(c->sleepers.next)->sleep_until;
-	arch_timer_arm(ktime_timer_delta(arch_counter(), due,
-					 ARCH_TIMER_MAX_TICKS));
+	arch_timeout_arm(ktime_timer_delta(
+		arch_counter(), sleep_thread(c->sleepers.next)->sleep_until,
+		ARCH_TIMER_MAX_TICKS));
 }
 
 /**
- * Tickless idle: the periodic tick runs only while a real thread runs;
- * an idle core arms the timer for its first sleeper, or not at all.
+ * Tickless idle: the periodic tick runs only while a real thread runs
+ * (the timeout timer runs apart, for the sleepers).
  * @now: the counter at this switch (sched_account's).
  */
 static inline __attribute__((always_inline)) void
@@ -172,21 +185,16 @@ sched_update_tick(struct cpu *c, struct thread *next, bool user, uint64_t now)
 {
 	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
-			c->tick_due = now + c->tick_interval;
+			c->tick_due = sched_next_tick(c, now);
 			c->tick_on = true;
-			/* With no sleeper the tick is the first deadline: one
-			 * interval from about now (the timer counts from the
-			 * write, a little after @now: it never fires before
-			 * tick_due). Else sched_timer_arm picks. */
-			if (c->sleepers.next == &c->sleepers)
-				arch_timer_arm(c->tick_interval);
-			else
-				sched_timer_arm(c);
+			/* The timer counts from the write, a little after
+			 * @now: it never fires before tick_due. */
+			arch_timer_arm(c->tick_due - now);
 		}
 		return;
 	}
 	c->tick_on = false;
-	sched_timer_arm(c);
+	arch_timer_stop();
 }
 
 void sched_unsleep(struct owner o, struct thread *t)
@@ -220,10 +228,9 @@ static void sched_sleeper_add(struct cpu *c, uint64_t deadline)
 	pos->prev = &t->sleep_link;
 	t->sleeping = true;
 	atomic_store_explicit(&t->state, T_BLOCKED, memory_order_relaxed);
-	/* The new first deadline, before the next tick: fire for it. */
-	if (c->tick_on && c->sleepers.next == &t->sleep_link &&
-	    deadline < c->tick_due)
-		sched_timer_arm(c);
+	/* The new first deadline: fire for it. */
+	if (c->sleepers.next == &t->sleep_link)
+		sched_timeout_arm(c);
 }
 
 void sched_sleep_until(struct owner o, uint64_t deadline)
@@ -542,15 +549,24 @@ static void sched_load_check(void)
 		panic("loadcheck: %s", why);
 }
 
+void sched_timeout(void)
+{
+	struct cpu *c = this_cpu();
+	c->stats.timeouts++;
+	sched_wake_sleepers(c);
+	sched_timeout_arm(c);
+}
+
 void sched_tick(void)
 {
 	struct cpu *c = this_cpu();
 	struct thread *cur = c->current;
 
-	if (c->tick_on && arch_counter() < c->tick_due) {
-		/* Early, for a sleeper's deadline: not a tick. */
-		sched_wake_sleepers(c);
-		sched_timer_arm(c);
+	if (!c->tick_on)
+		return; /* stopped since it fired (arch_timer_stop) */
+	uint64_t at = arch_counter();
+	if (at < c->tick_due) { /* a stale firing: not a tick yet */
+		arch_timer_arm(c->tick_due - at);
 		return;
 	}
 	c->stats.ticks++;
@@ -559,7 +575,6 @@ void sched_tick(void)
 	load_tick(owner_irq());
 	if (load_check_ticks)
 		sched_load_check();
-	sched_wake_sleepers(c);
 	sched_update_tick(c, cur, false, now);
 	if (cur == c->idle)
 		return;

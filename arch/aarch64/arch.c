@@ -50,6 +50,7 @@ void arch_init_cpu(unsigned cpu)
 	mmu_init_cpu();
 	fpu_init_cpu();
 	arch_timer_stop();
+	arch_timeout_stop();
 }
 
 void arch_uregs_init(struct arch_uregs *u, uint64_t pc, uint64_t sp,
@@ -89,6 +90,25 @@ bool arch_timer_due(uint64_t *due)
 {
 	*due = read_sysreg(cntp_cval_el0);
 	return read_sysreg(cntp_ctl_el0) & 1;
+}
+
+/* The timeout timer is the virtual timer (CNTV): EL1 owns it as it owns
+ * CNTP, and CNTVOFF is 0 without EL2 code, so both count CNTVCT. */
+void arch_timeout_arm(uint64_t ticks)
+{
+	write_sysreg(cntv_tval_el0, ticks);
+	write_sysreg(cntv_ctl_el0, 1);
+}
+
+void arch_timeout_stop(void)
+{
+	write_sysreg(cntv_ctl_el0, 0);
+}
+
+bool arch_timeout_due(uint64_t *due)
+{
+	*due = read_sysreg(cntv_cval_el0);
+	return read_sysreg(cntv_ctl_el0) & 1;
 }
 
 void arch_context_init(struct arch_context *ctx, uintptr_t stack_top,

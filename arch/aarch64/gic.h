@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TIMER_PPI 30 /* CNTP, non-secure physical timer */
+#define TIMER_PPI 30   /* CNTP, non-secure physical timer: the tick */
+#define TIMEOUT_PPI 27 /* CNTV, virtual timer: the timeouts */
 
 extern bool gic_v3; /* [I] set by gic_init on the boot core */
 

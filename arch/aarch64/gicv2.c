@@ -31,7 +31,8 @@ void gicv2_init(uint64_t gicd_pa, uint64_t gicc_pa)
 void gicv2_init_cpu(void)
 {
 	uint32_t sgis = (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11);
-	mmio_write32(gicv2_dist + GICD_ISENABLER, sgis | (1u << TIMER_PPI));
+	mmio_write32(gicv2_dist + GICD_ISENABLER, sgis | (1u << TIMER_PPI) |
+		     (1u << TIMEOUT_PPI));
 	mmio_write32(gicv2_cpu + GICC_PMR, 0xF0);
 	mmio_write32(gicv2_cpu + GICC_CTLR, 1);
 }

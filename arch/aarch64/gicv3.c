@@ -167,7 +167,7 @@ void gicv3_init_cpu(unsigned cpu)
 		arch_cpu_relax();
 	uintptr_t sgi = rd + GICR_SGI;
 	uint32_t on = (1u << 8) | (1u << 9) | (1u << 10) | (1u << 11) |
-		      (1u << TIMER_PPI);
+		      (1u << TIMER_PPI) | (1u << TIMEOUT_PPI);
 	mmio_write32(sgi + GICR_ICENABLER0, ~on);
 	while (mmio_read32(rd + GICR_CTLR) & GICR_CTLR_RWP)
 		arch_cpu_relax();

@@ -43,6 +43,9 @@ static inline __attribute__((always_inline)) void irq_dispatch_gic(
 	} else if (intid == TIMER_PPI) {
 		irq_eoi(iar, v3);
 		sched_tick();
+	} else if (intid == TIMEOUT_PPI) {
+		irq_eoi(iar, v3);
+		sched_timeout();
 	} else if (intid == UART0_INTID) {
 		uart_ack_irq();
 		irq_eoi(iar, v3);

@@ -405,12 +405,12 @@ static void bi_read_timer(void *arg)
 {
 	struct bi_timer *tm = arg;
 	tm->now = arch_counter();
-	tm->on = arch_timer_due(&tm->due);
+	tm->on = arch_timeout_due(&tm->due);
 }
 
 /**
  * Thread @tid sleeps on core 1 (idle otherwise) until a deadline beyond
- * the timer's range. Its core's timer must be armed within the range
+ * the timer's range. Its core's timeout timer must be armed within the range
  * (CNTP_TVAL_EL0 is signed 32-bit: a TVAL of the whole delta put the
  * compare value in the past, and the timer fired continuously, or near
  * 2^64, and the sleep never ended), not after the deadline, and fire at
@@ -422,15 +422,16 @@ static void bi_check_armed(struct ktest_ctx *kt, tid_t tid)
 	KT_CHECK(t != NULL && t->sleeping);
 	uint64_t deadline = t->sleep_until;
 	KT_CHECK(deadline - arch_counter() > ARCH_TIMER_MAX_TICKS);
-	uint64_t ticks0 = __atomic_load_n(&cpus[1].stats.ticks, __ATOMIC_RELAXED);
+	uint64_t fired0 = __atomic_load_n(&cpus[1].stats.timeouts,
+					  __ATOMIC_RELAXED);
 	struct bi_timer tm;
 	KT_CHECK_EQ(icc_call_copy(1, bi_read_timer, &tm, sizeof(tm)), 0);
 	KT_CHECK(tm.on);
 	KT_CHECK(tm.due > tm.now && tm.due - tm.now <= ARCH_TIMER_MAX_TICKS);
 	KT_CHECK(tm.due <= deadline);
 	thread_sleep_ms(50);
-	uint64_t fired = __atomic_load_n(&cpus[1].stats.ticks,
-					 __ATOMIC_RELAXED) - ticks0;
+	uint64_t fired = __atomic_load_n(&cpus[1].stats.timeouts,
+					 __ATOMIC_RELAXED) - fired0;
 	KT_CHECK(fired < 10);
 	KT_CHECK_EQ(state_of(tid), T_BLOCKED);
 	KT_CHECK_EQ(atomic_load(&bb.done), 0);

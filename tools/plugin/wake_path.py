@@ -14,7 +14,8 @@ kernel's places by address:
     poll    the idle loop's and idle-in-place's interrupt polls
             (arch_irq_poll, arch_irq_poll_one), which handle an
             interrupt without an exception
-    tick    sched_tick, the timer interrupt's handler
+    tick    sched_timeout, the timeout timer's handler (a sleeper's
+            deadline; the tick timer's sched_tick wakes nobody)
     wake    the call that makes a sleeper whose deadline has passed
             ready: in sched_wake_sleepers, the `bl` to
             sched_wake_blocked, or to sched_make_ready where the
@@ -49,12 +50,12 @@ CROSS = os.environ.get("CROSS", "aarch64-linux-gnu-")
 NM, OBJDUMP = CROSS + "nm", CROSS + "objdump"
 # where the call is: sched_wake_sleepers, or its one caller when the
 # compiler inlined it there
-WAKERS = ("sched_wake_sleepers",)
+WAKERS = ("sched_wake_sleepers", "sched_timeout")
 WAKE_CALLEES = ("sched_wake_blocked", "sched_make_ready")
 RE_BL = re.compile(r"^\s*([0-9a-f]+):\s+[0-9a-f]{8}\s+bl\s+[0-9a-f]+ <(\w+)>")
 IRQ_SLOTS = (0x280, 0x480)  # IRQ from EL1 (SP_EL1), IRQ from EL0 (AArch64)
 SWITCHES = ("arch_context_switch", "arch_fastpath_switch")
-SYMBOLS = ("vectors", "arch_irq_poll", "arch_irq_poll_one", "sched_tick",
+SYMBOLS = ("vectors", "arch_irq_poll", "arch_irq_poll_one", "sched_timeout",
            "_kernel_start") + SWITCHES
 
 RE_SEG = re.compile(r"^WAKE-PATH-SEG\s+(\d+)\s+(\S+)\s*$")
@@ -111,7 +112,7 @@ def plugin_argv(kernel):
     argv = [f"entry={sym['vectors'] + off:#x}" for off in IRQ_SLOTS]
     argv += [f"poll={sym[s]:#x}" for s in ("arch_irq_poll",
                                             "arch_irq_poll_one")]
-    argv += [f"tick={sym['sched_tick']:#x}",
+    argv += [f"tick={sym['sched_timeout']:#x}",
              f"wake={wake_call(kernel):#x}",
              f"kbase={sym['_kernel_start']:#x}"]
     argv += [f"switch={sym[s]:#x}" for s in SWITCHES]
