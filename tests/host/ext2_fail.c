@@ -249,7 +249,7 @@ static void sweep_one(struct htest_ctx *htest_ctx_, const char *img,
 		      long *r, bool *hit)
 {
 	memcpy(ram, snap, ram_n);
-	if (ext2_mount(&fs, &dev_ram))
+	if (mount_fs(&fs, &dev_ram))
 		HTEST_FAIL_("mount: %s", fs.why);
 	fail_write = w == ~0ul ? w : dev_writes + w;
 	*r = sweep_ops[k]();
@@ -322,7 +322,7 @@ HTEST(no_space_at_every_step_undone)
 	unsigned failed = 0;
 	for (uint32_t left = 0; left <= 4 && !htest_ctx_->failed; left++) {
 		memcpy(ram, base, ram_n);
-		CHECK_EQ(ext2_mount(&fs, &dev_ram), 0);
+		CHECK_EQ(mount_fs(&fs, &dev_ram), 0);
 		CHECK_EQ(fill_disk(EXT2_ROOT_INO, left), 0);
 		CHECK_EQ(ext2_sync(&fs), 0);
 		memcpy(snap, ram, ram_n);

@@ -206,7 +206,7 @@ static bool inode_as_on_disk(uint32_t ino)
 {
 	static struct ext2_fs fresh;
 	struct ext2_inode x, y;
-	if (ext2_mount(&fresh, devp) || ext2_iget(&fresh, ino, &y) ||
+	if (mount_fs(&fresh, devp) || ext2_iget(&fresh, ino, &y) ||
 	    ext2_iget(&fs, ino, &x))
 		return false;
 	return !memcmp(&x, &y, sizeof x);

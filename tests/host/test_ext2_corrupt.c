@@ -51,6 +51,8 @@ const char *__ubsan_default_options(void)
 
 static uint8_t *img;   /* the pristine image (a child changes its copy) */
 static uint32_t nblk;  /* blocks of the image: the device's size */
+static uint32_t bs = EXT2_BLOCK; /* the file system's block size */
+static uint32_t fsblk; /* its blocks: nblk * EXT2_BLOCK / bs */
 static unsigned long reads; /* in the child: device reads of this case */
 static uint32_t bad_read = ~0u; /* a block read past the device, if any */
 
@@ -151,8 +153,8 @@ static void region_add(enum kind k, uint64_t off, uint32_t len, uint32_t what)
  *  header and name. */
 static void parse_dir_block(uint32_t blk, uint32_t ino)
 {
-	uint64_t base = (uint64_t)blk * EXT2_BLOCK;
-	for (uint32_t off = 0; off + 8 <= EXT2_BLOCK;) {
+	uint64_t base = (uint64_t)blk * bs;
+	for (uint32_t off = 0; off + 8 <= bs;) {
 		uint32_t rec = rd16(base + off + 4);
 		region_add(K_DIRENT, base + off, 8u + img[base + off + 6], ino);
 		if (rec < 8)
@@ -165,11 +167,11 @@ static void parse_dir_block(uint32_t blk, uint32_t ino)
  *  a double-indirect one the indirect blocks it names. */
 static void parse_ind(uint32_t blk, enum kind k, uint32_t ino)
 {
-	if (!blk || blk >= nblk)
+	if (!blk || blk >= fsblk)
 		return;
-	uint64_t base = (uint64_t)blk * EXT2_BLOCK;
+	uint64_t base = (uint64_t)blk * bs;
 	uint32_t used = 0;
-	for (uint32_t i = 0; i < EXT2_PER_BLOCK; i++) {
+	for (uint32_t i = 0; i < bs / 4; i++) {
 		uint32_t v = rd32(base + 4 * i);
 		if (v)
 			used = i + 1;
@@ -189,9 +191,9 @@ static void parse_inode(uint32_t ino, uint64_t at)
 	region_add(K_INODE, at, 128, ino);
 	if ((mode & EXT2_S_IFMT) == EXT2_S_IFDIR) {
 		uint32_t size = rd32(at + 4);
-		for (uint32_t i = 0; i < EXT2_NDIR && i * EXT2_BLOCK < size; i++) {
+		for (uint32_t i = 0; i < EXT2_NDIR && i * bs < size; i++) {
 			uint32_t b = rd32(at + 40 + 4 * i);
-			if (b && b < nblk)
+			if (b && b < fsblk)
 				parse_dir_block(b, ino);
 		}
 	} else if ((mode & EXT2_S_IFMT) == EXT2_S_IFREG) {
@@ -206,19 +208,21 @@ static int parse_image(void)
 	const uint64_t sb = 1024;
 	uint32_t blocks = rd32(sb + 4), bpg = rd32(sb + 32);
 	uint32_t ipg = rd32(sb + 40), isz = rd16(sb + 88);
-	if (rd16(sb + 56) != 0xEF53 || blocks != nblk || !bpg || !ipg)
+	uint32_t fdb = rd32(sb + 20);
+	bs = 1024u << rd32(sb + 24), fsblk = nblk * (EXT2_BLOCK / bs);
+	if (rd16(sb + 56) != 0xEF53 || blocks != fsblk || !bpg || !ipg)
 		return -1;
-	uint32_t groups = (blocks + bpg - 1) / bpg;
+	uint32_t groups = (blocks - fdb + bpg - 1) / bpg;
 	region_add(K_SB, sb, 256, 0); /* the fields in use are in the first 256 */
 	for (uint32_t g = 0; g < groups; g++) {
-		uint64_t d = EXT2_BLOCK + 32ull * g;
+		uint64_t d = (fdb + 1ull) * bs + 32ull * g;
 		region_add(K_GD, d, 18, g);
 		uint32_t bbm = rd32(d), ibm = rd32(d + 4), it = rd32(d + 8);
-		region_add(K_BBM, (uint64_t)bbm * EXT2_BLOCK, bpg / 8, g);
-		region_add(K_IBM, (uint64_t)ibm * EXT2_BLOCK, ipg / 8, g);
+		region_add(K_BBM, (uint64_t)bbm * bs, bpg / 8, g);
+		region_add(K_IBM, (uint64_t)ibm * bs, ipg / 8, g);
 		for (uint32_t i = 0; i < ipg; i++)
 			parse_inode(g * ipg + i + 1,
-				    (uint64_t)it * EXT2_BLOCK + (uint64_t)i * isz);
+				    (uint64_t)it * bs + (uint64_t)i * isz);
 	}
 	for (int k = 0; k < K_N; k++)
 		if (!nregions[k])
@@ -238,8 +242,8 @@ static uint32_t pick32(uint32_t old)
 					0xffffffffu, 0xfffffffeu, 4096, 32768};
 	switch (htest_rand(&rng) % 6) {
 	case 0: return edge[htest_rand(&rng) % (sizeof edge / sizeof *edge)];
-	case 1: return nblk - 1 + (uint32_t)(htest_rand(&rng) % 3);
-	case 2: return (uint32_t)(htest_rand(&rng) % (2 * nblk));
+	case 1: return fsblk - 1 + (uint32_t)(htest_rand(&rng) % 3);
+	case 2: return (uint32_t)(htest_rand(&rng) % (2 * fsblk));
 	case 3: return old + 1 - (uint32_t)(htest_rand(&rng) % 3);
 	case 4: return old ^ (1u << (htest_rand(&rng) % 32));
 	default: return (uint32_t)htest_rand(&rng);
@@ -307,10 +311,12 @@ static unsigned failed_calls; /* calls that returned an error */
 static unsigned eio_calls;    /* of them, EIO or EINVAL */
 static unsigned files_read;   /* regular files read by the walks */
 
-/** The superblock's block count, as the (changed) image says. */
-static uint32_t sb_blocks(void)
+/** The device block of the last block the (changed) superblock counts,
+ *  of the block size it says. */
+static uint32_t sb_last(void)
 {
-	return rd32(1024 + 4);
+	uint32_t log = rd32(1024 + 24);
+	return (rd32(1024 + 4) - 1) >> (log <= 2 ? 2 - log : 0);
 }
 
 /** Check result @r of a library call named @what: 0 if it is an allowed
@@ -320,7 +326,7 @@ static long judge(long r, const char *what)
 	/* ext2_mount reads the last block the superblock counts to see that
 	 * the device holds it: past the device, that read must fail it */
 	if (bad_read != ~0u && !strcmp(what, "mount") && r == -EIO &&
-	    bad_read == sb_blocks() - 1 && fs.why[0])
+	    bad_read == sb_last() && fs.why[0])
 		return r;
 	if (bad_read != ~0u) {
 		fprintf(stderr, "%s: read of block %u past the device (%u)\n",
@@ -330,9 +336,9 @@ static long judge(long r, const char *what)
 	if (r >= 0)
 		return r;
 	failed_calls++;
-	static const int ok[] = {ENOENT, EEXIST,	   ENOTDIR, EISDIR,
-				 ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL,
-				 EFBIG,	 EIO};
+	static const int ok[] = {ENOENT,       EEXIST, ENOTDIR, EISDIR,
+				 ENOTEMPTY,    ENOSPC, ENAMETOOLONG, EINVAL,
+				 EFBIG,	       EIO,    EROFS};
 	bool known = false;
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
 		known |= r == -ok[i];
@@ -539,7 +545,12 @@ static void child_case(unsigned nmut, int kind, uint64_t seed, bool show)
 			sb_agree(show);
 	}
 	alarm(CASE_SECS);
-	if (CALL("mount", ext2_mount(&fs, use_get ? &dev_with_get : &dev)) < 0)
+	const struct ext2_dev *d = use_get ? &dev_with_get : &dev;
+	/* the group table, as large as the (changed) superblock says */
+	long n = CALL("mount", ext2_groups(&fs, d));
+	struct ext2_group *groups = n > 0 ? malloc(ext2_group_bytes(&fs)) : NULL;
+	if (n < 0 || !groups ||
+	    CALL("mount", ext2_mount(&fs, d, groups, (uint32_t)n)) < 0)
 		case_exit(EXIT_REFUSED);
 	seen[EXT2_ROOT_INO] = 1;
 	walk(EXT2_ROOT_INO, 0);
@@ -708,8 +719,8 @@ HTEST(pristine_image_walks_whole)
  * file's block just past the device's end (below the superblock's). */
 static void sb_past_device(void)
 {
-	put32_img(1024 + 4, nblk + 1); /* the group count stays the same */
-	put32_img(first_file_inode() + 40, nblk);
+	put32_img(1024 + 4, fsblk + 1); /* the group count stays the same */
+	put32_img(first_file_inode() + 40, fsblk);
 }
 
 /* A block count of 0 and a first data block that makes the group count
@@ -753,7 +764,7 @@ static uint64_t dotdot_of(const char *name)
 static void dotdot_loop(void)
 {
 	uint64_t at = dotdot_of("many");
-	put32_img(at, rd32(at & ~(uint64_t)(EXT2_BLOCK - 1))); /* ".": first */
+	put32_img(at, rd32(at & ~(uint64_t)(bs - 1))); /* ".": first */
 }
 
 /* Each case, and whether the mount must refuse the image (a

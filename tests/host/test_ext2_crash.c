@@ -265,10 +265,12 @@ static int wl_read(void)
 	return r < 0 ? snprintf(wl_err, sizeof wl_err, "read: %ld", r), -1 : 0;
 }
 
+static struct ext2_group groups[64]; /* the image's: one group */
+
 /** PostMark-like: directories, a pool of files, then transactions. */
 static int workload(void)
 {
-	int r = ext2_mount(&fs, &dev);
+	int r = ext2_mount(&fs, &dev, groups, 64);
 	if (r)
 		return snprintf(wl_err, sizeof wl_err, "mount: %d %s", r,
 				fs.why), -1;
@@ -382,7 +384,7 @@ static bool check_repaired(unsigned *checked, char *why, size_t n)
 {
 	if (load(CRASH_IMG, cur))
 		return snprintf(why, n, "cannot read the repaired image"), false;
-	int r = ext2_mount(&fs, &dev);
+	int r = ext2_mount(&fs, &dev, groups, 64);
 	if (r)
 		return snprintf(why, n, "mount: %d (%s)", r, fs.why), false;
 	for (unsigned d = 0; d < NDIRS; d++) {
