@@ -38,6 +38,29 @@ extern struct ext2_fs fs; /* the mounted image */
 extern unsigned img_bs;      /* block size of the images made next */
 extern const char *mkfs_opts; /* more options of their mke2fs */
 
+/* A test run on images of several block sizes (img_bs): NAME on 4 KiB
+ * blocks, then NAME_2k and NAME_1k (BS_TESTS) or NAME_1k only
+ * (BS_TESTS_1K). A 64 MiB image of 1 KiB blocks has 8 groups, a 16
+ * MiB one 2. */
+#define BS_TEST_(name, suffix, bs)                                       \
+	HTEST(name##suffix)                                              \
+	{                                                                \
+		img_bs = bs;                                             \
+		name##_body(htest_ctx_);                                 \
+		img_bs = 4096;                                           \
+	}
+#define BS_TESTS_1K(name)                                               \
+	static void name##_body(struct htest_ctx *htest_ctx_);           \
+	BS_TEST_(name, , 4096)                                           \
+	BS_TEST_(name, _1k, 1024)                                        \
+	static void name##_body(struct htest_ctx *htest_ctx_)
+#define BS_TESTS(name)                                                  \
+	static void name##_body(struct htest_ctx *htest_ctx_);           \
+	BS_TEST_(name, , 4096)                                           \
+	BS_TEST_(name, _2k, 2048)                                        \
+	BS_TEST_(name, _1k, 1024)                                        \
+	static void name##_body(struct htest_ctx *htest_ctx_)
+
 uint8_t pat(unsigned seed, size_t i);
 void fill(uint8_t *b, size_t n, unsigned seed, size_t from);
 int sh(const char *cmd);
