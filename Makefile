@@ -414,7 +414,8 @@ EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c \
 	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c \
 	user/servers/fs/ext2_mount.c
 # Its helpers and its tests of failed operations are files of their own.
-EXT2_TEST_SRC := tests/host/ext2_util.c tests/host/ext2_fail.c
+EXT2_TEST_SRC := tests/host/ext2_util.c tests/host/ext2_fail.c \
+	tests/host/ext2_format.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(EXT2_TEST_SRC) \
 	$(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC) $(EXT2_TEST_SRC)
