@@ -15,7 +15,9 @@
  * Deterministic: case i of seed S is the same everywhere. Environment:
  * EXT2_CORRUPT_CASES (per test, default 400), EXT2_CORRUPT_SEED
  * (default 1), EXT2_CORRUPT_ONLY=i (that case alone, its mutations
- * printed). Images in build/host/ext2-corrupt/, never committed.
+ * printed). Each test runs on an image of 4 KiB blocks, and as NAME_1k
+ * (a quarter of the cases) on one of 1 KiB blocks. Images in
+ * build/host/ext2-corrupt/, never committed.
  */
 #define _GNU_SOURCE
 #define HTEST_MAIN
@@ -575,12 +577,19 @@ static void child_case(unsigned nmut, int kind, uint64_t seed, bool show)
 
 /* ---- the parent ---- */
 
-/** Make the base image (two block groups) and load it; 0 or -1. */
+static uint32_t want_bs = 4096; /* the block size of the next test's image */
+
+/** Make the base image of want_bs-byte blocks (two block groups) and
+ *  load it, unless it is loaded; 0 or -1. */
 static int load_image(void)
 {
-	if (img)
+	static bool locked;
+	if (img && bs == want_bs)
 		return 0;
-	htest_lock(DIR_ ".lock");
+	if (!locked)
+		htest_lock(DIR_ ".lock"), locked = true;
+	free(img), img = NULL;
+	memset(nregions, 0, sizeof nregions);
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, PATHS
 		 "rm -rf " DIR_ " && mkdir -p " DIR_ "/tree/sub/deep " DIR_
@@ -591,8 +600,9 @@ static int load_image(void)
 		 "printf z | dd of=sub/deep/sparse.bin bs=1 seek=4500000 "
 		 "conv=notrunc 2>/dev/null && "
 		 "for i in $(seq 1 160); do echo $i > sub/many/a-file-with-a-longer-name-$i; done && "
-		 "cd - >/dev/null && mke2fs -q -F -t ext2 -b 4096 -g 1024 -N 512 "
-		 "-d " DIR_ "/tree " IMG " 6M >/dev/null 2>&1");
+		 "cd - >/dev/null && mke2fs -q -F -t ext2 -b %u -g %u -N 512 "
+		 "-d " DIR_ "/tree " IMG " 6M >/dev/null 2>&1",
+		 want_bs, want_bs == 4096 ? 1024 : 8 * want_bs / 2);
 	if (system(cmd))
 		return -1;
 	int fd = open(IMG, O_RDONLY);
@@ -652,7 +662,9 @@ static const char *run_case(unsigned i, unsigned nmut, int kind, bool show,
  *  (each with its mutations) and counted into @msg. */
 static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 {
-	unsigned n = htest_env_num("EXT2_CORRUPT_CASES", 400), fails = 0;
+	/* a quarter of them on the image of 1 KiB blocks */
+	unsigned n = htest_env_num("EXT2_CORRUPT_CASES", 400) * bs / 4096;
+	unsigned fails = 0;
 	unsigned only = htest_env_num("EXT2_CORRUPT_ONLY", ~0u);
 	struct tally t = {0, 0, 0}, ignore;
 	const char *name = kind < 0 ? "mixed" : kind_name[kind];
@@ -670,22 +682,27 @@ static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 		if (fails == 1)
 			snprintf(msg, msz, "case %u: %s", i, why);
 	}
-	fprintf(stderr, "%s: %u cases: %u refused at mount, %u with EIO, "
-		"%u without, %u failing\n", name, n, t.refused, t.eio, t.clean,
-		fails);
+	fprintf(stderr, "%s (%u-byte blocks): %u cases: %u refused at mount, "
+		"%u with EIO, %u without, %u failing\n", name, bs, n, t.refused,
+		t.eio, t.clean, fails);
 	return (int)fails;
 }
 
-#define KIND_TEST(name, kind, nmut)                                     \
+#define KIND_TEST_BS(name, kind, nmut, size)                            \
 	HTEST(name)                                                      \
 	{                                                                \
 		char msg[200] = "";                                      \
+		want_bs = size;                                          \
 		CHECK_EQ(load_image(), 0);                               \
 		int fails = run_cases(kind, nmut, msg, sizeof msg);      \
 		if (fails)                                               \
 			HTEST_FAIL_("%d failing cases, first %s", fails, \
 				    msg);                                \
 	}
+/* Each kind on 4 KiB blocks, and (a quarter as many cases) on 1 KiB. */
+#define KIND_TEST(name, kind, nmut)                                     \
+	KIND_TEST_BS(name, kind, nmut, 4096)                             \
+	KIND_TEST_BS(name##_1k, kind, nmut, 1024)
 
 KIND_TEST(corrupt_superblock, K_SB, 1)
 KIND_TEST(corrupt_group_descriptors, K_GD, 1)
@@ -701,9 +718,10 @@ KIND_TEST(corrupt_anything_three_times, -1, 3)
  * would test nothing), and the unchanged image mounts, walks whole
  * (every file read), takes every write without an error and is then
  * clean under e2fsck. */
-HTEST(pristine_image_walks_whole)
+static void pristine_walk(struct htest_ctx *htest_ctx_, uint32_t size)
 {
 	struct tally t = {0, 0, 0};
+	want_bs = size;
 	CHECK_EQ(load_image(), 0);
 	for (int k = 0; k < K_N; k++)
 		CHECK(nregions[k] > 0);
@@ -713,6 +731,16 @@ HTEST(pristine_image_walks_whole)
 		HTEST_FAIL_("%s", why);
 	CHECK_EQ(system(PATHS "e2fsck -fn " DIR_ "/walked.img >" DIR_
 			"/fsck.log 2>&1"), 0);
+}
+
+HTEST(pristine_image_walks_whole)
+{
+	pristine_walk(htest_ctx_, 4096);
+}
+
+HTEST(pristine_image_walks_whole_1k)
+{
+	pristine_walk(htest_ctx_, 1024);
 }
 
 /* A superblock that counts more blocks than the device has, and a
@@ -777,8 +805,9 @@ static const struct {
 		  {sb_wrapping_first_block, true},
 		  {dotdot_loop, false}};
 
-HTEST(corrupt_by_hand)
+static void by_hand_cases(struct htest_ctx *htest_ctx_, uint32_t size)
 {
+	want_bs = size;
 	CHECK_EQ(load_image(), 0);
 	for (size_t i = 0; i < sizeof hand_cases / sizeof *hand_cases; i++) {
 		struct tally t = {0, 0, 0};
@@ -790,4 +819,14 @@ HTEST(corrupt_by_hand)
 		if (hand_cases[i].refused && !t.refused)
 			HTEST_FAIL_("case %zu: mounted, should be refused", i);
 	}
+}
+
+HTEST(corrupt_by_hand)
+{
+	by_hand_cases(htest_ctx_, 4096);
+}
+
+HTEST(corrupt_by_hand_1k)
+{
+	by_hand_cases(htest_ctx_, 1024);
 }
