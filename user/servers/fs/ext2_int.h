@@ -92,8 +92,9 @@ static inline uint32_t ext2_sectors(const struct ext2_fs *fs, uint32_t n)
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
 /** Block @blk to look at, read-only, valid until the next block call:
  *  the device's own bytes if it has a get callback, else a copy in
- *  fs->buf (so fs->buf may be overwritten). NULL with *@err set; the
- *  caller passes a device's error on through ext2_bget_failed. */
+ *  fs->buf (4 KiB blocks: so fs->buf may be overwritten) or in fs->dbuf
+ *  (a part of it, smaller blocks). NULL with *@err set; the caller
+ *  passes a device's error on through ext2_bget_failed. */
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err);
 /** ext2_bget's error @err for block @blk, the reason in fs->why (kept
  *  out of ext2_bget, whose device call stays a tail call). */

@@ -59,12 +59,14 @@ static void f_ipc(struct ful_msg *m)
  *  from the heap. 0 or the mount's error. */
 static long f_mount(const struct ext2_dev *dev)
 {
-	long n = ext2_groups(&f_fs, dev);
-	struct ext2_group *groups = n > 0 ? malloc(ext2_group_bytes(&f_fs)) : NULL;
-	if (n > 0 && !groups)
-		snprintf(f_fs.why, sizeof f_fs.why, "no memory for %ld groups", n);
-	if (n < 0 || !groups)
-		return n < 0 ? n : -ENOMEM;
+	long n = ext2_groups(&f_fs, dev); /* at least 1, or the error */
+	if (n < 0)
+		return n;
+	struct ext2_group *groups = malloc(ext2_group_bytes(&f_fs));
+	if (!groups)
+		return snprintf(f_fs.why, sizeof f_fs.why,
+				"no memory for %ld groups", n),
+		       -ENOMEM;
 	return ext2_mount(&f_fs, dev, groups, (uint32_t)n);
 }
 
