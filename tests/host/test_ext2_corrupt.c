@@ -699,20 +699,20 @@ static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 			HTEST_FAIL_("%d failing cases, first %s", fails, \
 				    msg);                                \
 	}
-/* Each kind on 4 KiB blocks, and (a quarter as many cases) on 1 KiB. */
-#define KIND_TEST(name, kind, nmut)                                     \
-	KIND_TEST_BS(name, kind, nmut, 4096)                             \
-	KIND_TEST_BS(name##_1k, kind, nmut, 1024)
+/* Each kind on 4 KiB blocks, and (a quarter as many cases) on 1 KiB;
+ * the 4 KiB tests first, so that each image is made once. */
+#define KIND_TESTS(suffix, size)                                                \
+	KIND_TEST_BS(corrupt_superblock##suffix, K_SB, 1, size)                  \
+	KIND_TEST_BS(corrupt_group_descriptors##suffix, K_GD, 1, size)           \
+	KIND_TEST_BS(corrupt_block_bitmaps##suffix, K_BBM, 2, size)              \
+	KIND_TEST_BS(corrupt_inode_bitmaps##suffix, K_IBM, 2, size)              \
+	KIND_TEST_BS(corrupt_inodes##suffix, K_INODE, 1, size)                   \
+	KIND_TEST_BS(corrupt_directory_entries##suffix, K_DIRENT, 1, size)       \
+	KIND_TEST_BS(corrupt_indirect_blocks##suffix, K_IND, 1, size)            \
+	KIND_TEST_BS(corrupt_double_indirect_blocks##suffix, K_DIND, 1, size)    \
+	KIND_TEST_BS(corrupt_anything_three_times##suffix, -1, 3, size)
 
-KIND_TEST(corrupt_superblock, K_SB, 1)
-KIND_TEST(corrupt_group_descriptors, K_GD, 1)
-KIND_TEST(corrupt_block_bitmaps, K_BBM, 2)
-KIND_TEST(corrupt_inode_bitmaps, K_IBM, 2)
-KIND_TEST(corrupt_inodes, K_INODE, 1)
-KIND_TEST(corrupt_directory_entries, K_DIRENT, 1)
-KIND_TEST(corrupt_indirect_blocks, K_IND, 1)
-KIND_TEST(corrupt_double_indirect_blocks, K_DIND, 1)
-KIND_TEST(corrupt_anything_three_times, -1, 3)
+KIND_TESTS(, 4096)
 
 /* The walk itself: the parse found every kind (else a kind's test
  * would test nothing), and the unchanged image mounts, walks whole
@@ -738,10 +738,6 @@ HTEST(pristine_image_walks_whole)
 	pristine_walk(htest_ctx_, 4096);
 }
 
-HTEST(pristine_image_walks_whole_1k)
-{
-	pristine_walk(htest_ctx_, 1024);
-}
 
 /* A superblock that counts more blocks than the device has, and a
  * file's block just past the device's end (below the superblock's). */
@@ -824,6 +820,13 @@ static void by_hand_cases(struct htest_ctx *htest_ctx_, uint32_t size)
 HTEST(corrupt_by_hand)
 {
 	by_hand_cases(htest_ctx_, 4096);
+}
+
+KIND_TESTS(_1k, 1024)
+
+HTEST(pristine_image_walks_whole_1k)
+{
+	pristine_walk(htest_ctx_, 1024);
 }
 
 HTEST(corrupt_by_hand_1k)
