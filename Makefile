@@ -101,7 +101,8 @@ UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER) \
 	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c \
-	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c
+	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c \
+	user/servers/fs/ext2_mount.c
 UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 $(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
@@ -410,9 +411,11 @@ $(BUILD)/host/%: tests/host/%.c $(HOST_LIB) $(wildcard kernel/*.h tests/host/*.h
 
 # F's ext2 code (user/servers/fs) on mke2fs images, checked by e2fsck.
 EXT2_SRC := user/servers/fs/ext2.c user/servers/fs/ext2_dir.c \
-	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c
+	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c \
+	user/servers/fs/ext2_mount.c
 # Its helpers and its tests of failed operations are files of their own.
-EXT2_TEST_SRC := tests/host/ext2_util.c tests/host/ext2_fail.c
+EXT2_TEST_SRC := tests/host/ext2_util.c tests/host/ext2_fail.c \
+	tests/host/ext2_format.c
 $(BUILD)/host/test_ext2: $(EXT2_SRC) $(EXT2_TEST_SRC) \
 	$(wildcard user/servers/fs/*.h)
 $(BUILD)/host/test_ext2: HOST_LIB += $(EXT2_SRC) $(EXT2_TEST_SRC)

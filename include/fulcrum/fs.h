@@ -33,7 +33,8 @@
  *            file, 2 directory, 7 symlink, 5 fifo, 0 unknown...), name
  *            length, the name
  *   INFO     -> mr1 the core F's thread runs on, mr2 disk blocks,
- *            mr3 free blocks
+ *            mr3 free blocks (both of 4 KiB, whatever ext2's block
+ *            size)
  *   RENAME   mr0 from directory, mr1 to directory, mr2 the from name's
  *            length; buffer: the from name then the to name (a file or
  *            empty directory there is replaced; -EINVAL moving a

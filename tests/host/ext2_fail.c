@@ -15,7 +15,7 @@
 /* A create that fails for space (its directory's block full, no block
  * left) leaves no inode behind: it was written with one link and only
  * its bit cleared, which e2fsck reports. */
-HTEST(create_without_space_leaves_nothing)
+BS_TESTS(create_without_space_leaves_nothing)
 {
 	devp = &dev;
 	const char *img = DIR_ "/nospace.img";
@@ -37,7 +37,7 @@ HTEST(create_without_space_leaves_nothing)
 
 /* A mkdir that fails for space (its own block taken, none left for
  * its parent's new block) leaves no unconnected directory behind. */
-HTEST(mkdir_without_space_leaves_nothing)
+BS_TESTS(mkdir_without_space_leaves_nothing)
 {
 	devp = &dev;
 	const char *img = DIR_ "/nospace.img";
@@ -60,7 +60,7 @@ HTEST(mkdir_without_space_leaves_nothing)
 /* An entry added to a directory of 12 full blocks needs an indirect
  * block and a data block: with one block left the add fails, and the
  * indirect block it took is free again. */
-HTEST(dir_add_without_space_frees_its_block)
+BS_TESTS(dir_add_without_space_frees_its_block)
 {
 	devp = &dev;
 	const char *img = DIR_ "/nospace.img";
@@ -86,7 +86,7 @@ HTEST(dir_add_without_space_frees_its_block)
  * at 10,000 grew the file to 10,000), not the blocks (one past the
  * direct blocks took the indirect block and kept it); one that fits in
  * part writes that part. */
-HTEST(write_without_space_changes_nothing)
+BS_TESTS(write_without_space_changes_nothing)
 {
 	devp = &dev;
 	const char *img = DIR_ "/nospace.img";
@@ -94,7 +94,7 @@ HTEST(write_without_space_changes_nothing)
 	CHECK_EQ(open_image(img), 0);
 	uint32_t w;
 	uint8_t *snap, b[3 * EXT2_BLOCK];
-	size_t n;
+	size_t n, bs;
 	struct ext2_stat st;
 	fill(b, sizeof b, 8, 0);
 	CHECK_EQ(ext2_create(&fs, EXT2_ROOT_INO, "w", 1, 0644, &w), 0);
@@ -108,12 +108,13 @@ HTEST(write_without_space_changes_nothing)
 	CHECK_EQ(ext2_unlink(&fs, EXT2_ROOT_INO, "small.txt", 9), 0);
 	CHECK_EQ(fs.free_blocks, 1u);
 	CHECK(snapshot(img, &snap, &n));
-	CHECK_EQ(ext2_write(&fs, w, EXT2_NDIR * EXT2_BLOCK, b, 1), -ENOSPC);
+	bs = fs.bsize;
+	CHECK_EQ(ext2_write(&fs, w, EXT2_NDIR * bs, b, 1), -ENOSPC);
 	CHECK(same_image(img, snap, n));
 	free(snap);
 	CHECK_EQ(fs.free_blocks, 1u);
-	CHECK_EQ(ext2_write(&fs, w, 0, b, sizeof b), EXT2_BLOCK); /* a part */
-	CHECK(file_is(w, EXT2_BLOCK, 8));
+	CHECK_EQ(ext2_write(&fs, w, 0, b, 3 * bs), (long)bs); /* a part */
+	CHECK(file_is(w, bs, 8));
 	CHECK_EQ(fs.free_blocks, 0u);
 	CHECK_EQ(close_fsck(img), 0);
 }
@@ -249,7 +250,7 @@ static void sweep_one(struct htest_ctx *htest_ctx_, const char *img,
 		      long *r, bool *hit)
 {
 	memcpy(ram, snap, ram_n);
-	if (ext2_mount(&fs, &dev_ram))
+	if (mount_fs(&fs, &dev_ram))
 		HTEST_FAIL_("mount: %s", fs.why);
 	fail_write = w == ~0ul ? w : dev_writes + w;
 	*r = sweep_ops[k]();
@@ -276,11 +277,12 @@ static int sweep_ram(const char *img)
 }
 
 /* Each operation with the device failing its first write, then its
- * second, and so on until it completes (every 7th past the 48th): a
+ * second, and so on until it completes (every 7th past the 48th; with
+ * 1 KiB blocks every 28th): a
  * failed operation leaves the image as it was, block for block, and
  * every image checks clean. The device refuses one write, then two in
  * a row (the second is the undo's first: undo steps are tried again). */
-HTEST(device_failure_at_every_write_undone)
+BS_TESTS_1K(device_failure_at_every_write_undone)
 {
 	const char *img = DIR_ "/sweep.img";
 	devp = &dev;
@@ -290,7 +292,9 @@ HTEST(device_failure_at_every_write_undone)
 	memcpy(snap, ram, ram_n);
 	for (fail_n = 1; fail_n <= 2 && !htest_ctx_->failed; fail_n++) {
 		for (unsigned k = 0; k < SWEEP_OPS && !htest_ctx_->failed; k++) {
-			for (unsigned long w = 0;; w += w < 48 ? 1 : 7) {
+			/* smaller blocks, more writes: as many runs */
+			unsigned long far = 7 * (EXT2_BLOCK / fs.bsize);
+			for (unsigned long w = 0;; w += w < 48 ? 1 : far) {
 				long r;
 				bool hit;
 				sweep_one(htest_ctx_, img, snap, k, w, &r, &hit);
@@ -311,7 +315,7 @@ HTEST(device_failure_at_every_write_undone)
 /* Each operation on the image filled up to 0, 1, 2, 3 and 4 free
  * blocks: one that fails (ENOSPC, nothing else) leaves the image as it
  * was, one that completes leaves it clean. */
-HTEST(no_space_at_every_step_undone)
+BS_TESTS_1K(no_space_at_every_step_undone)
 {
 	const char *img = DIR_ "/sweep.img";
 	devp = &dev;
@@ -322,7 +326,7 @@ HTEST(no_space_at_every_step_undone)
 	unsigned failed = 0;
 	for (uint32_t left = 0; left <= 4 && !htest_ctx_->failed; left++) {
 		memcpy(ram, base, ram_n);
-		CHECK_EQ(ext2_mount(&fs, &dev_ram), 0);
+		CHECK_EQ(mount_fs(&fs, &dev_ram), 0);
 		CHECK_EQ(fill_disk(EXT2_ROOT_INO, left), 0);
 		CHECK_EQ(ext2_sync(&fs), 0);
 		memcpy(snap, ram, ram_n);

@@ -129,14 +129,20 @@ void write_tree(void)
 	write_host_file(DIR_ "/tree/sub/deep/big.bin", BIG_SIZE, 4);
 }
 
-/** A fresh image of @mb MiB at @img from the tree in DIR_/tree. */
+unsigned img_bs = 4096;
+const char *mkfs_opts = "";
+
+/** A fresh image of @mb MiB at @img from the tree in DIR_/tree, of
+ *  img_bs-byte blocks (0: mke2fs's choice), mkfs_opts added. */
 int mkfs_tree(const char *img, unsigned mb)
 {
-	char cmd[512];
+	char cmd[768], bs[16] = "";
+	if (img_bs)
+		snprintf(bs, sizeof bs, "-b %u", img_bs);
 	snprintf(cmd, sizeof cmd,
-		 "rm -f %s && mke2fs -q -F -t ext2 -b 4096 -d " DIR_
+		 "rm -f %s && mke2fs -q -F -t ext2 %s %s -d " DIR_
 		 "/tree %s %uM >/dev/null 2>&1",
-		 img, img, mb);
+		 img, bs, mkfs_opts, img, mb);
 	return sh(cmd);
 }
 
@@ -160,12 +166,20 @@ int make_link_image(const char *img, unsigned mb)
 	return mkfs_tree(img, mb);
 }
 
+/** ext2_mount of @d on @f with a group table of TEST_GROUPS entries
+ *  (one for fs, one for any other struct ext2_fs). */
+int mount_fs(struct ext2_fs *f, const struct ext2_dev *d)
+{
+	static struct ext2_group table[2][TEST_GROUPS];
+	return ext2_mount(f, d, table[f != &fs], TEST_GROUPS);
+}
+
 int open_image(const char *img)
 {
 	if (img_fd >= 0)
 		close(img_fd);
 	img_fd = open(img, O_RDWR);
-	return img_fd >= 0 ? ext2_mount(&fs, devp) : -EIO;
+	return img_fd >= 0 ? mount_fs(&fs, devp) : -EIO;
 }
 
 /** e2fsck -fn's exit status on @img (0: clean). */
@@ -238,7 +252,8 @@ unsigned entry_type(uint32_t dir, const char *name)
 
 /* ---- failed operations leave the image as it was ---- */
 
-/** Name @i of 200 bytes: 19 such entries fill a directory block. */
+/** Name @i of 200 bytes: long_per_block() such entries (19 in 4 KiB)
+ *  fill a directory block. */
 const char *long_name(unsigned i)
 {
 	static char name[201];
@@ -250,12 +265,17 @@ const char *long_name(unsigned i)
 	return name;
 }
 
+unsigned long_per_block(void)
+{
+	return fs.bsize / 208; /* an entry: 8 bytes, the name, rounded to 4 */
+}
+
 /** Fill the first @blocks blocks of directory @d (one block long, as
  *  mkdir made it) with empty files: adding to it takes a new block. */
 int fill_dir(uint32_t d, unsigned blocks)
 {
 	uint32_t ino;
-	for (unsigned i = 0; i < blocks * LONG_PER_BLOCK; i++) {
+	for (unsigned i = 0; i < blocks * long_per_block(); i++) {
 		int err = ext2_create(&fs, d, long_name(i), 200, 0644, &ino);
 		if (err)
 			return err;
@@ -276,8 +296,8 @@ int fill_disk(uint32_t dir, uint32_t left)
 		err = ext2_create(&fs, d, name, (size_t)len, 0644, &ino);
 		for (uint32_t k = 0; !err && k < EXT2_NDIR && fs.free_blocks > left;
 		     k++)
-			if (ext2_write(&fs, ino, k * EXT2_BLOCK, z, EXT2_BLOCK) !=
-			    EXT2_BLOCK)
+			if (ext2_write(&fs, ino, k * fs.bsize, z, fs.bsize) !=
+			    (long)fs.bsize)
 				err = -EIO;
 	}
 	return err ? err : fs.free_blocks == left ? 0 : -ENOSPC;
@@ -305,15 +325,15 @@ uint8_t *slurp(const char *img, size_t *n)
 bool same_bytes(const uint8_t *now, const uint8_t *was, size_t n)
 {
 	bool same = true;
+	size_t bs = fs.bsize;
 	for (uint32_t g = 0; same && g < fs.groups; g++) {
-		const uint8_t *bm = was + (size_t)fs.group[g].block_bitmap * EXT2_BLOCK;
+		const uint8_t *bm = was + (size_t)fs.group[g].block_bitmap * bs;
 		for (uint32_t i = 0; same && i < fs.blocks_per_group; i++) {
 			size_t blk = fs.first_data_block + (size_t)g * fs.blocks_per_group + i;
-			if (blk >= fs.blocks || (blk + 1) * EXT2_BLOCK > n ||
+			if (blk >= fs.blocks || (blk + 1) * bs > n ||
 			    !(bm[i / 8] & (1u << (i % 8))))
 				continue;
-			same = !memcmp(now + blk * EXT2_BLOCK, was + blk * EXT2_BLOCK,
-				       EXT2_BLOCK);
+			same = !memcmp(now + blk * bs, was + blk * bs, bs);
 			if (!same)
 				fprintf(stderr, "block %zu differs\n", blk);
 		}

@@ -19,7 +19,7 @@
 #define SLOW_TARGET                                                        \
 	"sub/deep/../../sub/deep/../../sub/deep/../../sub/deep/../../small.txt"
 
-#define LONG_PER_BLOCK 19u /* entries of long_name that fill a block */
+#define TEST_GROUPS 256u /* group table of a test's mount */
 
 /* The devices: the image file img_fd; that file failing (dev_failing:
  * writes while write_fails is set and the fail_n ones numbered from
@@ -35,6 +35,31 @@ extern const struct ext2_dev *devp; /* open_image mounts through it */
 extern uint8_t *ram;
 extern size_t ram_n;
 extern struct ext2_fs fs; /* the mounted image */
+extern unsigned img_bs;      /* block size of the images made next */
+extern const char *mkfs_opts; /* more options of their mke2fs */
+
+/* A test run on images of several block sizes (img_bs): NAME on 4 KiB
+ * blocks, then NAME_2k and NAME_1k (BS_TESTS) or NAME_1k only
+ * (BS_TESTS_1K). A 64 MiB image of 1 KiB blocks has 8 groups, a 16
+ * MiB one 2. */
+#define BS_TEST_(name, suffix, bs)                                       \
+	HTEST(name##suffix)                                              \
+	{                                                                \
+		img_bs = bs;                                             \
+		name##_body(htest_ctx_);                                 \
+		img_bs = 4096;                                           \
+	}
+#define BS_TESTS_1K(name)                                               \
+	static void name##_body(struct htest_ctx *htest_ctx_);           \
+	BS_TEST_(name, , 4096)                                           \
+	BS_TEST_(name, _1k, 1024)                                        \
+	static void name##_body(struct htest_ctx *htest_ctx_)
+#define BS_TESTS(name)                                                  \
+	static void name##_body(struct htest_ctx *htest_ctx_);           \
+	BS_TEST_(name, , 4096)                                           \
+	BS_TEST_(name, _2k, 2048)                                        \
+	BS_TEST_(name, _1k, 1024)                                        \
+	static void name##_body(struct htest_ctx *htest_ctx_)
 
 uint8_t pat(unsigned seed, size_t i);
 void fill(uint8_t *b, size_t n, unsigned seed, size_t from);
@@ -43,6 +68,7 @@ void write_tree(void);
 int mkfs_tree(const char *img, unsigned mb);
 int make_image(const char *img, unsigned mb);
 int make_link_image(const char *img, unsigned mb);
+int mount_fs(struct ext2_fs *f, const struct ext2_dev *d);
 int open_image(const char *img);
 int fsck(const char *img);
 bool file_is(uint32_t ino, size_t n, unsigned seed);
@@ -50,6 +76,7 @@ bool tree_intact(void);
 int close_fsck(const char *img);
 unsigned entry_type(uint32_t dir, const char *name);
 const char *long_name(unsigned i);
+unsigned long_per_block(void);
 int fill_dir(uint32_t d, unsigned blocks);
 int fill_disk(uint32_t dir, uint32_t left);
 uint8_t *slurp(const char *img, size_t *n);

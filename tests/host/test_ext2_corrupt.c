@@ -15,7 +15,9 @@
  * Deterministic: case i of seed S is the same everywhere. Environment:
  * EXT2_CORRUPT_CASES (per test, default 400), EXT2_CORRUPT_SEED
  * (default 1), EXT2_CORRUPT_ONLY=i (that case alone, its mutations
- * printed). Images in build/host/ext2-corrupt/, never committed.
+ * printed). Each test runs on an image of 4 KiB blocks, and as NAME_1k
+ * (a quarter of the cases) on one of 1 KiB blocks. Images in
+ * build/host/ext2-corrupt/, never committed.
  */
 #define _GNU_SOURCE
 #define HTEST_MAIN
@@ -51,6 +53,8 @@ const char *__ubsan_default_options(void)
 
 static uint8_t *img;   /* the pristine image (a child changes its copy) */
 static uint32_t nblk;  /* blocks of the image: the device's size */
+static uint32_t bs = EXT2_BLOCK; /* the file system's block size */
+static uint32_t fsblk; /* its blocks: nblk * EXT2_BLOCK / bs */
 static unsigned long reads; /* in the child: device reads of this case */
 static uint32_t bad_read = ~0u; /* a block read past the device, if any */
 
@@ -151,8 +155,8 @@ static void region_add(enum kind k, uint64_t off, uint32_t len, uint32_t what)
  *  header and name. */
 static void parse_dir_block(uint32_t blk, uint32_t ino)
 {
-	uint64_t base = (uint64_t)blk * EXT2_BLOCK;
-	for (uint32_t off = 0; off + 8 <= EXT2_BLOCK;) {
+	uint64_t base = (uint64_t)blk * bs;
+	for (uint32_t off = 0; off + 8 <= bs;) {
 		uint32_t rec = rd16(base + off + 4);
 		region_add(K_DIRENT, base + off, 8u + img[base + off + 6], ino);
 		if (rec < 8)
@@ -165,11 +169,11 @@ static void parse_dir_block(uint32_t blk, uint32_t ino)
  *  a double-indirect one the indirect blocks it names. */
 static void parse_ind(uint32_t blk, enum kind k, uint32_t ino)
 {
-	if (!blk || blk >= nblk)
+	if (!blk || blk >= fsblk)
 		return;
-	uint64_t base = (uint64_t)blk * EXT2_BLOCK;
+	uint64_t base = (uint64_t)blk * bs;
 	uint32_t used = 0;
-	for (uint32_t i = 0; i < EXT2_PER_BLOCK; i++) {
+	for (uint32_t i = 0; i < bs / 4; i++) {
 		uint32_t v = rd32(base + 4 * i);
 		if (v)
 			used = i + 1;
@@ -189,9 +193,9 @@ static void parse_inode(uint32_t ino, uint64_t at)
 	region_add(K_INODE, at, 128, ino);
 	if ((mode & EXT2_S_IFMT) == EXT2_S_IFDIR) {
 		uint32_t size = rd32(at + 4);
-		for (uint32_t i = 0; i < EXT2_NDIR && i * EXT2_BLOCK < size; i++) {
+		for (uint32_t i = 0; i < EXT2_NDIR && i * bs < size; i++) {
 			uint32_t b = rd32(at + 40 + 4 * i);
-			if (b && b < nblk)
+			if (b && b < fsblk)
 				parse_dir_block(b, ino);
 		}
 	} else if ((mode & EXT2_S_IFMT) == EXT2_S_IFREG) {
@@ -206,19 +210,21 @@ static int parse_image(void)
 	const uint64_t sb = 1024;
 	uint32_t blocks = rd32(sb + 4), bpg = rd32(sb + 32);
 	uint32_t ipg = rd32(sb + 40), isz = rd16(sb + 88);
-	if (rd16(sb + 56) != 0xEF53 || blocks != nblk || !bpg || !ipg)
+	uint32_t fdb = rd32(sb + 20);
+	bs = 1024u << rd32(sb + 24), fsblk = nblk * (EXT2_BLOCK / bs);
+	if (rd16(sb + 56) != 0xEF53 || blocks != fsblk || !bpg || !ipg)
 		return -1;
-	uint32_t groups = (blocks + bpg - 1) / bpg;
+	uint32_t groups = (blocks - fdb + bpg - 1) / bpg;
 	region_add(K_SB, sb, 256, 0); /* the fields in use are in the first 256 */
 	for (uint32_t g = 0; g < groups; g++) {
-		uint64_t d = EXT2_BLOCK + 32ull * g;
+		uint64_t d = (fdb + 1ull) * bs + 32ull * g;
 		region_add(K_GD, d, 18, g);
 		uint32_t bbm = rd32(d), ibm = rd32(d + 4), it = rd32(d + 8);
-		region_add(K_BBM, (uint64_t)bbm * EXT2_BLOCK, bpg / 8, g);
-		region_add(K_IBM, (uint64_t)ibm * EXT2_BLOCK, ipg / 8, g);
+		region_add(K_BBM, (uint64_t)bbm * bs, bpg / 8, g);
+		region_add(K_IBM, (uint64_t)ibm * bs, ipg / 8, g);
 		for (uint32_t i = 0; i < ipg; i++)
 			parse_inode(g * ipg + i + 1,
-				    (uint64_t)it * EXT2_BLOCK + (uint64_t)i * isz);
+				    (uint64_t)it * bs + (uint64_t)i * isz);
 	}
 	for (int k = 0; k < K_N; k++)
 		if (!nregions[k])
@@ -238,8 +244,8 @@ static uint32_t pick32(uint32_t old)
 					0xffffffffu, 0xfffffffeu, 4096, 32768};
 	switch (htest_rand(&rng) % 6) {
 	case 0: return edge[htest_rand(&rng) % (sizeof edge / sizeof *edge)];
-	case 1: return nblk - 1 + (uint32_t)(htest_rand(&rng) % 3);
-	case 2: return (uint32_t)(htest_rand(&rng) % (2 * nblk));
+	case 1: return fsblk - 1 + (uint32_t)(htest_rand(&rng) % 3);
+	case 2: return (uint32_t)(htest_rand(&rng) % (2 * fsblk));
 	case 3: return old + 1 - (uint32_t)(htest_rand(&rng) % 3);
 	case 4: return old ^ (1u << (htest_rand(&rng) % 32));
 	default: return (uint32_t)htest_rand(&rng);
@@ -307,10 +313,12 @@ static unsigned failed_calls; /* calls that returned an error */
 static unsigned eio_calls;    /* of them, EIO or EINVAL */
 static unsigned files_read;   /* regular files read by the walks */
 
-/** The superblock's block count, as the (changed) image says. */
-static uint32_t sb_blocks(void)
+/** The device block of the last block the (changed) superblock counts,
+ *  of the block size it says. */
+static uint32_t sb_last(void)
 {
-	return rd32(1024 + 4);
+	uint32_t log = rd32(1024 + 24);
+	return (rd32(1024 + 4) - 1) >> (log <= 2 ? 2 - log : 0);
 }
 
 /** Check result @r of a library call named @what: 0 if it is an allowed
@@ -320,7 +328,7 @@ static long judge(long r, const char *what)
 	/* ext2_mount reads the last block the superblock counts to see that
 	 * the device holds it: past the device, that read must fail it */
 	if (bad_read != ~0u && !strcmp(what, "mount") && r == -EIO &&
-	    bad_read == sb_blocks() - 1 && fs.why[0])
+	    bad_read == sb_last() && fs.why[0])
 		return r;
 	if (bad_read != ~0u) {
 		fprintf(stderr, "%s: read of block %u past the device (%u)\n",
@@ -330,9 +338,9 @@ static long judge(long r, const char *what)
 	if (r >= 0)
 		return r;
 	failed_calls++;
-	static const int ok[] = {ENOENT, EEXIST,	   ENOTDIR, EISDIR,
-				 ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL,
-				 EFBIG,	 EIO};
+	static const int ok[] = {ENOENT,       EEXIST, ENOTDIR, EISDIR,
+				 ENOTEMPTY,    ENOSPC, ENAMETOOLONG, EINVAL,
+				 EFBIG,	       EIO,    EROFS};
 	bool known = false;
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
 		known |= r == -ok[i];
@@ -539,7 +547,12 @@ static void child_case(unsigned nmut, int kind, uint64_t seed, bool show)
 			sb_agree(show);
 	}
 	alarm(CASE_SECS);
-	if (CALL("mount", ext2_mount(&fs, use_get ? &dev_with_get : &dev)) < 0)
+	const struct ext2_dev *d = use_get ? &dev_with_get : &dev;
+	/* the group table, as large as the (changed) superblock says */
+	long n = CALL("mount", ext2_groups(&fs, d));
+	struct ext2_group *groups = n > 0 ? malloc(ext2_group_bytes(&fs)) : NULL;
+	if (n < 0 || !groups ||
+	    CALL("mount", ext2_mount(&fs, d, groups, (uint32_t)n)) < 0)
 		case_exit(EXIT_REFUSED);
 	seen[EXT2_ROOT_INO] = 1;
 	walk(EXT2_ROOT_INO, 0);
@@ -564,12 +577,19 @@ static void child_case(unsigned nmut, int kind, uint64_t seed, bool show)
 
 /* ---- the parent ---- */
 
-/** Make the base image (two block groups) and load it; 0 or -1. */
+static uint32_t want_bs = 4096; /* the block size of the next test's image */
+
+/** Make the base image of want_bs-byte blocks (two block groups) and
+ *  load it, unless it is loaded; 0 or -1. */
 static int load_image(void)
 {
-	if (img)
+	static bool locked;
+	if (img && bs == want_bs)
 		return 0;
-	htest_lock(DIR_ ".lock");
+	if (!locked)
+		htest_lock(DIR_ ".lock"), locked = true;
+	free(img), img = NULL;
+	memset(nregions, 0, sizeof nregions);
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, PATHS
 		 "rm -rf " DIR_ " && mkdir -p " DIR_ "/tree/sub/deep " DIR_
@@ -580,8 +600,9 @@ static int load_image(void)
 		 "printf z | dd of=sub/deep/sparse.bin bs=1 seek=4500000 "
 		 "conv=notrunc 2>/dev/null && "
 		 "for i in $(seq 1 160); do echo $i > sub/many/a-file-with-a-longer-name-$i; done && "
-		 "cd - >/dev/null && mke2fs -q -F -t ext2 -b 4096 -g 1024 -N 512 "
-		 "-d " DIR_ "/tree " IMG " 6M >/dev/null 2>&1");
+		 "cd - >/dev/null && mke2fs -q -F -t ext2 -b %u -g %u -N 512 "
+		 "-d " DIR_ "/tree " IMG " 6M >/dev/null 2>&1",
+		 want_bs, want_bs == 4096 ? 1024 : 8 * want_bs / 2);
 	if (system(cmd))
 		return -1;
 	int fd = open(IMG, O_RDONLY);
@@ -641,7 +662,9 @@ static const char *run_case(unsigned i, unsigned nmut, int kind, bool show,
  *  (each with its mutations) and counted into @msg. */
 static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 {
-	unsigned n = htest_env_num("EXT2_CORRUPT_CASES", 400), fails = 0;
+	/* a quarter of them on the image of 1 KiB blocks */
+	unsigned n = htest_env_num("EXT2_CORRUPT_CASES", 400) * bs / 4096;
+	unsigned fails = 0;
 	unsigned only = htest_env_num("EXT2_CORRUPT_ONLY", ~0u);
 	struct tally t = {0, 0, 0}, ignore;
 	const char *name = kind < 0 ? "mixed" : kind_name[kind];
@@ -659,40 +682,46 @@ static int run_cases(int kind, unsigned nmut, char *msg, size_t msz)
 		if (fails == 1)
 			snprintf(msg, msz, "case %u: %s", i, why);
 	}
-	fprintf(stderr, "%s: %u cases: %u refused at mount, %u with EIO, "
-		"%u without, %u failing\n", name, n, t.refused, t.eio, t.clean,
-		fails);
+	fprintf(stderr, "%s (%u-byte blocks): %u cases: %u refused at mount, "
+		"%u with EIO, %u without, %u failing\n", name, bs, n, t.refused,
+		t.eio, t.clean, fails);
 	return (int)fails;
 }
 
-#define KIND_TEST(name, kind, nmut)                                     \
+#define KIND_TEST_BS(name, kind, nmut, size)                            \
 	HTEST(name)                                                      \
 	{                                                                \
 		char msg[200] = "";                                      \
+		want_bs = size;                                          \
 		CHECK_EQ(load_image(), 0);                               \
 		int fails = run_cases(kind, nmut, msg, sizeof msg);      \
 		if (fails)                                               \
 			HTEST_FAIL_("%d failing cases, first %s", fails, \
 				    msg);                                \
 	}
+/* Each kind on 4 KiB blocks, and (a quarter as many cases) on 1 KiB;
+ * the 4 KiB tests first, so that each image is made once. */
+#define KIND_TESTS(suffix, size)                                                \
+	KIND_TEST_BS(corrupt_superblock##suffix, K_SB, 1, size)                  \
+	KIND_TEST_BS(corrupt_group_descriptors##suffix, K_GD, 1, size)           \
+	KIND_TEST_BS(corrupt_block_bitmaps##suffix, K_BBM, 2, size)              \
+	KIND_TEST_BS(corrupt_inode_bitmaps##suffix, K_IBM, 2, size)              \
+	KIND_TEST_BS(corrupt_inodes##suffix, K_INODE, 1, size)                   \
+	KIND_TEST_BS(corrupt_directory_entries##suffix, K_DIRENT, 1, size)       \
+	KIND_TEST_BS(corrupt_indirect_blocks##suffix, K_IND, 1, size)            \
+	KIND_TEST_BS(corrupt_double_indirect_blocks##suffix, K_DIND, 1, size)    \
+	KIND_TEST_BS(corrupt_anything_three_times##suffix, -1, 3, size)
 
-KIND_TEST(corrupt_superblock, K_SB, 1)
-KIND_TEST(corrupt_group_descriptors, K_GD, 1)
-KIND_TEST(corrupt_block_bitmaps, K_BBM, 2)
-KIND_TEST(corrupt_inode_bitmaps, K_IBM, 2)
-KIND_TEST(corrupt_inodes, K_INODE, 1)
-KIND_TEST(corrupt_directory_entries, K_DIRENT, 1)
-KIND_TEST(corrupt_indirect_blocks, K_IND, 1)
-KIND_TEST(corrupt_double_indirect_blocks, K_DIND, 1)
-KIND_TEST(corrupt_anything_three_times, -1, 3)
+KIND_TESTS(, 4096)
 
 /* The walk itself: the parse found every kind (else a kind's test
  * would test nothing), and the unchanged image mounts, walks whole
  * (every file read), takes every write without an error and is then
  * clean under e2fsck. */
-HTEST(pristine_image_walks_whole)
+static void pristine_walk(struct htest_ctx *htest_ctx_, uint32_t size)
 {
 	struct tally t = {0, 0, 0};
+	want_bs = size;
 	CHECK_EQ(load_image(), 0);
 	for (int k = 0; k < K_N; k++)
 		CHECK(nregions[k] > 0);
@@ -704,12 +733,18 @@ HTEST(pristine_image_walks_whole)
 			"/fsck.log 2>&1"), 0);
 }
 
+HTEST(pristine_image_walks_whole)
+{
+	pristine_walk(htest_ctx_, 4096);
+}
+
+
 /* A superblock that counts more blocks than the device has, and a
  * file's block just past the device's end (below the superblock's). */
 static void sb_past_device(void)
 {
-	put32_img(1024 + 4, nblk + 1); /* the group count stays the same */
-	put32_img(first_file_inode() + 40, nblk);
+	put32_img(1024 + 4, fsblk + 1); /* the group count stays the same */
+	put32_img(first_file_inode() + 40, fsblk);
 }
 
 /* A block count of 0 and a first data block that makes the group count
@@ -753,7 +788,7 @@ static uint64_t dotdot_of(const char *name)
 static void dotdot_loop(void)
 {
 	uint64_t at = dotdot_of("many");
-	put32_img(at, rd32(at & ~(uint64_t)(EXT2_BLOCK - 1))); /* ".": first */
+	put32_img(at, rd32(at & ~(uint64_t)(bs - 1))); /* ".": first */
 }
 
 /* Each case, and whether the mount must refuse the image (a
@@ -766,8 +801,9 @@ static const struct {
 		  {sb_wrapping_first_block, true},
 		  {dotdot_loop, false}};
 
-HTEST(corrupt_by_hand)
+static void by_hand_cases(struct htest_ctx *htest_ctx_, uint32_t size)
 {
+	want_bs = size;
 	CHECK_EQ(load_image(), 0);
 	for (size_t i = 0; i < sizeof hand_cases / sizeof *hand_cases; i++) {
 		struct tally t = {0, 0, 0};
@@ -779,4 +815,21 @@ HTEST(corrupt_by_hand)
 		if (hand_cases[i].refused && !t.refused)
 			HTEST_FAIL_("case %zu: mounted, should be refused", i);
 	}
+}
+
+HTEST(corrupt_by_hand)
+{
+	by_hand_cases(htest_ctx_, 4096);
+}
+
+KIND_TESTS(_1k, 1024)
+
+HTEST(pristine_image_walks_whole_1k)
+{
+	pristine_walk(htest_ctx_, 1024);
+}
+
+HTEST(corrupt_by_hand_1k)
+{
+	by_hand_cases(htest_ctx_, 1024);
 }

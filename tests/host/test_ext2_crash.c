@@ -18,6 +18,7 @@
  * fsync after about half the creates and appends. Default: 20 crash
  * points sampled from all the workload's writes; EXT2_CRASH_LONG=1: every
  * write. EXT2_CRASH_SEED picks another workload and other subsets.
+ * Each test runs on 4 KiB blocks, and as NAME_1k on 1 KiB ones.
  * Images in build/host/ext2-crash/, never committed.
  */
 #define _GNU_SOURCE
@@ -265,10 +266,12 @@ static int wl_read(void)
 	return r < 0 ? snprintf(wl_err, sizeof wl_err, "read: %ld", r), -1 : 0;
 }
 
+static struct ext2_group groups[64]; /* the image's: one group */
+
 /** PostMark-like: directories, a pool of files, then transactions. */
 static int workload(void)
 {
-	int r = ext2_mount(&fs, &dev);
+	int r = ext2_mount(&fs, &dev, groups, 64);
 	if (r)
 		return snprintf(wl_err, sizeof wl_err, "mount: %d %s", r,
 				fs.why), -1;
@@ -382,7 +385,7 @@ static bool check_repaired(unsigned *checked, char *why, size_t n)
 {
 	if (load(CRASH_IMG, cur))
 		return snprintf(why, n, "cannot read the repaired image"), false;
-	int r = ext2_mount(&fs, &dev);
+	int r = ext2_mount(&fs, &dev, groups, 64);
 	if (r)
 		return snprintf(why, n, "mount: %d (%s)", r, fs.why), false;
 	for (unsigned d = 0; d < NDIRS; d++) {
@@ -448,22 +451,29 @@ static const char *crash_point(unsigned long w, unsigned pct, uint64_t seed,
 
 /* ---- the tests ---- */
 
-/** The empty image (mke2fs) in memory; 0 or -1. */
-static int setup(void)
+/** The empty image (mke2fs) of @bs-byte blocks in memory; 0 or -1. */
+static int setup(unsigned bs)
 {
-	if (base)
+	static unsigned loaded;
+	if (loaded == bs)
 		return 0;
-	htest_lock(DIR_ ".lock");
-	if (sh("rm -rf " DIR_ " && mkdir -p " DIR_ " && mke2fs -q -F -t ext2 "
-	       "-b 4096 -N 1024 " IMG " 8M > /dev/null 2>&1"))
+	if (!loaded)
+		htest_lock(DIR_ ".lock");
+	char cmd[256];
+	snprintf(cmd, sizeof cmd,
+		 "rm -rf " DIR_ " && mkdir -p " DIR_ " && mke2fs -q -F -t ext2 "
+		 "-b %u -N 1024 " IMG " 8M > /dev/null 2>&1", bs);
+	if (sh(cmd))
 		return -1;
 	struct stat st;
 	if (stat(IMG, &st))
 		return -1;
 	nblk = (uint32_t)(st.st_size / EXT2_BLOCK);
+	free(base), free(cur), free(durable);
 	base = malloc((size_t)st.st_size);
 	cur = malloc((size_t)st.st_size);
 	durable = malloc((size_t)st.st_size);
+	loaded = bs;
 	return load(IMG, base);
 }
 
@@ -480,9 +490,9 @@ static unsigned long writes_of_workload(uint64_t seed)
 /* Without a crash the workload ends clean (the check itself works),
  * and a flush keeps everything: no file lost at any keep rate when every
  * unflushed write survives. */
-HTEST(workload_runs_clean)
+static void runs_clean(struct htest_ctx *htest_ctx_, unsigned bs)
 {
-	CHECK_EQ(setup(), 0);
+	CHECK_EQ(setup(bs), 0);
 	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	unsigned long n = writes_of_workload(seed);
 	if (!n)
@@ -496,6 +506,11 @@ HTEST(workload_runs_clean)
 	const char *bad = crash_point(n, 100, seed, &t, why, sizeof why);
 	if (bad)
 		HTEST_FAIL_("last write, all kept: %s: %s", bad, why);
+}
+
+HTEST(workload_runs_clean)
+{
+	runs_clean(htest_ctx_, 4096);
 }
 
 /** Crash at each write of @w[0..@nw), keep rates in turn. */
@@ -531,9 +546,9 @@ static void run_points(struct htest_ctx *htest_ctx_, const unsigned long *w,
 
 /* SAMPLE_POINTS crash points spread over the workload's writes
  * (EXT2_CRASH_LONG=1: every one). */
-HTEST(fsynced_files_survive_power_loss)
+static void survive(struct htest_ctx *htest_ctx_, unsigned bs)
 {
-	CHECK_EQ(setup(), 0);
+	CHECK_EQ(setup(bs), 0);
 	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	unsigned long n = writes_of_workload(seed);
 	if (!n)
@@ -554,13 +569,18 @@ HTEST(fsynced_files_survive_power_loss)
 	free(w);
 }
 
+HTEST(fsynced_files_survive_power_loss)
+{
+	survive(htest_ctx_, 4096);
+}
+
 /* The writes after the sparse write, which makes a double indirect
  * block, an indirect block in it and a data block for a fsynced file,
  * until the next flush: a crash there keeping the inode and losing
  * either indirect block's zeros lost the file (ext2_bmap's balloc_ind). */
-HTEST(power_loss_around_double_indirect)
+static void around_dind(struct htest_ctx *htest_ctx_, unsigned bs)
 {
-	CHECK_EQ(setup(), 0);
+	CHECK_EQ(setup(bs), 0);
 	uint64_t seed = htest_env_num("EXT2_CRASH_SEED", 1);
 	if (!writes_of_workload(seed))
 		HTEST_FAIL_("workload: %s", wl_err);
@@ -569,4 +589,27 @@ HTEST(power_loss_around_double_indirect)
 	for (unsigned i = 0; i < 24; i++)
 		w[i] = sparse_at + 1 + i;
 	run_points(htest_ctx_, w, 24, seed);
+}
+
+HTEST(power_loss_around_double_indirect)
+{
+	around_dind(htest_ctx_, 4096);
+}
+
+/* The same on 1 KiB blocks: four of them in each device write (a
+ * read-modify-write of their 4 KiB), the sparse write's double
+ * indirect block at 268 KiB into the file. */
+HTEST(workload_runs_clean_1k)
+{
+	runs_clean(htest_ctx_, 1024);
+}
+
+HTEST(fsynced_files_survive_power_loss_1k)
+{
+	survive(htest_ctx_, 1024);
+}
+
+HTEST(power_loss_around_double_indirect_1k)
+{
+	around_dind(htest_ctx_, 1024);
 }

@@ -89,7 +89,8 @@ UTEST(fs_ext2_over_b, 1)
 			    FS_WIN_VA, FUL_R_READ | FUL_R_WRITE), 0);
 	const struct ext2_dev dev = {ext2_b_read, ext2_b_write, ext2_b_now,
 				     (void *)&fs_b, ext2_b_get, NULL};
-	int err = ext2_mount(&fs, &dev);
+	static struct ext2_group groups[64]; /* the test image has one */
+	int err = ext2_mount(&fs, &dev, groups, 64);
 	if (err)
 		printf("fs: mount: %d (%s)\n", err, fs.why);
 	UT_CHECK_EQ(err, 0);

@@ -1,212 +1,12 @@
 /*
- * ext2: superblock and group descriptors, inodes, the block and inode
- * bitmaps, the block map (direct, indirect, double indirect) and file
- * data. Directories are in ext2_dir.c. Layout facts: the superblock is
- * the 1,024 bytes at byte 1,024 (in block 0 with 4 KiB blocks), the
- * group descriptors (32 bytes each) fill the blocks after it, bit i of
- * group g's block bitmap is block first_data_block + g * blocks_per_group
- * + i, bit i of its inode bitmap is inode g * inodes_per_group + i + 1.
+ * ext2: inodes, the block and inode bitmaps, the block map (direct,
+ * indirect, double and triple indirect) and file data. Blocks, the
+ * superblock and mounting are in ext2_mount.c, directories in
+ * ext2_dir.c. Layout facts: bit i of group g's block bitmap is block
+ * first_data_block + g * blocks_per_group + i, bit i of its inode
+ * bitmap is inode g * inodes_per_group + i + 1.
  */
-#include <stdarg.h>
-
 #include "ext2_int.h"
-
-#define GD_SIZE 32u
-
-int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(fs->why, sizeof fs->why, fmt, ap);
-	va_end(ap);
-	return -EIO;
-}
-
-/** -EIO (the reason in fs->why) if @blk lies past the disk, else 0. */
-static int blk_check(struct ext2_fs *fs, uint32_t blk)
-{
-	if (blk >= fs->blocks && fs->blocks)
-		return ext2_eio(fs, "block %u past the end", blk);
-	return 0;
-}
-
-/** The device's error @err of block @blk, its reason in fs->why. */
-static int dev_failed(struct ext2_fs *fs, const char *what, uint32_t blk,
-		      int err)
-{
-	snprintf(fs->why, sizeof fs->why, "device: %s of block %u failed (%d)",
-		 what, blk, err);
-	return err;
-}
-
-int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf)
-{
-	int err = blk_check(fs, blk);
-	if (!err && (err = fs->dev.read(fs->dev.ctx, blk, buf)))
-		dev_failed(fs, "read", blk, err);
-	return err;
-}
-
-const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err)
-{
-	if ((*err = blk_check(fs, blk)))
-		return NULL;
-	if (fs->dev.get) /* a tail call: the read path's cost */
-		return fs->dev.get(fs->dev.ctx, blk, err);
-	*err = fs->dev.read(fs->dev.ctx, blk, fs->buf);
-	return *err ? NULL : fs->buf;
-}
-
-int ext2_bget_failed(struct ext2_fs *fs, uint32_t blk, int err)
-{
-	return blk < fs->blocks ? dev_failed(fs, "read", blk, err) : err;
-}
-
-int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf)
-{
-	if (blk >= fs->blocks || blk == 0)
-		return ext2_eio(fs, "writing block %u", blk);
-	int err = fs->dev.write(fs->dev.ctx, blk, buf);
-	return err ? dev_failed(fs, "write", blk, err) : 0;
-}
-
-/** Check the superblock fields Fulcrum depends on. */
-static int sb_check(struct ext2_fs *fs)
-{
-	const uint8_t *s = fs->sb;
-	if (le16(s + 56) != EXT2_MAGIC)
-		return snprintf(fs->why, sizeof fs->why, "no ext2 magic"),
-		       -EINVAL;
-	if (le32(s + 76) != 1 || le32(s + 24) != 2)
-		return snprintf(fs->why, sizeof fs->why,
-				"not revision 1 with 4 KiB blocks"),
-		       -EINVAL;
-	if (fs->incompat & ~EXT2_INCOMPAT_FILETYPE)
-		return snprintf(fs->why, sizeof fs->why,
-				"unknown incompatible features %#x",
-				fs->incompat),
-		       -EINVAL;
-	if (!fs->blocks_per_group || fs->blocks_per_group > 8 * EXT2_BLOCK ||
-	    !fs->inodes_per_group || fs->inodes_per_group > 8 * EXT2_BLOCK ||
-	    fs->inode_size < 128 || fs->inode_size > EXT2_BLOCK ||
-	    (fs->inode_size & (fs->inode_size - 1)) || fs->first_ino < 11 ||
-	    /* then each group's first block, first_data_block + g *
-	     * blocks_per_group, is below fs->blocks: no 32-bit wrap */
-	    fs->first_data_block >= fs->blocks ||
-	    fs->groups == 0 || fs->groups > EXT2_MAX_GROUPS ||
-	    fs->inodes != fs->groups * fs->inodes_per_group)
-		return snprintf(fs->why, sizeof fs->why,
-				"inconsistent superblock"),
-		       -EIO;
-	return 0;
-}
-
-/** Read the group descriptors; check each against the disk's size. */
-static int gd_read(struct ext2_fs *fs)
-{
-	uint32_t per = EXT2_BLOCK / GD_SIZE;
-	for (uint32_t g = 0; g < fs->groups; g++) {
-		if (g % per == 0) {
-			int err = ext2_bread(fs, fs->first_data_block + 1 + g / per,
-					     fs->buf);
-			if (err)
-				return err;
-		}
-		const uint8_t *d = fs->buf + (g % per) * GD_SIZE;
-		struct ext2_group *gr = &fs->group[g];
-		gr->block_bitmap = le32(d), gr->inode_bitmap = le32(d + 4);
-		gr->inode_table = le32(d + 8), gr->free_blocks = le16(d + 12);
-		gr->free_inodes = le16(d + 14), gr->used_dirs = le16(d + 16);
-		uint32_t itb = fs->inodes_per_group * fs->inode_size / EXT2_BLOCK;
-		if (gr->block_bitmap >= fs->blocks ||
-		    gr->inode_bitmap >= fs->blocks ||
-		    (uint64_t)gr->inode_table + itb > fs->blocks)
-			return snprintf(fs->why, sizeof fs->why,
-					"group %u descriptor out of range", g),
-			       -EIO;
-	}
-	return 0;
-}
-
-/** Does the device hold the last block the superblock counts? The
- *  device has no size callback, but it fails a read past its end (B
- *  and D do). Every later block check (blk_check) is against
- *  fs->blocks, so a superblock counting more blocks than the device
- *  has would let a damaged block pointer read past the device. */
-static int dev_holds_all(struct ext2_fs *fs)
-{
-	int err = fs->dev.read(fs->dev.ctx, fs->blocks - 1, fs->buf);
-	if (err)
-		snprintf(fs->why, sizeof fs->why,
-			 "superblock counts %u blocks, the device fewer",
-			 fs->blocks);
-	return err;
-}
-
-int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev)
-{
-	memset(fs, 0, sizeof *fs);
-	fs->dev = *dev;
-	int err = ext2_bread(fs, 0, fs->buf);
-	if (err)
-		return err;
-	memcpy(fs->sb, fs->buf + 1024, sizeof fs->sb);
-	const uint8_t *s = fs->sb;
-	fs->inodes = le32(s), fs->blocks = le32(s + 4);
-	fs->free_blocks = le32(s + 12), fs->free_inodes = le32(s + 16);
-	fs->first_data_block = le32(s + 20);
-	fs->blocks_per_group = le32(s + 32), fs->inodes_per_group = le32(s + 40);
-	fs->first_ino = le32(s + 84), fs->inode_size = le16(s + 88);
-	fs->incompat = le32(s + 96), fs->ro_compat = le32(s + 100);
-	fs->groups = fs->blocks_per_group
-			     ? (fs->blocks - fs->first_data_block +
-				fs->blocks_per_group - 1) / fs->blocks_per_group
-			     : 0;
-	if ((err = sb_check(fs)))
-		return err;
-	fs->gdt_blocks = (fs->groups * GD_SIZE + EXT2_BLOCK - 1) / EXT2_BLOCK;
-	if ((err = gd_read(fs)))
-		return err;
-	return dev_holds_all(fs);
-}
-
-int ext2_sync(struct ext2_fs *fs)
-{
-	uint32_t per = EXT2_BLOCK / GD_SIZE;
-	for (uint32_t b = 0; b < fs->gdt_blocks; b++) {
-		uint32_t blk = fs->first_data_block + 1 + b;
-		int err = ext2_bread(fs, blk, fs->buf);
-		for (uint32_t g = b * per; !err && g < fs->groups &&
-					   g < (b + 1) * per; g++) {
-			uint8_t *d = fs->buf + (g % per) * GD_SIZE;
-			put16(d + 12, fs->group[g].free_blocks);
-			put16(d + 14, fs->group[g].free_inodes);
-			put16(d + 16, fs->group[g].used_dirs);
-		}
-		if (err || (err = ext2_bwrite(fs, blk, fs->buf)))
-			return err;
-	}
-	put32(fs->sb + 12, fs->free_blocks);
-	put32(fs->sb + 16, fs->free_inodes);
-	put32(fs->sb + 48, ext2_now(fs)); /* s_wtime */
-	int err = fs->dev.read(fs->dev.ctx, 0, fs->buf);
-	if (err)
-		return dev_failed(fs, "read", 0, err);
-	memcpy(fs->buf + 1024, fs->sb, sizeof fs->sb);
-	err = fs->dev.write(fs->dev.ctx, 0, fs->buf);
-	return err ? dev_failed(fs, "write", 0, err) : 0;
-}
-
-int ext2_fsync(struct ext2_fs *fs, uint32_t ino)
-{
-	struct ext2_inode in;
-	int err = ext2_iget(fs, ino, &in); /* a file to sync must exist */
-	if (err || !fs->dev.flush)
-		return err;
-	if ((err = fs->dev.flush(fs->dev.ctx)))
-		snprintf(fs->why, sizeof fs->why, "device flush failed");
-	return err;
-}
 
 /* ---- inodes ---- */
 
@@ -217,8 +17,8 @@ static long inode_pos(struct ext2_fs *fs, uint32_t ino, uint32_t *off)
 		return snprintf(fs->why, sizeof fs->why, "inode %u", ino), -EIO;
 	uint32_t i = ino - 1, g = i / fs->inodes_per_group;
 	uint64_t byte = (uint64_t)(i % fs->inodes_per_group) * fs->inode_size;
-	*off = (uint32_t)(byte % EXT2_BLOCK);
-	return (long)(fs->group[g].inode_table + byte / EXT2_BLOCK);
+	*off = (uint32_t)byte & (fs->bsize - 1);
+	return (long)(fs->group[g].inode_table + (byte >> fs->bshift));
 }
 
 /** Can F use inode @in? In use (a link at least: a free inode's number
@@ -241,7 +41,7 @@ static int inode_decode(struct ext2_fs *fs, uint32_t ino, const uint8_t *p,
 	in->blocks = le32(p + 28), in->flags = le32(p + 32);
 	for (int i = 0; i < 15; i++)
 		in->block[i] = le32(p + 40 + 4 * i);
-	in->size_high = le32(p + 108);
+	in->file_acl = le32(p + 104), in->size_high = le32(p + 108);
 	if (!in->links)
 		return snprintf(fs->why, sizeof fs->why, "inode %u is free", ino),
 		       -ENOENT;
@@ -291,7 +91,7 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in)
 	put32(p + 28, in->blocks), put32(p + 32, in->flags);
 	for (int i = 0; i < 15; i++)
 		put32(p + 40 + 4 * i, in->block[i]);
-	put32(p + 108, in->size_high);
+	put32(p + 104, in->file_acl), put32(p + 108, in->size_high);
 	if ((err = ext2_bwrite(fs, (uint32_t)blk, fs->buf)))
 		return err;
 	if (inode_usable(in))
@@ -469,6 +269,15 @@ int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir)
 	return err;
 }
 
+int ext2_bdrop(struct ext2_fs *fs, uint32_t blk)
+{
+	int err = ext2_tx_room(fs, 1, 0) ? bflip(fs, blk, false)
+					 : ext2_eio(fs, "undo log full");
+	if (!err)
+		ext2_log_bit(fs, EXT2_U_BFREE, blk, false);
+	return err;
+}
+
 int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir)
 {
 	return iflip(fs, ino, dir, true);
@@ -482,8 +291,8 @@ int ext2_iclaim(struct ext2_fs *fs, uint32_t ino, bool dir)
  *  the disk before the block's zeros: a crash keeping the pointer and
  *  losing the zeros leaves old data read as block numbers, and e2fsck
  *  then clears the whole inode, the bytes fsynced before included. One
- *  flush per indirect block allocated (every 4 MiB of a file); none
- *  without a flush callback. */
+ *  flush per indirect block allocated (every 4 MiB of a file with 4 KiB
+ *  blocks, 256 KiB with 1 KiB ones); none without a flush callback. */
 static long balloc_ind(struct ext2_fs *fs, uint32_t g)
 {
 	long nb = balloc(fs, g);
@@ -493,7 +302,7 @@ static long balloc_ind(struct ext2_fs *fs, uint32_t g)
 
 /** Entry @i of indirect block @blk, allocated if 0 and @alloc (the
  *  indirect block rewritten, @in's sector count raised); @ind: the entry
- *  is an indirect block itself (a double indirect block's). */
+ *  is an indirect block itself (a double or triple indirect block's). */
 static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 		    uint32_t i, bool alloc, bool ind, uint32_t g)
 {
@@ -507,7 +316,7 @@ static long ind_get(struct ext2_fs *fs, struct ext2_inode *in, uint32_t blk,
 	long nb = ind ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
-	in->blocks += EXT2_BLOCK / 512;
+	in->blocks += ext2_sectors(fs, 1);
 	if ((err = ext2_bread(fs, blk, fs->buf)) ||
 	    (err = ext2_log_block(fs, blk, fs->buf)))
 		return err;
@@ -525,7 +334,7 @@ static long top_get(struct ext2_fs *fs, struct ext2_inode *in, unsigned slot,
 	long nb = slot >= EXT2_NDIR ? balloc_ind(fs, g) : balloc(fs, g);
 	if (nb < 0)
 		return nb;
-	in->blocks += EXT2_BLOCK / 512;
+	in->blocks += ext2_sectors(fs, 1);
 	in->block[slot] = (uint32_t)nb;
 	return nb;
 }
@@ -533,26 +342,23 @@ static long top_get(struct ext2_fs *fs, struct ext2_inode *in, unsigned slot,
 long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	       uint32_t fb, bool alloc)
 {
-	uint32_t g = (ino - 1) / fs->inodes_per_group;
+	/* the group to allocate in: not worked out to read (a division) */
+	uint32_t g = alloc ? (ino - 1) / fs->inodes_per_group : 0;
 	if (fb < EXT2_NDIR)
 		return top_get(fs, in, fb, alloc, g);
-	fb -= EXT2_NDIR;
-	if (fb < EXT2_PER_BLOCK) {
-		long ind = top_get(fs, in, 12, alloc, g);
-		return ind <= 0 ? ind
-				: ind_get(fs, in, (uint32_t)ind, fb, alloc, false, g);
-	}
-	fb -= EXT2_PER_BLOCK;
-	if (fb >= EXT2_PER_BLOCK * EXT2_PER_BLOCK)
-		return -EFBIG; /* triple indirect: past 4 GiB anyway */
-	long dind = top_get(fs, in, 13, alloc, g);
-	if (dind <= 0)
-		return dind;
-	long ind = ind_get(fs, in, (uint32_t)dind, fb / EXT2_PER_BLOCK, alloc,
-			   true, g);
-	return ind <= 0 ? ind
-			: ind_get(fs, in, (uint32_t)ind, fb % EXT2_PER_BLOCK,
-				  alloc, false, g);
+	unsigned depth = 1; /* levels of indirect blocks above the block */
+	while (depth < 4 && fb >= fs->lim[depth])
+		depth++;
+	if (depth == 4)
+		return -EFBIG; /* past the triple indirect block */
+	fb -= fs->lim[depth - 1];
+	long blk = top_get(fs, in, EXT2_NDIR - 1 + depth, alloc, g);
+	uint32_t mask = (1u << fs->pshift) - 1;
+	while (depth-- > 0 && blk > 0)
+		blk = ind_get(fs, in, (uint32_t)blk,
+			      (fb >> (fs->pshift * depth)) & mask, alloc,
+			      depth > 0, g);
+	return blk;
 }
 
 /* ---- file data ---- */
@@ -593,13 +399,13 @@ long ext2_read(struct ext2_fs *fs, uint32_t ino, uint64_t off, void *buf,
 		return 0;
 	if (len > in.size - off)
 		len = (size_t)(in.size - off);
-	size_t done = 0;
+	size_t done = 0, bsize = fs->bsize;
 	while (done < len) {
 		uint64_t pos = off + done;
-		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
-		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
-							     : len - done;
-		long blk = ext2_bmap(fs, ino, &in, (uint32_t)(pos / EXT2_BLOCK),
+		uint32_t in_blk = (uint32_t)pos & (fs->bsize - 1);
+		size_t n = bsize - in_blk < len - done ? bsize - in_blk
+						       : len - done;
+		long blk = ext2_bmap(fs, ino, &in, (uint32_t)(pos >> fs->bshift),
 				     false);
 		if (blk < 0)
 			return blk;
@@ -624,7 +430,7 @@ static int write_part(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	if (blk < 0)
 		return (int)blk;
 	int err = 0;
-	if (n < EXT2_BLOCK)
+	if (n < fs->bsize)
 		err = ext2_bread(fs, (uint32_t)blk, fs->buf);
 	if (err)
 		return err;
@@ -645,10 +451,10 @@ static int write_batch(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	int err = 0;
 	while (done < len && ext2_tx_room(fs, 6, 2)) {
 		uint64_t pos = off + done;
-		uint32_t in_blk = (uint32_t)(pos % EXT2_BLOCK);
-		size_t n = EXT2_BLOCK - in_blk < len - done ? EXT2_BLOCK - in_blk
-							     : len - done;
-		err = write_part(fs, ino, in, (uint32_t)(pos / EXT2_BLOCK),
+		uint32_t in_blk = (uint32_t)pos & (fs->bsize - 1);
+		size_t n = fs->bsize - in_blk < len - done ? fs->bsize - in_blk
+							    : len - done;
+		err = write_part(fs, ino, in, (uint32_t)(pos >> fs->bshift),
 				 in_blk, src + done, n);
 		if (err)
 			break;
@@ -663,7 +469,7 @@ static int write_batch(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	/* A rewrite in place within the same second changes nothing of the
 	 * inode: no write of its block (a request to B, often on another
 	 * core). The struct has no padding, so the bytes are the fields. */
-	_Static_assert(sizeof *in == 100, "struct ext2_inode: no padding");
+	_Static_assert(sizeof *in == 104, "struct ext2_inode: no padding");
 	return memcmp(&was, in, sizeof *in) ? ext2_iput(fs, ino, in) : 0;
 }
 
@@ -687,11 +493,13 @@ long ext2_write(struct ext2_fs *fs, uint32_t ino, uint64_t off,
 		return err;
 	if (off > 0xffffffffull || len > 0xffffffffull - off) /* no wrap */
 		return -EFBIG;
+	if (fs->rdonly)
+		return -EROFS;
 	size_t done = 0, limit = len;
 	for (unsigned again = 0; done < limit;) {
 		struct ext2_inode keep = in;
 		size_t got = 0;
-		ext2_tx_begin(fs);
+		ext2_tx_begin(fs); /* not read-only: checked */
 		err = ext2_tx_end(fs, write_batch(fs, ino, &in, off + done,
 						  (const uint8_t *)buf + done,
 						  limit - done, &got));
@@ -715,15 +523,15 @@ static int truncate_steps(struct ext2_fs *fs, uint32_t ino,
 {
 	int err = 0;
 	if (size < in->size) {
-		uint32_t keep = (uint32_t)((size + EXT2_BLOCK - 1) / EXT2_BLOCK);
+		uint32_t keep = (uint32_t)((size + fs->bsize - 1) >> fs->bshift);
 		if ((err = ext2_free_from(fs, in, keep)))
 			return err;
-		uint32_t tail = (uint32_t)(size % EXT2_BLOCK);
+		uint32_t tail = (uint32_t)size & (fs->bsize - 1);
 		long blk = tail ? ext2_bmap(fs, ino, in, keep - 1, false) : 0;
 		if (blk > 0 && !(err = ext2_bread(fs, (uint32_t)blk, fs->buf)) &&
 		    !(err = ext2_log_block(fs, (uint32_t)blk, fs->buf))) {
 			/* bytes past the end read as zeros if it grows again */
-			memset(fs->buf + tail, 0, EXT2_BLOCK - tail);
+			memset(fs->buf + tail, 0, fs->bsize - tail);
 			err = ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 		}
 		if (err || blk < 0)
@@ -744,6 +552,7 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t ino, uint64_t size)
 		return err;
 	if (size > 0xffffffffull)
 		return -EFBIG;
-	ext2_tx_begin(fs);
+	if ((err = ext2_tx_begin(fs)))
+		return err;
 	return ext2_tx_end(fs, truncate_steps(fs, ino, &in, size));
 }

@@ -1,14 +1,27 @@
 /*
- * ext2 (revision 1, 4 KiB blocks) on a block device given as two
- * callbacks: the on-disk format of F, the file server (paper 002's file
- * management server), kept free of any OS so that it also builds for the
- * host, where tests run it on images made by mke2fs and check what it
- * wrote with e2fsck and debugfs.
+ * ext2 on a block device given as two callbacks: the on-disk format of
+ * F, the file server (paper 002's file management server), kept free of
+ * any OS so that it also builds for the host, where tests run it on
+ * images made by mke2fs and check what it wrote with e2fsck and debugfs.
+ *
+ * What it mounts: revision 0 or 1; blocks of 1, 2 or 4 KiB over a
+ * device of EXT2_BLOCK-byte blocks (a smaller file-system block is a
+ * part of a device block; writing one is a read-modify-write of its
+ * device block); any number of block groups, whose table is memory the
+ * caller gives (ext2_groups tells how many entries); the incompatible
+ * feature filetype only (any other is refused by name), the read-only
+ * compatible ones sparse_super and large_file (any other mounts the
+ * file system read-only: changes are -EROFS), any compatible one
+ * (dir_index: hashed directories read as linear ones and lose their
+ * index when changed; resize_inode's blocks and inode are left alone;
+ * ext_attr: a file's attribute block is kept, and released as Linux
+ * does when its last link goes). docs/design.md, "F's on-disk format".
  *
  * Errors are negative <errno.h> values of the C library it is built
  * with (picolibc in the server, glibc on the host): ENOENT, EEXIST,
  * ENOTDIR, EISDIR, ENOTEMPTY, ENOSPC, ENAMETOOLONG, EINVAL, EFBIG, EIO,
- * EPERM, EMLINK. Every operation that changes the image either
+ * EPERM, EMLINK, EROFS, ENOMEM (a group table too small). Every
+ * operation that changes the image either
  * completes or leaves the image as it was (ext2_undo.c); a write may
  * complete in part: its count short, the image that of a write of
  * that many bytes.
@@ -23,12 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EXT2_BLOCK 4096u
+#define EXT2_BLOCK 4096u /* the device's block; the largest fs block */
 #define EXT2_ROOT_INO 2u
 #define EXT2_NAME_MAX 255u
-#define EXT2_NDIR 12u                    /* direct blocks in an inode */
-#define EXT2_PER_BLOCK (EXT2_BLOCK / 4u) /* block numbers in a block */
-#define EXT2_MAX_GROUPS 64u              /* 2 GiB of 4 KiB blocks */
+#define EXT2_NDIR 12u /* direct blocks in an inode */
 
 /* i_mode's file types */
 #define EXT2_S_IFMT 0xF000u
@@ -64,9 +75,13 @@ struct ext2_inode {
 	uint16_t mode, uid, gid, links;
 	uint32_t size, atime, ctime, mtime, dtime, blocks, flags;
 	uint32_t block[15];
+	uint32_t file_acl;  /* the extended-attribute block, or 0 */
 	uint32_t size_high; /* regular files: size bits 32..63 (must be 0) */
 };
 
+/* A block group's descriptor as kept in memory (ext2_mount's table):
+ * where its bitmaps and inode table are, and its counts, which
+ * ext2_sync writes back. */
 struct ext2_group {
 	uint32_t block_bitmap, inode_bitmap, inode_table;
 	uint16_t free_blocks, free_inodes, used_dirs;
@@ -109,7 +124,7 @@ struct ext2_undo {
 	struct ext2_undo_rec rec[EXT2_UNDO_RECS];
 	uint32_t map[EXT2_UNDO_MAPS][15];
 	uint8_t ino[EXT2_UNDO_INODES][128];
-	uint8_t blk[EXT2_UNDO_BLOCKS][EXT2_BLOCK];
+	uint8_t blk[EXT2_UNDO_BLOCKS][EXT2_BLOCK]; /* bsize bytes used */
 };
 
 struct ext2_fs {
@@ -118,11 +133,20 @@ struct ext2_fs {
 	uint32_t blocks, inodes, free_blocks, free_inodes;
 	uint32_t first_data_block, blocks_per_group, inodes_per_group;
 	uint32_t first_ino, inode_size, groups, gdt_blocks;
-	uint32_t incompat, ro_compat;
-	struct ext2_group group[EXT2_MAX_GROUPS];
+	uint32_t rev, compat, incompat, ro_compat;
+	/* File-system blocks: bsize = 1 << bshift bytes (1,024 to 4,096);
+	 * 1 << dshift of them per device block (fs block b is device block
+	 * b >> dshift); 1 << pshift block numbers per block. A file's block
+	 * fb < lim[0] is direct, below lim[d] it is under i_block[12 + d]'s
+	 * d + 1 levels of indirect blocks; lim[3] is past the map's end. */
+	uint32_t bsize, bshift, dshift, pshift;
+	uint32_t lim[4];
+	bool rdonly;                /* unknown ro_compat features: why says */
+	struct ext2_group *group;   /* the caller's table: groups entries */
 	uint8_t sb[1024];           /* the primary superblock as read */
 	uint8_t buf[EXT2_BLOCK];    /* scratch for metadata blocks */
 	uint8_t zero[EXT2_BLOCK];   /* a block of zeros (new blocks) */
+	uint8_t dbuf[EXT2_BLOCK];   /* a device block under smaller fs blocks */
 	char why[96];               /* the reason of the last EIO/EINVAL */
 	struct ext2_undo undo;
 };
@@ -131,12 +155,29 @@ struct ext2_stat {
 	uint32_t ino, mode, links, size, atime, mtime, ctime, blocks;
 };
 
-/** Read and check the superblock and group descriptors of @dev. 0, or
- *  -EINVAL (not ext2 rev 1 with 4 KiB blocks, or unknown incompatible
- *  features) / -EIO (inconsistent numbers, unreadable), reason in
- *  fs->why. */
-int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev);
-/** Write the superblock's and group descriptors' counts back. */
+/** Read and check the superblock of @dev into @fs: its number of block
+ *  groups (fs->groups, at least 1: the entries ext2_mount's table needs,
+ *  ext2_group_bytes of memory), or -EINVAL (not ext2 as this code reads
+ *  it: no magic, a revision past 1, a block size other than 1, 2 or 4
+ *  KiB, an incompatible feature other than filetype, named) / -EIO
+ *  (inconsistent numbers, a device smaller than the superblock says,
+ *  unreadable), the reason in fs->why. */
+long ext2_groups(struct ext2_fs *fs, const struct ext2_dev *dev);
+/** Bytes of the group table of the file system ext2_groups read. */
+static inline size_t ext2_group_bytes(const struct ext2_fs *fs)
+{
+	return (size_t)fs->groups * sizeof(struct ext2_group);
+}
+/** Mount @dev: ext2_groups' checks, then the group descriptors read
+ *  into @group (room for @room entries, kept by @fs while mounted), each
+ *  checked against the disk's size. 0, or ext2_groups' errors, -ENOMEM
+ *  if @room is too small, -EIO for a descriptor out of range; the reason
+ *  in fs->why. A read-only mount (an unknown read-only compatible
+ *  feature) is 0 with fs->rdonly set and the feature in fs->why. */
+int ext2_mount(struct ext2_fs *fs, const struct ext2_dev *dev,
+	       struct ext2_group *group, uint32_t room);
+/** Write the superblock's and group descriptors' counts back (nothing
+ *  on a read-only mount). */
 int ext2_sync(struct ext2_fs *fs);
 /** Make file @ino durable: its data, its inode and its names. The
  *  library keeps nothing dirty (every call has given the device all its
@@ -186,8 +227,8 @@ int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len, uint32_t mode, uint32_t *ino);
 int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len, uint32_t mode, uint32_t *ino);
-/** New symlink @name in @dir to @target (@tlen bytes, 1 to 4,095, no
- *  NUL: -EINVAL, -ENAMETOOLONG), mode 0777: a fast one (the target in
+/** New symlink @name in @dir to @target (@tlen bytes, 1 to a block less
+ *  one, no NUL: -EINVAL, -ENAMETOOLONG), mode 0777: a fast one (the target in
  *  i_block, no block) below EXT2_FAST_LINK_MAX bytes, else a slow one
  *  (the target in a block of its own). Its inode in *@ino. */
 int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,

@@ -32,12 +32,12 @@ static int block_walk(struct ext2_fs *fs, uint32_t dir, uint32_t fb,
 				uint32_t off, uint32_t fb),
 		      void *arg, int *bad)
 {
-	for (uint32_t off = 0; off < EXT2_BLOCK;) {
+	for (uint32_t off = 0; off < fs->bsize;) {
 		uint32_t rec = le16(fs->buf + off + 4);
-		if (rec < DE_HEAD || off + rec > EXT2_BLOCK ||
+		if (rec < DE_HEAD || off + rec > fs->bsize ||
 		    de_size(fs->buf[off + 6]) > rec) {
 			*bad = ext2_eio(fs, "directory %u: bad entry at %u", dir,
-					fb * EXT2_BLOCK + off);
+					(fb << fs->bshift) + off);
 			return 0;
 		}
 		int r = fn(arg, fs, fs->buf, off, fb);
@@ -59,7 +59,7 @@ static int dir_walk(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *in,
 			      uint32_t off, uint32_t fb),
 		    void *arg)
 {
-	uint32_t nblk = in->size / EXT2_BLOCK;
+	uint32_t nblk = in->size >> fs->bshift;
 	int bad = 0;
 	for (uint32_t fb = 0; fb < nblk; fb++) {
 		long b = dir_bmap(fs, dir, in, fb);
@@ -173,7 +173,7 @@ static int rd_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
 		 uint32_t fb)
 {
 	struct rd *r = arg;
-	uint64_t here = (uint64_t)fb * EXT2_BLOCK + off;
+	uint64_t here = ((uint64_t)fb << fs->bshift) + off;
 	if (here < *r->pos)
 		return 0;
 	uint32_t ino = le32(b + off);
@@ -271,10 +271,10 @@ static int dir_add(struct ext2_fs *fs, uint32_t dir, struct ext2_inode *din,
 	if (s.found) {
 		blk = dir_block_rw(fs, dir, din, s.fb);
 	} else { /* a new block, one empty entry covering it */
-		blk = ext2_bmap(fs, dir, din, din->size / EXT2_BLOCK, true);
-		din->size += EXT2_BLOCK;
-		memset(fs->buf, 0, EXT2_BLOCK);
-		put16(fs->buf + 4, EXT2_BLOCK);
+		blk = ext2_bmap(fs, dir, din, din->size >> fs->bshift, true);
+		din->size += fs->bsize;
+		memset(fs->buf, 0, fs->bsize);
+		put16(fs->buf + 4, (uint16_t)fs->bsize);
 		s.off = 0;
 	}
 	if (blk < 0)
@@ -362,9 +362,10 @@ int ext2_create(struct ext2_fs *fs, uint32_t dir, const char *name,
 {
 	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFREG | (mode & 07777)),
 				.links = 1};
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino, NULL,
-					 NULL));
+	int err = ext2_tx_begin(fs);
+	return err ? err
+		   : ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					       NULL, NULL));
 }
 
 /** The first block of new directory @ino: "." and ".." (@parent). */
@@ -374,13 +375,13 @@ static int dir_init(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	long blk = ext2_bmap(fs, ino, in, 0, true);
 	if (blk < 0)
 		return (int)blk;
-	memset(fs->buf, 0, EXT2_BLOCK);
-	put16(fs->buf + 4, EXT2_BLOCK);
+	memset(fs->buf, 0, fs->bsize);
+	put16(fs->buf + 4, (uint16_t)fs->bsize);
 	int err = de_put(fs, (uint32_t)blk, 0, ino, ".", 1, EXT2_FT_DIR);
 	if (!err)
 		err = de_put(fs, (uint32_t)blk, 0, *(const uint32_t *)parent,
 			     "..", 2, EXT2_FT_DIR);
-	in->size = EXT2_BLOCK;
+	in->size = fs->bsize;
 	return err;
 }
 
@@ -389,9 +390,10 @@ int ext2_mkdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 {
 	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFDIR | (mode & 07777)),
 				.links = 2};
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
-					 dir_init, &dir));
+	int err = ext2_tx_begin(fs);
+	return err ? err
+		   : ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					       dir_init, &dir));
 }
 
 /* A symlink's target, for link_fill. */
@@ -417,7 +419,7 @@ static int link_fill(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 	long blk = ext2_bmap(fs, ino, in, 0, true);
 	if (blk < 0)
 		return (int)blk;
-	memset(fs->buf, 0, EXT2_BLOCK);
+	memset(fs->buf, 0, fs->bsize);
 	memcpy(fs->buf, t->s, t->len);
 	return ext2_bwrite(fs, (uint32_t)blk, fs->buf);
 }
@@ -427,14 +429,15 @@ int ext2_symlink(struct ext2_fs *fs, uint32_t dir, const char *name,
 {
 	if (tlen == 0 || memchr(target, 0, tlen))
 		return -EINVAL;
-	if (tlen >= EXT2_BLOCK)
+	if (tlen >= fs->bsize)
 		return -ENAMETOOLONG;
 	struct target t = {target, tlen};
 	struct ext2_inode in = {.mode = (uint16_t)(EXT2_S_IFLNK | 0777),
 				.links = 1};
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
-					 link_fill, &t));
+	int err = ext2_tx_begin(fs);
+	return err ? err
+		   : ext2_tx_end(fs, new_inode(fs, dir, name, len, &in, ino,
+					       link_fill, &t));
 }
 
 long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len)
@@ -453,7 +456,7 @@ long ext2_readlink(struct ext2_fs *fs, uint32_t ino, char *buf, size_t len)
 		memcpy(buf, text, n);
 		return (long)n;
 	}
-	if (in.size >= EXT2_BLOCK || !in.block[0])
+	if (in.size >= fs->bsize || !in.block[0])
 		return ext2_eio(fs, "symlink %u: size %u, block %u", ino,
 				in.size, in.block[0]);
 	const uint8_t *b = ext2_bget(fs, in.block[0], &err);
@@ -486,12 +489,13 @@ static int link_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
 int ext2_link(struct ext2_fs *fs, uint32_t dir, const char *name, size_t len,
 	      uint32_t ino)
 {
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, link_steps(fs, dir, name, len, ino));
+	int err = ext2_tx_begin(fs);
+	return err ? err : ext2_tx_end(fs, link_steps(fs, dir, name, len, ino));
 }
 
 /** Drop @drop links of @ino (@in read); free it with its blocks at
- *  zero: the blocks' bits, then the inode (dtime), then its bit. */
+ *  zero: the blocks' bits, its attribute block, then the inode (dtime),
+ *  then its bit. */
 static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 		     unsigned drop)
 {
@@ -501,6 +505,8 @@ static int drop_link(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
 		return ext2_iput(fs, ino, in);
 	bool dir = ext2_is_dir(in);
 	int err = ext2_has_map(in) ? ext2_free_from(fs, in, 0) : 0;
+	if (!err)
+		err = ext2_ea_drop(fs, in);
 	if (!err) {
 		in->size = 0, in->dtime = ext2_now(fs);
 		err = ext2_iput(fs, ino, in);
@@ -540,8 +546,8 @@ static int unlink_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
 int ext2_unlink(struct ext2_fs *fs, uint32_t dir, const char *name,
 		size_t len)
 {
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, unlink_steps(fs, dir, name, len));
+	int err = ext2_tx_begin(fs);
+	return err ? err : ext2_tx_end(fs, unlink_steps(fs, dir, name, len));
 }
 
 static int empty_fn(void *arg, struct ext2_fs *fs, uint8_t *b, uint32_t off,
@@ -584,8 +590,8 @@ static int rmdir_steps(struct ext2_fs *fs, uint32_t dir, const char *name,
 int ext2_rmdir(struct ext2_fs *fs, uint32_t dir, const char *name,
 	       size_t len)
 {
-	ext2_tx_begin(fs);
-	return ext2_tx_end(fs, rmdir_steps(fs, dir, name, len));
+	int err = ext2_tx_begin(fs);
+	return err ? err : ext2_tx_end(fs, rmdir_steps(fs, dir, name, len));
 }
 
 /** -EINVAL if directory @ino is @dir or one of its ancestors. */
@@ -604,7 +610,7 @@ static int not_ancestor(struct ext2_fs *fs, uint32_t ino, uint32_t dir)
 }
 
 /** Point the ".." of directory @ino (second entry of its first block)
- *  at @parent. */
+ *  at @parent; @ino is a changed directory (dir_touch). */
 static int set_dotdot(struct ext2_fs *fs, uint32_t ino, uint32_t parent)
 {
 	struct ext2_inode in;
@@ -614,11 +620,13 @@ static int set_dotdot(struct ext2_fs *fs, uint32_t ino, uint32_t parent)
 		return (int)blk;
 	uint8_t *b = fs->buf;
 	uint32_t off = le16(b + 4);
-	if (off + DE_HEAD + 2 > EXT2_BLOCK || b[off + 6] != 2 ||
+	if (off + DE_HEAD + 2 > fs->bsize || b[off + 6] != 2 ||
 	    memcmp(b + off + DE_HEAD, "..", 2))
 		return ext2_eio(fs, "directory %u: no '..' second", ino);
 	put32(b + off, parent);
-	return ext2_bwrite(fs, (uint32_t)blk, b);
+	if ((err = ext2_bwrite(fs, (uint32_t)blk, b)))
+		return err;
+	return dir_touch(fs, ino, &in); /* no index, times: as Linux */
 }
 
 /** Add @delta to directory @dir's link count (its subdirectories). */
@@ -714,6 +722,7 @@ int ext2_rename(struct ext2_fs *fs, uint32_t fdir, const char *from,
 	int err = mv_find(fs, &m, from, flen, to, tlen);
 	if (err)
 		return err > 0 ? 0 : err;
-	ext2_tx_begin(fs);
+	if ((err = ext2_tx_begin(fs)))
+		return err;
 	return ext2_tx_end(fs, mv_steps(fs, &m, from, flen, to, tlen));
 }

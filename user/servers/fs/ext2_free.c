@@ -4,7 +4,8 @@
  * first, walking the map, and the pointers to them cut after: while the
  * bits go, the map is intact, and the undo log (ext2_undo.c) claims
  * them back by walking it again (ext2_map_walk). The rest of the block
- * map is in ext2.c.
+ * map is in ext2.c. And an inode's extended-attribute block, let go of
+ * with its last link (ext2_ea_drop).
  */
 #include "ext2_int.h"
 
@@ -28,21 +29,22 @@ static int walk_one(struct ext2_fs *fs, struct walk *w, uint32_t blk)
 }
 
 /** Visit the entries of indirect block @blk from @from on (@depth 1:
- *  data blocks; 2: indirect blocks), then @blk if @from is 0. Reads
- *  into its own buffers: @fn may use fs->buf. */
+ *  data blocks; 2, 3: indirect blocks of depth - 1), then @blk if @from
+ *  is 0. Reads into its own buffers: @fn may use fs->buf. */
 static int walk_ind(struct ext2_fs *fs, struct walk *w, uint32_t blk,
-		    uint32_t from, int depth)
+		    uint32_t from, unsigned depth)
 {
-	static uint8_t lvl[2][EXT2_BLOCK];
+	static uint8_t lvl[3][EXT2_BLOCK];
 	uint8_t *b = lvl[depth - 1];
+	unsigned shift = fs->pshift * (depth - 1); /* file blocks per entry */
+	uint32_t per = 1u << fs->pshift, i0 = from >> shift;
 	int err = ext2_bread(fs, blk, b);
-	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
-	for (uint32_t i = from / per; !err && i < EXT2_PER_BLOCK; i++) {
+	for (uint32_t i = i0; !err && i < per; i++) {
 		uint32_t v = le32(b + 4 * i);
-		uint32_t sub = i == from / per ? from % per : 0;
+		uint32_t sub = i == i0 ? from & ((1u << shift) - 1) : 0;
 		if (v)
 			err = depth == 1 ? walk_one(fs, w, v)
-					 : walk_ind(fs, w, v, sub, 1);
+					 : walk_ind(fs, w, v, sub, depth - 1);
 	}
 	return err ? err : from == 0 ? walk_one(fs, w, blk) : 0;
 }
@@ -56,14 +58,12 @@ int ext2_map_walk(struct ext2_fs *fs, const uint32_t *map, uint32_t from,
 	for (uint32_t i = from; !err && i < EXT2_NDIR; i++)
 		if (map[i])
 			err = walk_one(fs, &w, map[i]);
-	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
-	if (!err && map[12] && f1 < EXT2_PER_BLOCK)
-		err = walk_ind(fs, &w, map[12], f1, 1);
-	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
-			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
-			      : 0;
-	if (!err && map[13])
-		err = walk_ind(fs, &w, map[13], f2, 2);
+	for (unsigned d = 1; !err && d < 4; d++) {
+		uint32_t start = fs->lim[d - 1]; /* its first file block */
+		if (map[EXT2_NDIR - 1 + d] && from < fs->lim[d])
+			err = walk_ind(fs, &w, map[EXT2_NDIR - 1 + d],
+				       from > start ? from - start : 0, d);
+	}
 	*done = w.done;
 	return err > 0 ? 0 : err; /* 1: the limit was reached */
 }
@@ -71,23 +71,25 @@ int ext2_map_walk(struct ext2_fs *fs, const uint32_t *map, uint32_t from,
 /** Zero the entries of indirect block @blk from @from on (@depth as
  *  walk_ind; a partly kept child is cut inside), its old bytes logged;
  *  a block with nothing to zero is not written. */
-static int cut_ind(struct ext2_fs *fs, uint32_t blk, uint32_t from, int depth)
+static int cut_ind(struct ext2_fs *fs, uint32_t blk, uint32_t from,
+		   unsigned depth)
 {
-	uint32_t per = depth == 1 ? 1 : EXT2_PER_BLOCK;
-	uint32_t i0 = from / per, sub = from % per, child = 0;
+	unsigned shift = fs->pshift * (depth - 1);
+	uint32_t per = 1u << fs->pshift, i0 = from >> shift;
+	uint32_t sub = from & ((1u << shift) - 1), child = 0;
 	int err = ext2_bread(fs, blk, fs->buf);
 	if (err)
 		return err;
-	if (depth == 2 && sub) /* its entry stays, its tail goes */
+	if (depth > 1 && sub) /* its entry stays, its tail goes */
 		child = le32(fs->buf + 4 * i0++);
 	uint32_t any = 0;
-	for (uint32_t i = i0; i < EXT2_PER_BLOCK; i++)
+	for (uint32_t i = i0; i < per; i++)
 		any |= le32(fs->buf + 4 * i);
 	if (any && !(err = ext2_log_block(fs, blk, fs->buf))) {
-		memset(fs->buf + 4 * i0, 0, 4 * (EXT2_PER_BLOCK - i0));
+		memset(fs->buf + 4 * i0, 0, 4 * (per - i0));
 		err = ext2_bwrite(fs, blk, fs->buf);
 	}
-	return err ? err : child ? cut_ind(fs, child, sub, 1) : 0;
+	return err ? err : child ? cut_ind(fs, child, sub, depth - 1) : 0;
 }
 
 /** Drop @in's pointers to file blocks @from on (their bits are free). */
@@ -96,18 +98,14 @@ static int map_cut(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
 	int err = 0;
 	for (uint32_t i = from; i < EXT2_NDIR; i++)
 		in->block[i] = 0;
-	uint32_t f1 = from > EXT2_NDIR ? from - EXT2_NDIR : 0;
-	if (in->block[12] && f1 == 0)
-		in->block[12] = 0;
-	else if (in->block[12] && f1 < EXT2_PER_BLOCK)
-		err = cut_ind(fs, in->block[12], f1, 1);
-	uint32_t f2 = from > EXT2_NDIR + EXT2_PER_BLOCK
-			      ? from - EXT2_NDIR - EXT2_PER_BLOCK
-			      : 0;
-	if (!err && in->block[13] && f2 == 0)
-		in->block[13] = 0;
-	else if (!err && in->block[13])
-		err = cut_ind(fs, in->block[13], f2, 2);
+	for (unsigned d = 1; !err && d < 4; d++) {
+		uint32_t *top = &in->block[EXT2_NDIR - 1 + d];
+		uint32_t start = fs->lim[d - 1];
+		if (*top && from <= start)
+			*top = 0; /* the whole level goes */
+		else if (*top && from < fs->lim[d])
+			err = cut_ind(fs, *top, from - start, d);
+	}
 	return err;
 }
 
@@ -120,6 +118,31 @@ int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from)
 	int err = ext2_map_walk(fs, in->block, from, ext2_bfree, UINT32_MAX,
 				&done);
 	ext2_log_map_done(fs, idx, done);
-	in->blocks -= done * (EXT2_BLOCK / 512);
+	in->blocks -= ext2_sectors(fs, done);
 	return err ? err : map_cut(fs, in, from);
+}
+
+int ext2_ea_drop(struct ext2_fs *fs, struct ext2_inode *in)
+{
+	uint32_t blk = in->file_acl;
+	if (!blk)
+		return 0;
+	int err = ext2_bread(fs, blk, fs->buf);
+	if (err)
+		return err;
+	uint32_t refs = le32(fs->buf + 4); /* h_refcount */
+	if (le32(fs->buf) != EXT2_EA_MAGIC || refs == 0)
+		return ext2_eio(fs, "attribute block %u: magic %#x, %u references",
+				blk, le32(fs->buf), refs);
+	if (refs > 1 && !(err = ext2_log_block(fs, blk, fs->buf))) {
+		put32(fs->buf + 4, refs - 1); /* another inode keeps it */
+		err = ext2_bwrite(fs, blk, fs->buf);
+	} else if (refs == 1) {
+		err = ext2_bdrop(fs, blk);
+	}
+	if (err)
+		return err;
+	in->file_acl = 0;
+	in->blocks -= ext2_sectors(fs, 1);
+	return 0;
 }

@@ -1,5 +1,6 @@
-/* Internal to ext2.c and ext2_dir.c: little-endian access, inodes,
- * allocation and the block map. */
+/* Internal to the ext2 code (ext2_mount.c, ext2.c, ext2_dir.c,
+ * ext2_free.c, ext2_undo.c): little-endian access, device blocks,
+ * inodes, allocation and the block map. */
 #ifndef FS_EXT2_INT_H
 #define FS_EXT2_INT_H
 
@@ -12,9 +13,11 @@
 #define EXT2_MAGIC 0xEF53u
 #define EXT2_INDEX_FL 0x1000u /* hashed directory (we keep it linear) */
 /* Features: incompatible ones we understand (FILETYPE), read-only
- * compatible ones we keep correct (SPARSE_SUPER, LARGE_FILE). */
+ * compatible ones we keep correct (SPARSE_SUPER, LARGE_FILE); any
+ * compatible one is fine. */
 #define EXT2_INCOMPAT_FILETYPE 0x2u
 #define EXT2_RO_COMPAT_OK 0x3u
+#define EXT2_EA_MAGIC 0xEA020000u /* an extended-attribute block's h_magic */
 
 /* directory entry file types (FILETYPE feature) */
 #define EXT2_FT_REG 1u
@@ -77,17 +80,27 @@ static inline uint32_t ext2_now(struct ext2_fs *fs)
 /** Say why in fs->why (printf's @fmt) and return -EIO. */
 int ext2_eio(struct ext2_fs *fs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/** Block @blk into @buf, or the device's error with the reason in
- *  fs->why (as every -EIO of this code has one). */
+/** @in's i_blocks (512-byte sectors) for @n blocks of the file system. */
+static inline uint32_t ext2_sectors(const struct ext2_fs *fs, uint32_t n)
+{
+	return n << (fs->bshift - 9);
+}
+
+/** File-system block @blk (fs->bsize bytes) into @buf, or the device's
+ *  error with the reason in fs->why (as every -EIO of this code has
+ *  one). */
 int ext2_bread(struct ext2_fs *fs, uint32_t blk, void *buf);
 /** Block @blk to look at, read-only, valid until the next block call:
  *  the device's own bytes if it has a get callback, else a copy in
- *  fs->buf (so fs->buf may be overwritten). NULL with *@err set; the
- *  caller passes a device's error on through ext2_bget_failed. */
+ *  fs->buf (4 KiB blocks: so fs->buf may be overwritten) or in fs->dbuf
+ *  (a part of it, smaller blocks). NULL with *@err set; the caller
+ *  passes a device's error on through ext2_bget_failed. */
 const uint8_t *ext2_bget(struct ext2_fs *fs, uint32_t blk, int *err);
 /** ext2_bget's error @err for block @blk, the reason in fs->why (kept
  *  out of ext2_bget, whose device call stays a tail call). */
 int ext2_bget_failed(struct ext2_fs *fs, uint32_t blk, int err);
+/** @buf (fs->bsize bytes) to file-system block @blk: a smaller block
+ *  than the device's is written into a copy of its device block. */
 int ext2_bwrite(struct ext2_fs *fs, uint32_t blk, const void *buf);
 int ext2_iget(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in);
 int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in);
@@ -95,6 +108,9 @@ int ext2_iput(struct ext2_fs *fs, uint32_t ino, const struct ext2_inode *in);
  *  number, or -ENOSPC. */
 long ext2_ialloc(struct ext2_fs *fs, uint32_t near, bool dir);
 int ext2_ifree(struct ext2_fs *fs, uint32_t ino, bool dir);
+/** Free block @blk as a step of its own, recorded (undone by claiming
+ *  it again): a block outside any block map (an attribute block). */
+int ext2_bdrop(struct ext2_fs *fs, uint32_t blk);
 /** Physical block of file block @fb of @in, allocating it (and the
  *  indirect blocks on the way, zeroed) if @alloc; 0 for a hole. */
 long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
@@ -103,6 +119,10 @@ long ext2_bmap(struct ext2_fs *fs, uint32_t ino, struct ext2_inode *in,
  *  (undone by walking the map again), then the pointers to them (the
  *  indirect blocks that keep some, logged whole). */
 int ext2_free_from(struct ext2_fs *fs, struct ext2_inode *in, uint32_t from);
+/** Let go of @in's extended-attribute block as its last link goes (as
+ *  Linux does): its reference count dropped, or at the last reference
+ *  the block freed; i_file_acl 0 and i_blocks less the block after. */
+int ext2_ea_drop(struct ext2_fs *fs, struct ext2_inode *in);
 
 /* Bitmap bits with their counts: the steps of allocation and their
  * undoing (ext2.c). ext2_bfree and ext2_ifree check the bit was set,
@@ -127,8 +147,10 @@ int ext2_map_walk(struct ext2_fs *fs, const uint32_t *map, uint32_t from,
  * an operation, or while undoing). A record that does not fit is -EIO
  * before the step changes anything. */
 enum { EXT2_U_BALLOC = 1, EXT2_U_IALLOC, EXT2_U_IFREE, EXT2_U_MAP,
-       EXT2_U_BLOCK, EXT2_U_INODE };
-void ext2_tx_begin(struct ext2_fs *fs);
+       EXT2_U_BLOCK, EXT2_U_INODE, EXT2_U_BFREE };
+/** Begin an operation that changes the image: 0, or -EROFS (nothing
+ *  begun: no ext2_tx_end) on a read-only mount. */
+int ext2_tx_begin(struct ext2_fs *fs);
 /** End the operation begun last. When the outermost one ends with @err
  *  < 0 every recorded step is undone, last first (a step that fails is
  *  tried once more). Returns @err, or -EIO ("undo failed" in fs->why)
@@ -137,7 +159,7 @@ int ext2_tx_end(struct ext2_fs *fs, int err);
 /** Is there room for @recs more records, @blks of them saved blocks?
  *  (Always outside an operation.) */
 bool ext2_tx_room(const struct ext2_fs *fs, unsigned recs, unsigned blks);
-/** Record an allocation, a freed inode. */
+/** Record an allocation, a freed inode or block. */
 int ext2_log_bit(struct ext2_fs *fs, unsigned kind, uint32_t num, bool dir);
 /** Record the bytes @pre block @blk has before it is changed (nothing
  *  if the block was allocated by this operation or saved already). */

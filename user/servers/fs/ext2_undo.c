@@ -11,11 +11,14 @@
  */
 #include "ext2_int.h"
 
-void ext2_tx_begin(struct ext2_fs *fs)
+int ext2_tx_begin(struct ext2_fs *fs)
 {
 	struct ext2_undo *u = &fs->undo;
+	if (fs->rdonly)
+		return -EROFS;
 	if (u->depth++ == 0)
 		u->n = u->nblk = u->nino = u->nmap = 0;
+	return 0;
 }
 
 bool ext2_tx_room(const struct ext2_fs *fs, unsigned recs, unsigned blks)
@@ -95,7 +98,7 @@ int ext2_log_block(struct ext2_fs *fs, uint32_t blk, const uint8_t *pre)
 	if (!r)
 		return -EIO;
 	r->slot = (uint16_t)u->nblk++;
-	memcpy(u->blk[r->slot], pre, EXT2_BLOCK);
+	memcpy(u->blk[r->slot], pre, fs->bsize);
 	return 0;
 }
 
@@ -149,6 +152,7 @@ static int rec_undo(struct ext2_fs *fs, const struct ext2_undo_rec *r)
 		return err;
 	case EXT2_U_IALLOC: return ext2_ifree(fs, r->num, r->dir);
 	case EXT2_U_IFREE: return ext2_iclaim(fs, r->num, r->dir);
+	case EXT2_U_BFREE: return ext2_bclaim(fs, r->num);
 	case EXT2_U_MAP:
 		return ext2_map_walk(fs, u->map[r->slot], r->from, ext2_bclaim,
 				     r->count, &done);

@@ -17,6 +17,11 @@
  * could go to another file while the client still writes their lines.
  * F's own copy of blocks (ext2_b.c) never holds a block mapped writable.
  * Everything here runs under f_lock.
+ *
+ * A window page is one of B's lines, a 4 KiB device block, which is a
+ * file's block only when ext2's blocks are 4 KiB too: on a file system
+ * of 1 or 2 KiB blocks OMF_MAP is -ENOTSUP (reads and writes serve it).
+ * A writable mapping on a read-only mount is -EROFS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -182,6 +187,10 @@ static long omf_map(unsigned k, struct f_req *q)
 	struct ext2_stat st;
 	if (!pages || pages > FUL_FSR_OMF_PAGES || first > (1UL << 30))
 		return -EINVAL;
+	if (f_fs.bsize != EXT2_BLOCK)
+		return -ENOTSUP; /* a page would hold several file blocks */
+	if (f_fs.rdonly && (q->mr[2] & FUL_FS_OMF_RW))
+		return -EROFS;
 	long err = ext2_stat(&f_fs, ino, &st);
 	if (err)
 		return err;

@@ -228,8 +228,9 @@ void f_handle(struct f_req *q)
 	case FUL_FS_OP_INFO: {
 		struct ful_sysinfo si;
 		r = ful_sysinfo(&si);
-		q->mr[1] = si.cpu, q->mr[2] = f_fs.blocks;
-		q->mr[3] = f_fs.free_blocks;
+		/* in blocks of 4 KiB (the device's), whatever ext2's are */
+		q->mr[1] = si.cpu, q->mr[2] = f_fs.blocks >> f_fs.dshift;
+		q->mr[3] = f_fs.free_blocks >> f_fs.dshift;
 		break;
 	}
 	case FUL_FS_OP_SYNC: r = f_sync(); break;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/cache.h>
@@ -54,6 +55,21 @@ static void f_ipc(struct ful_msg *m)
 			      .mr = {q.mr[0], q.mr[1], q.mr[2], q.mr[3]}};
 }
 
+/** Mount the disk: its group table, as large as its superblock says,
+ *  from the heap. 0 or the mount's error. */
+static long f_mount(const struct ext2_dev *dev)
+{
+	long n = ext2_groups(&f_fs, dev); /* at least 1, or the error */
+	if (n < 0)
+		return n;
+	struct ext2_group *groups = malloc(ext2_group_bytes(&f_fs));
+	if (!groups)
+		return snprintf(f_fs.why, sizeof f_fs.why,
+				"no memory for %ld groups", n),
+		       -ENOMEM;
+	return ext2_mount(&f_fs, dev, groups, (uint32_t)n);
+}
+
 int main(void)
 {
 	/* no flush callback: B keeps written blocks as dirty lines and
@@ -81,8 +97,10 @@ int main(void)
 			.spins = (unsigned)(ful_arg1 >> 16)
 					 ? (unsigned)(ful_arg1 >> 16)
 					 : (unsigned)ful_arg0};
-	if (!err && (err = ext2_mount(&f_fs, &dev)))
+	if (!err && (err = f_mount(&dev)))
 		printf("fs: cannot mount the disk: %s (%ld)\n", f_fs.why, err);
+	if (!err && f_fs.rdonly)
+		printf("fs: the disk is read-only: %s\n", f_fs.why);
 	if (!err && f_omf_init() < 0)
 		printf("fs: no zero page: OMF cannot show holes\n");
 	struct ful_sysinfo si;
@@ -96,8 +114,9 @@ int main(void)
 	ful_send(FUL_CHILD_SLOT_REPORT, &m, FUL_FOREVER);
 	if (err)
 		return 1;
-	printf("fs: ext2 mounted: %u blocks, %u inodes; to B over %s\n",
-	       f_fs.blocks, f_fs.inodes, f_bring.ctl ? "a ring" : "IPC");
+	printf("fs: ext2 mounted: %u blocks of %u bytes, %u inodes; to B over "
+	       "%s\n", f_fs.blocks, f_fs.bsize, f_fs.inodes,
+	       f_bring.ctl ? "a ring" : "IPC");
 	if (ful_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {
