@@ -219,6 +219,8 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 # with the servers on one core (form 1) and over three (form 15);
 # posixb3: F keeps no block copy, so every block goes through B's ring
 # (B on core 2, F and D on core 0); posixipc2: the servers over IPC.
+# fsbs=N: the image has N-byte blocks (1024 or 2048; 4096 otherwise),
+# several to F's 4 KiB device block (posix1k2, fs2k2).
 # fsbad=KIND: the image is damaged first (ext2_image.damage) and not
 # checked after; F must refuse it or fail the file (t_posix.c). fskill2
 # kills clients mid-request, then F's server thread (crash=1: unchecked).
@@ -229,6 +231,8 @@ EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
 	posix2:2:utest=posix_,disk,cache=64,fs,form=1 \
 	posix4:4:utest=posix_,disk,cache=64,fs,form=15 \
 	posixb3:3:utest=posix_,disk,cache=64,fs,form=3,fs_copy=0 \
+	posix1k2:2:utest=posix_,disk,cache=64,fs,form=1,fsbs=1024 \
+	fs2k2:2:utest=fs_,disk,cache=64,fs,fsbs=2048 \
 	posixipc2:2:utest=posix_,disk,cache=64,fs,srv_rings=0 \
 	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2 \
 	fsbadsuper2:2:utest=fsbad_,disk,cache=64,fs,fsbad=super \

@@ -1,7 +1,8 @@
 """The ext2 image of the harness's ext2 suites (--ext2-suite).
 
 Before the boot: a tree of files with known contents, made into an
-ext2 image by mke2fs (revision 1, 4 KiB blocks). After it: `e2fsck -fn`
+ext2 image by mke2fs (revision 1, 4 KiB blocks, or the block size the
+suite's boot argument fsbs= names). After it: `e2fsck -fn`
 must find the image clean, and the files the guest wrote (user/tests/
 t_fs.c, same patterns) must read back byte for byte through debugfs.
 """
@@ -57,6 +58,18 @@ def corruption(args):
     return None
 
 
+def block_size(args):
+    """The image's block size the boot argument fsbs=N asks for (1024,
+    2048 or 4096, the default; F ignores the argument)."""
+    for a in (args or "").split(","):
+        if a.startswith("fsbs="):
+            bs = int(a[len("fsbs="):])
+            if bs not in (1024, 2048, 4096):
+                raise ValueError(f"fsbs={bs}: not 1024, 2048 or 4096")
+            return bs
+    return 4096
+
+
 def unchecked(args):
     """Is the image left unchecked after the run: damaged on purpose
     (fsbad=) or written by a server the suite crashes (crash=1)?"""
@@ -77,9 +90,9 @@ def damage(path, kind):
         raise ValueError(f"fsbad={kind}: not super or inode")
 
 
-def prepare(path, corrupt=None):
-    """Write a fresh image at @path with HOST_FILES in it, damaged as
-    @corrupt says (damage())."""
+def prepare(path, corrupt=None, bs=4096):
+    """Write a fresh image at @path with HOST_FILES in it, of @bs-byte
+    blocks, damaged as @corrupt says (damage())."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with tempfile.TemporaryDirectory() as tree:
         for name, (seed, size) in HOST_FILES.items():
@@ -92,7 +105,7 @@ def prepare(path, corrupt=None):
                 f.write(text)
         if os.path.exists(path):
             os.remove(path)
-        subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", "4096",
+        subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-b", str(bs),
                         "-d", tree, path, f"{IMAGE_MB}M"], check=True,
                        env=_env(), capture_output=True)
     if corrupt:

@@ -419,7 +419,8 @@ def run_one(suite, opts, log_path, totals):
                                   totals)
     elif suite.dialog is not None:
         if suite.ext2:
-            ext2_image.prepare(suite.disk)
+            ext2_image.prepare(suite.disk,
+                               bs=ext2_image.block_size(suite.args))
         result = go()
         failures = report_single(
             suite, "dialog", dialog_problems(suite, result, opts.timeout),
@@ -437,7 +438,8 @@ def run_one(suite, opts, log_path, totals):
     else:
         bad = ext2_image.corruption(suite.args) if suite.ext2 else None
         if suite.ext2:
-            ext2_image.prepare(suite.disk, bad)
+            ext2_image.prepare(suite.disk, bad,
+                               ext2_image.block_size(suite.args))
         elif suite.disk:
             disk_prepare(suite.disk)
         result = go()

@@ -40,8 +40,10 @@ const struct fsm_shape fsm_shapes[] = {
 	{NULL, 0, 0, 0},
 };
 
-/* The block sizes the library takes: 1024 and 2048 join here. */
-const unsigned fsm_block_sizes[] = {4096, 0};
+/* The block sizes of the runs: every size the library takes. */
+const unsigned fsm_block_sizes[] = {1024, 2048, 4096, 0};
+#define FSM_GROUPS 256
+static struct ext2_group fsm_groups[FSM_GROUPS], fsm_groups_saved[FSM_GROUPS];
 
 /* ---- the device ---- */
 
@@ -127,6 +129,7 @@ static void undo(struct fsm *m)
 		memcpy(d->img + (size_t)d->ublk[i] * EXT2_BLOCK,
 		       d->uold + i * EXT2_BLOCK, EXT2_BLOCK);
 	memcpy(&m->fs, &m->saved, sizeof m->fs);
+	memcpy(fsm_groups, fsm_groups_saved, sizeof fsm_groups);
 }
 
 /* ---- the image ---- */
@@ -338,7 +341,7 @@ static unsigned changed(struct fsm *m, const char *lead)
 	const struct ext2_fs *a = &m->saved, *b = &m->fs;
 	bool counts = a->free_blocks != b->free_blocks ||
 		      a->free_inodes != b->free_inodes ||
-		      memcmp(a->group, b->group, sizeof a->group);
+		      memcmp(fsm_groups, fsm_groups_saved, sizeof fsm_groups);
 	if (counts && used + 40 < sizeof m->why)
 		snprintf(m->why + used, sizeof m->why - used,
 			 "; free blocks %u -> %u, inodes %u -> %u",
@@ -450,6 +453,7 @@ static int step(struct fsm *m)
 	long exp = op.kind->model(m, &op, false);
 	bool noop = m->expect_noop || exp < 0;
 	memcpy(&m->saved, &m->fs, sizeof m->fs);
+	memcpy(fsm_groups_saved, fsm_groups, sizeof fsm_groups);
 	long got = m->last = op.kind->lib(m, &op);
 	if (m->o->trace_from && m->step >= m->o->trace_from)
 		printf("step %lu: %s = %s (model %s)\n", m->step, m->optext,
@@ -496,7 +500,7 @@ static int checkpoint(struct fsm *m, bool fsck)
 			return -1;
 		m->res->fscks++;
 		struct ext2_dev dev = m->fs.dev;
-		if ((err = ext2_mount(&m->fs, &dev)))
+		if ((err = ext2_mount(&m->fs, &dev, fsm_groups, FSM_GROUPS)))
 			return snprintf(m->why, sizeof m->why,
 					"mount after e2fsck: %d (%s)", err,
 					m->fs.why), -1;
@@ -533,7 +537,7 @@ static int run_init(struct fsm *m, struct fsm_dev *d)
 	/* odd seeds read through the get callback, even ones by copies */
 	struct ext2_dev dev = {dev_read, dev_write, dev_now, d,
 			       o->seed & 1 ? dev_get : NULL, NULL};
-	int err = ext2_mount(&m->fs, &dev);
+	int err = ext2_mount(&m->fs, &dev, fsm_groups, FSM_GROUPS);
 	if (err)
 		return snprintf(m->why, sizeof m->why, "mount: %d (%s)", err,
 				m->fs.why), -1;
