@@ -212,6 +212,13 @@ EXT2_DIALOG_SUITES ?= shellfs2:2:disk,cache=64,fs:tests/dialog/shell_files.txt
 DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 	disklegacy2:2:utest=disk,disk,disk_v1:legacy \
 	cache2:2:utest=cache,disk,cache=64:modern
+# NAME:CPUS:ARGS:N: a power cut through F (user/tests/t_powerloss.c):
+# QEMU killed with SIGKILL at the guest's N-th fsync while it writes on,
+# then e2fsck -fy must repair the image and every fsynced file read back
+# (tests/harness/ext2_image.py). F, B and D on one core at 4 KiB blocks;
+# over three cores at 1 KiB.
+POWERLOSS_SUITES ?= powerloss2:2:utest=powerloss_,disk,cache=64,fs,form=1:5 \
+	powerloss3:3:utest=powerloss_,disk,cache=64,fs,form=3,fsbs=1024:17
 # NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
 # the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
 # debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
@@ -514,6 +521,7 @@ test: kernel host-tests $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 		$(addprefix --ext2-suite ,$(EXT2_SUITES)) \
 		$(addprefix --ext2-dialog-suite ,$(EXT2_DIALOG_SUITES)) \
 		$(addprefix --trace-suite ,$(TRACE_SUITES)) \
+		$(addprefix --powerloss-suite ,$(POWERLOSS_SUITES)) \
 		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 

@@ -239,6 +239,7 @@ class RunResult:
     elapsed: float = 0.0
     log_path: str = None
     cores: str = None            # where the cores were at the timeout
+    killed_on: str = None        # run(kill_on=): the line it was cut at
 
     def tail(self, n=30):
         """Return the last n output lines (stdout and stderr)."""
@@ -321,6 +322,24 @@ def _reap_stragglers(proc):
         pass
 
 
+def _cut(proc, sink, kill_on, deadline):
+    """kill_on thread: SIGKILL the child's group at the count-th stdout
+    line matching the pattern (waits on output; gives up at `deadline`,
+    where the run's own timeout ends it)."""
+    pattern, count = kill_on
+    at = 0
+    for _ in range(count):
+        at = sink.wait_for(pattern.search, at, deadline)
+        if at is None:
+            return
+    sink.result.killed_on = sink.result.lines[at - 1]
+    sink.note(f"killed (SIGKILL) at: {sink.result.killed_on}")
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _type(proc, sink, dialog, deadline):
     """Dialog thread: wait for a line containing dialog[0] (the program
     is ready for input), then type each of dialog[1:] followed by a
@@ -343,13 +362,17 @@ def _type(proc, sink, dialog, deadline):
 
 
 def run(cmd, timeout, log_path, stop_on_panic=True,
-        first_output=FIRST_OUTPUT_S, dialog=None):
+        first_output=FIRST_OUTPUT_S, dialog=None, kill_on=None):
     """Run `cmd`, stream its output to `log_path`, return a RunResult.
 
     stdin is /dev/null, or with `dialog` (a ready text, then lines to
     type) a pipe that _type writes the lines into. The run ends as soon as the child exits, or it
     is killed: at `timeout` (result.timed_out), after `first_output`
     seconds without a stdout line, or PANIC_GRACE_S after a PANIC line.
+    With `kill_on` (a compiled pattern and a count), the child is killed
+    with SIGKILL, no warning, as soon as that many stdout lines match
+    (result.killed_on: the last of them): a power cut at a point the
+    guest names.
     result.error is one line when the program did not run: it could not
     be started, it exited non-zero before printing anything (with its
     stderr), or it stayed silent.
@@ -369,6 +392,10 @@ def run(cmd, timeout, log_path, stop_on_panic=True,
             if dialog:
                 threading.Thread(target=_type, daemon=True,
                                  args=(proc, sink, dialog,
+                                       start + timeout)).start()
+            if kill_on:
+                threading.Thread(target=_cut, daemon=True,
+                                 args=(proc, sink, kill_on,
                                        start + timeout)).start()
             ended = _supervise(proc, sink, limits, stop_on_panic, hang)
             if ended is None:

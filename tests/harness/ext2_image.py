@@ -7,6 +7,7 @@ must find the image clean, and the files the guest wrote (user/tests/
 t_fs.c, same patterns) must read back byte for byte through debugfs.
 """
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -128,6 +129,36 @@ def problems(path, writers_passed):
                              env=_env(), capture_output=True).stdout
         if got != pattern(seed, size):
             out.append(f"/{name}: {len(got)} bytes read back, "
+                       f"want {size} of pattern {seed}")
+    return out
+
+
+RE_SYNCED = re.compile(r"^POWERLOSS-SYNCED (/\S+) (\d+) (\d+)\s*$")
+
+
+def synced_files(lines):
+    """{path: (seed, size)} of the files a powerloss writer announced as
+    fsynced (user/tests/t_powerloss.c)."""
+    return {m.group(1): (int(m.group(2)), int(m.group(3)))
+            for m in map(RE_SYNCED.match, lines) if m}
+
+
+def power_loss_problems(path, synced):
+    """What is wrong with the image after a power cut ([] if nothing):
+    e2fsck -fy must repair it (exit 0, 1 or 2: nothing left uncorrected),
+    then e2fsck -fn find it clean, and every file of @synced ({path:
+    (seed, size)}) read back byte for byte."""
+    fix = subprocess.run(["e2fsck", "-fy", path], env=_env(),
+                         capture_output=True, text=True)
+    if fix.returncode & ~3:
+        tail = " | ".join(fix.stdout.strip().splitlines()[-6:])
+        return [f"e2fsck -fy exit {fix.returncode}: {tail}"]
+    out = [p for p in [fsck_problem(path)] if p]
+    for name, (seed, size) in sorted(synced.items()):
+        got = subprocess.run(["debugfs", "-R", f"cat {name}", path],
+                             env=_env(), capture_output=True).stdout
+        if got != pattern(seed, size):
+            out.append(f"{name} (fsynced): {len(got)} bytes read back, "
                        f"want {size} of pattern {seed}")
     return out
 

@@ -85,6 +85,7 @@ class Suite:
     disk: str = None          # disk suites: the image attached
     ext2: bool = False        # ext2 suites: the image is ext2 (ext2_image)
     trace_dir: str = None     # trace suites: where trace.txt goes
+    cut_at: int = None        # power-loss suites: SIGKILL at this fsync
 
 
 @dataclass
@@ -404,7 +405,16 @@ def run_one(suite, opts, log_path, totals):
     def go(stop_on_panic=True):
         return qemu.run(suite.cmd, opts.timeout, log_path, stop_on_panic,
                         first_output=opts.first_output, dialog=suite.dialog)
-    if suite.trace_dir is not None:
+    if suite.cut_at is not None:
+        ext2_image.prepare(suite.disk, bs=ext2_image.block_size(suite.args))
+        result = qemu.run(suite.cmd, opts.timeout, log_path,
+                          first_output=opts.first_output,
+                          kill_on=(ext2_image.RE_SYNCED, suite.cut_at))
+        failures = report_single(suite, "power-loss",
+                                 power_loss_problems(suite, result,
+                                                     opts.timeout),
+                                 result, totals)
+    elif suite.trace_dir is not None:
         result = go()
         proto = parse_protocol(result.lines)
         if proto.tests or proto.done:
@@ -463,6 +473,19 @@ def run_one(suite, opts, log_path, totals):
                 suite, "server-rings", server_rings_problems(result),
                 result, totals)
     return result, failures
+
+
+def power_loss_problems(suite, result, timeout):
+    """Why a power-loss suite failed: QEMU not cut at its cut_at-th
+    fsync (the writer failed or ended first, or a panic), or the image
+    after e2fsck -fy (ext2_image.power_loss_problems)."""
+    if result.killed_on is None:
+        return boot_problems(result, timeout) + [
+            f"no cut: fewer than {suite.cut_at} fsyncs announced"]
+    if result.panic:
+        return [f"panic: {result.panic}"]
+    return ext2_image.power_loss_problems(
+        suite.disk, ext2_image.synced_files(result.lines))
 
 
 def echo_lines(result, prefixes):
@@ -647,6 +670,18 @@ def parse_ext2_dialog_spec(spec, kernel, log_dir):
                        ext2=True)
 
 
+def parse_power_loss_spec(spec, kernel, log_dir):
+    """NAME:CPUS:ARGS:N -> an ext2 suite cut (SIGKILL) at the guest's
+    N-th fsync (user/tests/t_powerloss.c), then repaired and checked."""
+    head, sep, n = spec.rpartition(":")
+    if not sep or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"bad --powerloss-suite {spec!r}"
+                                         ", want NAME:CPUS:ARGS:N")
+    suite = parse_ext2_spec(head, kernel, log_dir)
+    suite.cut_at = int(n)
+    return suite
+
+
 def parse_trace_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS -> a Suite whose boot's trace dump is checked
     (ARGS must turn the rings on: trace=...)."""
@@ -683,6 +718,9 @@ def build_suites(opts):
               for s in opts.ext2_dialog_suite]
     specs += [(s, lambda spec, k: parse_trace_spec(spec, k, opts.log_dir))
               for s in opts.trace_suite]
+    specs += [(s, lambda spec, k: parse_power_loss_spec(spec, k,
+                                                        opts.log_dir))
+              for s in opts.powerloss_suite]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
                  "--dialog-suite need "
@@ -740,6 +778,11 @@ def parse_args(argv):
     ap.add_argument("--ext2-dialog-suite", action="append", default=[],
                     metavar="NAME:CPUS:ARGS:FILE",
                     help="a dialog suite booted with a fresh ext2 image")
+    ap.add_argument("--powerloss-suite", action="append", default=[],
+                    metavar="NAME:CPUS:ARGS:N",
+                    help="an ext2 suite whose QEMU is killed at the "
+                         "guest's N-th fsync, then e2fsck -fy must repair "
+                         "the image and every fsynced file read back")
     ap.add_argument("--trace-suite", action="append", default=[],
                     metavar="NAME:CPUS:ARGS",
                     help="boot with the trace rings on (ARGS: trace=...); "

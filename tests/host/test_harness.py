@@ -17,6 +17,7 @@ were.
 
 import contextlib
 import io
+import argparse
 import os
 import shutil
 import subprocess
@@ -480,8 +481,43 @@ def test_timeout_says_where_the_cores_were():
     return None
 
 
+def test_run_kill_on():
+    """qemu.run(kill_on=): SIGKILL at the N-th matching line, not later
+    (the program would print on for a minute), and the spec's parse."""
+    prog = ("import sys, time\n"
+            "for i in range(600):\n"
+            "    print(f'POWERLOSS-SYNCED /f{i} {i} 1', flush=True)\n"
+            "    time.sleep(0.1)\n")
+    with tempfile.TemporaryDirectory(prefix="fulcrum-harness-") as tmp:
+        result = qemu.run([sys.executable, "-c", prog], TIMEOUT,
+                          os.path.join(tmp, "x.log"),
+                          kill_on=(ext2_image.RE_SYNCED, 3))
+    if result.killed_on != "POWERLOSS-SYNCED /f2 2 1":
+        return f"killed_on {result.killed_on!r}, want the third line"
+    if result.returncode != -9 or result.timed_out or result.error:
+        return f"rc {result.returncode}, timed out {result.timed_out}, " \
+               f"error {result.error}: want SIGKILL's -9 only"
+    if result.elapsed > FAST_S:
+        return f"took {result.elapsed:.1f}s"
+    if ext2_image.synced_files(result.lines[:3]) != {
+            "/f0": (0, 1), "/f1": (1, 1), "/f2": (2, 1)}:
+        return f"synced_files of {result.lines[:3]}"
+    for bad in ("p:1:utest=x", "p:1:utest=x:0", "p:1:utest=x:n"):
+        try:
+            run_tests.parse_power_loss_spec(bad, "k.elf", "/tmp")
+        except argparse.ArgumentTypeError:
+            continue
+        return f"{bad!r} accepted"
+    suite = run_tests.parse_power_loss_spec("p:2:utest=x,fs:7", "k.elf",
+                                            "/tmp")
+    if (suite.cut_at, suite.ext2, suite.args) != (7, True, "utest=x,fs"):
+        return f"parsed {suite.cut_at}, {suite.ext2}, {suite.args!r}"
+    return None
+
+
 TESTS = [
     ("run_missing_program", test_run_missing_program),
+    ("run_kill_on", test_run_kill_on),
     ("run_exits_at_start", test_run_exits_at_start),
     ("run_stderr_in_one_line", test_run_stderr_in_one_line),
     ("run_silent", test_run_silent),
