@@ -92,7 +92,9 @@ enum fsm_type { FSM_FILE = 1, FSM_DIR = 2, FSM_SYMLINK = 7 };
 struct fsm_dent;
 
 /* An inode of the model. A file's bytes are kept by blocks of the file
- * system's size (any size would do): blk[i] NULL reads as zeros. */
+ * system's size (any size would do): blk[i] NULL reads as zeros. A file
+ * or a symlink may have several names (hard links): one node, named by
+ * that many entries, its link count. */
 struct fsm_node {
 	enum fsm_type type;
 	uint32_t ino;          /* the library's inode number for it */
@@ -100,13 +102,13 @@ struct fsm_node {
 	bool dirty;            /* changed since the last comparison ... */
 	uint64_t dlo, dhi;     /* ... a file: these bytes (none if dlo >= dhi) */
 	bool keep;             /* lost+found: never an operation's target */
-	uint64_t size;         /* files */
+	uint64_t size;         /* files; symlinks: the target's length */
 	uint8_t **blk;
 	uint32_t nblk;
 	struct fsm_dent *ent;  /* directories: entries without . and .. */
 	unsigned nent, cap;
 	struct fsm_node *parent;
-	char *target;          /* symlinks */
+	char *target;          /* symlinks: size bytes, no NUL */
 };
 
 struct fsm_dent {

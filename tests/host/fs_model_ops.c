@@ -188,12 +188,15 @@ static long model_rename(struct fsm *m, const struct fsm_op *op, bool apply)
 	return 0;
 }
 
-/** The file @path names for ext2_write/_read/_truncate: not a directory. */
+/** The file @path names for ext2_write/_read/_truncate: a regular
+ *  file; -EISDIR for a directory, -EINVAL for a symlink. */
 static int old_file(struct fsm *m, const char *path, struct fsm_node **n)
 {
 	int err = fsm_resolve(m, path, n);
 	if (!err && (*n)->type == FSM_DIR)
 		err = -EISDIR;
+	if (!err && (*n)->type == FSM_SYMLINK)
+		err = -EINVAL;
 	return err;
 }
 
