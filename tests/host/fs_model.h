@@ -155,7 +155,7 @@ struct fsm {
 	char dkey[16][80];          /* kinds of defect met, and how often */
 	unsigned long dcount[16];
 	unsigned ndkeys;
-	unsigned long stat[16][12]; /* per kind: results by class */
+	unsigned long stat[16][16]; /* per kind: results by class */
 	unsigned long reach[3];     /* writes into indirect, double, its 2nd */
 	/* picking: the model's directories, and its entries as (directory,
 	 * index), gathered again after a name changed */

@@ -260,10 +260,13 @@ static const struct {
 	{0, "ok"},	      {ENOENT, "ENOENT"},   {EEXIST, "EEXIST"},
 	{ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {ENOTEMPTY, "ENOTEMPTY"},
 	{EINVAL, "EINVAL"},   {ENAMETOOLONG, "ENAMETOOLONG"},
-	{EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {-1, "short"},
-	{-2, "other"},
+	{EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {EPERM, "EPERM"},
+	{EMLINK, "EMLINK"},   {-1, "short"},	    {-2, "other"},
 };
 #define NCLASS (sizeof classes / sizeof classes[0])
+_Static_assert(NCLASS <= sizeof ((struct fsm *)0)->stat[0] /
+			       sizeof ((struct fsm *)0)->stat[0][0],
+	       "struct fsm's stat has a column per class");
 
 static unsigned class_of(long r)
 {
