@@ -122,8 +122,10 @@ struct fsm_kind;
 struct fsm_op {
 	const struct fsm_kind *kind;
 	char a[FSM_PATH], b[FSM_PATH]; /* paths */
-	uint64_t off, len;             /* write, read; truncate: off = size */
-	uint64_t data;                 /* write: seed of its bytes */
+	uint64_t off, len;             /* write, read; truncate: off = size;
+					* symlink: len = the target's length,
+					* off = a NUL's position + 1 (0: none) */
+	uint64_t data;                 /* write, symlink: seed of its bytes */
 };
 
 struct fsm_dev;
@@ -139,7 +141,7 @@ struct fsm {
 	uint32_t inodes;
 	struct ext2_fs fs, saved;   /* the library; its state before the step */
 	struct fsm_dev *dev;
-	uint32_t ino_out;           /* create/mkdir: the library's inode */
+	uint32_t ino_out;           /* create/mkdir/symlink: the library's inode */
 	bool expect_noop;           /* the step must change nothing */
 	uint8_t *wbuf, *rbuf, *mbuf; /* write data, library and model reads */
 	size_t buf_len;
@@ -164,7 +166,7 @@ struct fsm {
 		struct fsm_node *dir;
 		unsigned i;
 	} *ents;
-	unsigned ndirs, nents, max_pick;
+	unsigned ndirs, nents, max_dirs, ents_cap;
 	unsigned long names_gen;    /* bumped by every change of a name */
 	unsigned long picked_gen;   /* names_gen when dirs, ents were made */
 };
@@ -177,12 +179,15 @@ struct fsm {
  * two functions (fs_model_ops.c). */
 #define FSM_A_NEW 1u    /* a: a name to make (a parent that exists, mostly) */
 #define FSM_A_OLD 2u    /* a: an existing name, mostly */
-#define FSM_A_FILE 4u   /* a: a file, mostly */
+#define FSM_A_FILE 4u   /* a: a regular file, mostly */
+#define FSM_A_NODIR 512u /* a: a file or a symlink, mostly */
 #define FSM_A_DIR 128u  /* a: a directory, mostly */
+#define FSM_A_SOMEDIR 1024u /* a: one time in 8 a directory, mostly */
 #define FSM_B_ANY 8u    /* b: a new or an existing name */
 #define FSM_RANGE 16u   /* off, len: a byte range */
 #define FSM_SIZE 32u    /* off: a file size */
 #define FSM_DATA 64u    /* the range gets blocks (write) */
+#define FSM_TARGET 256u /* len, off, data: a symlink's target */
 
 struct fsm_kind {
 	const char *name;

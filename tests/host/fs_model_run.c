@@ -542,9 +542,8 @@ static int run_init(struct fsm *m, struct fsm_dev *d)
 				m->fs.why), -1;
 	m->inodes = m->fs.inodes;
 	m->by_ino = calloc(m->inodes + 1, sizeof *m->by_ino);
-	m->max_pick = m->inodes + 2;
-	m->dirs = malloc(m->max_pick * sizeof *m->dirs);
-	m->ents = malloc(m->max_pick * sizeof *m->ents);
+	m->max_dirs = m->inodes + 2;
+	m->dirs = malloc(m->max_dirs * sizeof *m->dirs);
 	m->buf_len = 132 * (size_t)m->bs + 64 * 1024;
 	m->wbuf = malloc(m->buf_len);
 	m->rbuf = malloc(m->buf_len);
