@@ -124,7 +124,7 @@ struct fsm_op {
 	char a[FSM_PATH], b[FSM_PATH]; /* paths */
 	uint64_t off, len;             /* write, read; truncate: off = size;
 					* symlink: len = the target's length,
-					* off = a NUL's position + 1 (0: none) */
+					* off = its NUL's position + 1 or 0 */
 	uint64_t data;                 /* write, symlink: seed of its bytes */
 };
 
@@ -141,7 +141,7 @@ struct fsm {
 	uint32_t inodes;
 	struct ext2_fs fs, saved;   /* the library; its state before the step */
 	struct fsm_dev *dev;
-	uint32_t ino_out;           /* create/mkdir/symlink: the library's inode */
+	uint32_t ino_out;           /* a new inode's number, from the library */
 	bool expect_noop;           /* the step must change nothing */
 	uint8_t *wbuf, *rbuf, *mbuf; /* write data, library and model reads */
 	size_t buf_len;

@@ -187,7 +187,7 @@ static int check_target(struct fsm *m, const struct fsm_node *s,
 	       m->rbuf[i] == (uint8_t)s->target[i])
 		i++;
 	return snprintf(m->why, sizeof m->why,
-			"readlink %s: %ld bytes of %llu, the first wrong at %llu",
+			"readlink %s: %ld bytes of %llu, first wrong at %llu",
 			path, got, (unsigned long long)s->size,
 			(unsigned long long)i), -1;
 }
