@@ -92,7 +92,9 @@ enum fsm_type { FSM_FILE = 1, FSM_DIR = 2, FSM_SYMLINK = 7 };
 struct fsm_dent;
 
 /* An inode of the model. A file's bytes are kept by blocks of the file
- * system's size (any size would do): blk[i] NULL reads as zeros. */
+ * system's size (any size would do): blk[i] NULL reads as zeros. A file
+ * or a symlink may have several names (hard links): one node, named by
+ * that many entries, its link count. */
 struct fsm_node {
 	enum fsm_type type;
 	uint32_t ino;          /* the library's inode number for it */
@@ -100,13 +102,13 @@ struct fsm_node {
 	bool dirty;            /* changed since the last comparison ... */
 	uint64_t dlo, dhi;     /* ... a file: these bytes (none if dlo >= dhi) */
 	bool keep;             /* lost+found: never an operation's target */
-	uint64_t size;         /* files */
+	uint64_t size;         /* files; symlinks: the target's length */
 	uint8_t **blk;
 	uint32_t nblk;
 	struct fsm_dent *ent;  /* directories: entries without . and .. */
 	unsigned nent, cap;
 	struct fsm_node *parent;
-	char *target;          /* symlinks */
+	char *target;          /* symlinks: size bytes, no NUL */
 };
 
 struct fsm_dent {
@@ -120,8 +122,10 @@ struct fsm_kind;
 struct fsm_op {
 	const struct fsm_kind *kind;
 	char a[FSM_PATH], b[FSM_PATH]; /* paths */
-	uint64_t off, len;             /* write, read; truncate: off = size */
-	uint64_t data;                 /* write: seed of its bytes */
+	uint64_t off, len;             /* write, read; truncate: off = size;
+					* symlink: len = the target's length,
+					* off = its NUL's position + 1 or 0 */
+	uint64_t data;                 /* write, symlink: seed of its bytes */
 };
 
 struct fsm_dev;
@@ -137,7 +141,7 @@ struct fsm {
 	uint32_t inodes;
 	struct ext2_fs fs, saved;   /* the library; its state before the step */
 	struct fsm_dev *dev;
-	uint32_t ino_out;           /* create/mkdir: the library's inode */
+	uint32_t ino_out;           /* a new inode's number, from the library */
 	bool expect_noop;           /* the step must change nothing */
 	uint8_t *wbuf, *rbuf, *mbuf; /* write data, library and model reads */
 	size_t buf_len;
@@ -153,7 +157,7 @@ struct fsm {
 	char dkey[16][80];          /* kinds of defect met, and how often */
 	unsigned long dcount[16];
 	unsigned ndkeys;
-	unsigned long stat[16][12]; /* per kind: results by class */
+	unsigned long stat[16][16]; /* per kind: results by class */
 	unsigned long reach[3];     /* writes into indirect, double, its 2nd */
 	/* picking: the model's directories, and its entries as (directory,
 	 * index), gathered again after a name changed */
@@ -162,7 +166,7 @@ struct fsm {
 		struct fsm_node *dir;
 		unsigned i;
 	} *ents;
-	unsigned ndirs, nents, max_pick;
+	unsigned ndirs, nents, max_dirs, ents_cap;
 	unsigned long names_gen;    /* bumped by every change of a name */
 	unsigned long picked_gen;   /* names_gen when dirs, ents were made */
 };
@@ -175,12 +179,15 @@ struct fsm {
  * two functions (fs_model_ops.c). */
 #define FSM_A_NEW 1u    /* a: a name to make (a parent that exists, mostly) */
 #define FSM_A_OLD 2u    /* a: an existing name, mostly */
-#define FSM_A_FILE 4u   /* a: a file, mostly */
+#define FSM_A_FILE 4u   /* a: a regular file, mostly */
+#define FSM_A_NODIR 512u /* a: a file or a symlink, mostly */
 #define FSM_A_DIR 128u  /* a: a directory, mostly */
+#define FSM_A_SOMEDIR 1024u /* a: one time in 8 a directory, mostly */
 #define FSM_B_ANY 8u    /* b: a new or an existing name */
 #define FSM_RANGE 16u   /* off, len: a byte range */
 #define FSM_SIZE 32u    /* off: a file size */
 #define FSM_DATA 64u    /* the range gets blocks (write) */
+#define FSM_TARGET 256u /* len, off, data: a symlink's target */
 
 struct fsm_kind {
 	const char *name;

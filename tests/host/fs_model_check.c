@@ -1,9 +1,9 @@
 /*
  * The comparisons of the file-system model test (fs_model.h): the
  * library's view of a model node (type, link count, size, contents, a
- * directory's entries with their inode numbers and file types, "." and
- * ".."), and e2fsck. Each puts what differs, with the path, in m->why
- * and returns -1.
+ * symlink's target, a directory's entries with their inode numbers and
+ * file types, "." and ".."), and e2fsck. Each puts what differs, with
+ * the path, in m->why and returns -1.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,9 +174,27 @@ static int check_contents(struct fsm *m, const struct fsm_node *f,
 	return 0;
 }
 
+/** Symlink @s's target as ext2_readlink gives it, into a buffer a byte
+ *  longer: all of it, nothing more. */
+static int check_target(struct fsm *m, const struct fsm_node *s,
+			const char *path)
+{
+	long got = ext2_readlink(&m->fs, s->ino, (char *)m->rbuf, s->size + 1);
+	if (got == (long)s->size && !memcmp(m->rbuf, s->target, s->size))
+		return 0;
+	uint64_t i = 0;
+	while (got >= 0 && i < (uint64_t)got && i < s->size &&
+	       m->rbuf[i] == (uint8_t)s->target[i])
+		i++;
+	return snprintf(m->why, sizeof m->why,
+			"readlink %s: %ld bytes of %llu, first wrong at %llu",
+			path, got, (unsigned long long)s->size,
+			(unsigned long long)i), -1;
+}
+
 /** Node @n (at @path, in directory inode @parent) as the library sees
- *  it: type, links, size; with FSM_CHK_LISTING a directory's entries,
- *  with FSM_CHK_CONTENTS a file's bytes. */
+ *  it: type, links, size, a symlink's target; with FSM_CHK_LISTING a
+ *  directory's entries, with FSM_CHK_CONTENTS a file's bytes. */
 int fsm_check_node(struct fsm *m, struct fsm_node *n, const char *path,
 		   uint32_t parent, unsigned what)
 {
@@ -195,6 +213,8 @@ int fsm_check_node(struct fsm *m, struct fsm_node *n, const char *path,
 				"not type %u links %u size %llu",
 				path, n->ino, type, st.links, st.size,
 				want_type, links, (unsigned long long)size), -1;
+	if (n->type == FSM_SYMLINK)
+		return check_target(m, n, path);
 	if (n->type == FSM_DIR && (what & FSM_CHK_LISTING))
 		return check_listing(m, n, path, parent);
 	if (n->type == FSM_FILE && (what & FSM_CHK_CONTENTS))

@@ -2,19 +2,18 @@
  * The operations of the file-system model test (fs_model.h): for each
  * kind, what the model says its result must be (checked in the order
  * the library checks, so that of two errors the same one is expected)
- * and how the library is called; and the random choice of each step's
- * operation and arguments, from names and paths the model holds.
+ * and how the library is called.
  *
- * Adding an operation (ext2_link, ext2_symlink) is a row of fsm_kinds
- * and its model_ and lib_ functions: the model counts a node's names
- * (link counts, a rename onto another name of the same inode, unlink of
- * one name) and has a symlink type (FSM_SYMLINK, its target in
- * ->target, ->size its length). A symlink also needs its target read
- * back in fsm_check_node (fs_model_check.c), and old_file below the
- * error the library gives for writing, reading or cutting one.
+ * Adding an operation is a row of fsm_kinds and its model_ and lib_
+ * functions. The model counts a node's names (link, unlink of one of
+ * several names, a rename onto another name of the same inode, which
+ * changes nothing) and has a symlink type (its target in ->target,
+ * ->size its length), which ext2_write, _read and _truncate refuse and
+ * a path cannot go through.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fs_model.h"
@@ -78,6 +77,19 @@ static long adopt(struct fsm *m, struct fsm_node *n)
 	return 0;
 }
 
+/** Symlink @op's target into @buf (op->len bytes): bytes 1 to 255 from
+ *  op->data, and a NUL at op->off - 1 if op->off. Model and library
+ *  make it alike. */
+static void target_of(const struct fsm_op *op, char *buf)
+{
+	fsm_fill((uint8_t *)buf, op->len, op->data);
+	for (uint64_t i = 0; i < op->len; i++)
+		buf[i] = (char)((uint8_t)buf[i] % 255 + 1);
+	if (op->off && op->off <= op->len)
+		buf[op->off - 1] = 0;
+}
+
+/** A new node of @type named op->a (a symlink: its target @op's). */
 static long model_make(struct fsm *m, const struct fsm_op *op, bool apply,
 		       enum fsm_type type)
 {
@@ -88,6 +100,13 @@ static long model_make(struct fsm *m, const struct fsm_op *op, bool apply,
 	if (err || !apply)
 		return err;
 	n = fsm_node_new(m, type);
+	if (type == FSM_SYMLINK) {
+		n->target = malloc(op->len);
+		if (!n->target)
+			abort();
+		target_of(op, n->target);
+		n->size = op->len;
+	}
 	fsm_dir_add(m, dir, name, len, n);
 	return adopt(m, n);
 }
@@ -102,6 +121,46 @@ static long model_mkdir(struct fsm *m, const struct fsm_op *op, bool apply)
 	return model_make(m, op, apply, FSM_DIR);
 }
 
+/** ext2_symlink as the test calls it: op->a's parent, then the target
+ *  (empty or with a NUL, then too long for a block), then the name. */
+static long model_symlink(struct fsm *m, const struct fsm_op *op, bool apply)
+{
+	struct fsm_node *dir;
+	const char *name;
+	size_t len;
+	int err = fsm_parent(m, op->a, &dir, &name, &len);
+	if (!err && (!op->len || (op->off && op->off <= op->len)))
+		err = -EINVAL;
+	if (!err && op->len >= m->bs)
+		err = -ENAMETOOLONG;
+	return err ? err : model_make(m, op, apply, FSM_SYMLINK);
+}
+
+/** ext2_link as the test calls it: op->a resolved, op->b's parent, then
+ *  the library's order: a directory, the link count, the new name. */
+static long model_link(struct fsm *m, const struct fsm_op *op, bool apply)
+{
+	struct fsm_node *n, *dir;
+	const char *name;
+	size_t len;
+	int err = fsm_resolve(m, op->a, &n);
+	if (!err)
+		err = fsm_parent(m, op->b, &dir, &name, &len);
+	if (!err && n->type == FSM_DIR)
+		err = -EPERM;
+	if (!err && n->names >= EXT2_LINK_MAX)
+		err = -EMLINK;
+	if (!err)
+		err = new_entry(m, op->b, &dir, &name, &len);
+	if (err || !apply)
+		return err;
+	fsm_dir_add(m, dir, name, len, n);
+	n->dirty = true;
+	return 0;
+}
+
+/** ext2_unlink: a name of a file or a symlink. A file that keeps other
+ *  names is compared whole at the next check, through them. */
 static long model_unlink(struct fsm *m, const struct fsm_op *op, bool apply)
 {
 	struct fsm_node *dir;
@@ -113,6 +172,8 @@ static long model_unlink(struct fsm *m, const struct fsm_op *op, bool apply)
 		return err;
 	struct fsm_node *n = d->node;
 	fsm_dir_del(m, dir, d);
+	if (n->type == FSM_FILE && n->names > 1)
+		fsm_file_dirty(n, 0, n->size);
 	fsm_node_unname(m, n);
 	return 0;
 }
@@ -188,12 +249,15 @@ static long model_rename(struct fsm *m, const struct fsm_op *op, bool apply)
 	return 0;
 }
 
-/** The file @path names for ext2_write/_read/_truncate: not a directory. */
+/** The file @path names for ext2_write/_read/_truncate: a regular
+ *  file; -EISDIR for a directory, -EINVAL for a symlink. */
 static int old_file(struct fsm *m, const char *path, struct fsm_node **n)
 {
 	int err = fsm_resolve(m, path, n);
 	if (!err && (*n)->type == FSM_DIR)
 		err = -EISDIR;
+	if (!err && (*n)->type == FSM_SYMLINK)
+		err = -EINVAL;
 	return err;
 }
 
@@ -283,6 +347,29 @@ static long lib_mkdir(struct fsm *m, const struct fsm_op *op)
 		   : ext2_mkdir(&m->fs, dir, name, len, 0755, &m->ino_out);
 }
 
+static long lib_symlink(struct fsm *m, const struct fsm_op *op)
+{
+	uint32_t dir;
+	const char *name;
+	size_t len;
+	int err = fsm_lib_parent(m, op->a, &dir, &name, &len);
+	target_of(op, (char *)m->wbuf);
+	return err ? err
+		   : ext2_symlink(&m->fs, dir, name, len, (char *)m->wbuf,
+				  op->len, &m->ino_out);
+}
+
+static long lib_link(struct fsm *m, const struct fsm_op *op)
+{
+	uint32_t ino, dir;
+	const char *name;
+	size_t len;
+	int err = ext2_namei(&m->fs, op->a, &ino);
+	if (!err)
+		err = fsm_lib_parent(m, op->b, &dir, &name, &len);
+	return err ? err : ext2_link(&m->fs, dir, name, len, ino);
+}
+
 static long lib_unlink(struct fsm *m, const struct fsm_op *op)
 {
 	uint32_t dir;
@@ -343,7 +430,9 @@ static long lib_truncate(struct fsm *m, const struct fsm_op *op)
 }
 
 /* The mix. inodes/blocks: what the operation may take at most (a
- * directory entry: a block, an indirect and a double indirect one). */
+ * directory entry: a block, an indirect and a double indirect one; a
+ * slow symlink's target: one more). link's a is a directory (EPERM)
+ * one time in 8. */
 const struct fsm_kind fsm_kinds[] = {
 	{"create", 14, FSM_A_NEW, 1, 3, model_create, lib_create},
 	{"mkdir", 6, FSM_A_NEW, 1, 4, model_mkdir, lib_mkdir},
@@ -353,9 +442,13 @@ const struct fsm_kind fsm_kinds[] = {
 	 lib_read},
 	{"truncate", 9, FSM_A_OLD | FSM_A_FILE | FSM_SIZE, 0, 0,
 	 model_truncate, lib_truncate},
-	{"unlink", 9, FSM_A_OLD | FSM_A_FILE, 0, 0, model_unlink, lib_unlink},
+	{"unlink", 9, FSM_A_OLD | FSM_A_NODIR, 0, 0, model_unlink, lib_unlink},
 	{"rmdir", 6, FSM_A_OLD | FSM_A_DIR, 0, 0, model_rmdir, lib_rmdir},
 	{"rename", 14, FSM_A_OLD | FSM_B_ANY, 0, 3, model_rename, lib_rename},
+	{"link", 8, FSM_A_OLD | FSM_A_NODIR | FSM_A_SOMEDIR | FSM_B_ANY, 0, 3,
+	 model_link, lib_link},
+	{"symlink", 6, FSM_A_NEW | FSM_TARGET, 1, 4, model_symlink,
+	 lib_symlink},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -384,6 +477,9 @@ void fsm_op_text(const struct fsm_op *op, char *out, size_t n)
 	else if (k->args & FSM_SIZE)
 		snprintf(out, n, "%s %s size=%llu", k->name, op->a,
 			 (unsigned long long)op->off);
+	else if (k->args & FSM_TARGET) /* nul: its NUL's position, -1: none */
+		snprintf(out, n, "%s %s target=%llu nul=%lld", k->name, op->a,
+			 (unsigned long long)op->len, (long long)op->off - 1);
 	else
 		snprintf(out, n, "%s %s", k->name, op->a);
 }

@@ -1,17 +1,20 @@
 /*
  * The random choice of each step's operation for the file-system model
  * test (fs_model.h). Names come from a small pool, so that creates meet
- * existing names and renames land on them; offsets cluster at the
+ * existing names and renames and links land on them (renames on another
+ * name of the same inode too); symlink targets cluster at the fast
+ * symlink's limit and the block size; offsets cluster at the
  * block-map boundaries (the first block, the first indirect, the first
  * double-indirect one, the second indirect block under it); the mix is
  * interrupted now and then by a fill of the image's blocks or inodes to
  * ENOSPC, some steps of the mix on the full image, and a free of what
  * the fill took, with a squeeze between (one block freed and taken
- * again by a step that needs two). The choice depends only on the seed
- * and the model.
+ * again by a step that needs two, or refused). The choice depends only
+ * on the seed and the model.
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fs_model.h"
@@ -25,18 +28,25 @@ enum { PH_MIX, PH_FILL_BLOCKS, PH_FILL_INODES, PH_FULL, PH_SQUEEZE, PH_FREE };
 #define PICK_PATH_MAX (FSM_PATH - 2 * FSM_NAME_MAX - 8)
 
 /** Gather @dir's subtree (its path @plen bytes long) into m->dirs and
- *  m->ents, leaving out lost+found and what has too long a path. */
+ *  m->ents, leaving out lost+found and what has too long a path. A
+ *  directory is an inode (m->max_dirs bounds them); entries are not
+ *  (hard links), m->ents grows. */
 static void collect(struct fsm *m, struct fsm_node *dir, size_t plen)
 {
-	if (m->ndirs < m->max_pick)
+	if (m->ndirs < m->max_dirs)
 		m->dirs[m->ndirs++] = dir;
 	for (unsigned i = 0; i < dir->nent; i++) {
 		struct fsm_dent *e = &dir->ent[i];
 		size_t clen = plen + 1 + e->len;
 		if (e->node->keep || clen > PICK_PATH_MAX)
 			continue;
-		if (m->nents < m->max_pick)
-			m->ents[m->nents++] = (struct fsm_pick_ent){dir, i};
+		if (m->nents == m->ents_cap) {
+			m->ents_cap = m->ents_cap ? 2 * m->ents_cap : 256;
+			m->ents = realloc(m->ents, m->ents_cap * sizeof *m->ents);
+			if (!m->ents)
+				abort();
+		}
+		m->ents[m->nents++] = (struct fsm_pick_ent){dir, i};
 		if (e->node->type == FSM_DIR)
 			collect(m, e->node, clen);
 	}
@@ -109,28 +119,64 @@ static void pick_new(struct fsm *m, char *out)
 	snprintf(out + len, FSM_PATH - len, "/%s", name);
 }
 
-/** An existing path mostly (of a kind @args asks for mostly: FSM_A_FILE
- *  a file, FSM_A_DIR a directory), else a new one. */
+/** Is @t a type @args asks for (FSM_A_FILE, FSM_A_NODIR, FSM_A_DIR;
+ *  none: any)? */
+static bool type_wanted(enum fsm_type t, unsigned args)
+{
+	if (args & FSM_A_DIR)
+		return t == FSM_DIR;
+	if (args & FSM_A_FILE)
+		return t == FSM_FILE;
+	return !(args & FSM_A_NODIR) || t != FSM_DIR;
+}
+
+/** An existing path mostly (of the type @args asks for, mostly: the
+ *  last of 8 tries), else a new one. */
 static void pick_old(struct fsm *m, char *out, unsigned args)
 {
 	if (!m->nents || fsm_below(m, 100) < 8) {
 		pick_new(m, out);
 		return;
 	}
+	if ((args & FSM_A_SOMEDIR) && !fsm_below(m, 8))
+		args = FSM_A_DIR;
 	unsigned i = 0;
 	for (int tries = 0; tries < 8; tries++) {
 		i = (unsigned)fsm_below(m, m->nents);
 		const struct fsm_pick_ent *p = &m->ents[i];
-		bool dir = p->dir->ent[p->i].node->type == FSM_DIR;
-		if (!(args & (FSM_A_FILE | FSM_A_DIR)) ||
-		    dir == !!(args & FSM_A_DIR))
+		if (type_wanted(p->dir->ent[p->i].node->type, args))
 			break;
 	}
 	ent_path(m, i, out);
 }
 
-/** Where a rename goes: a new name, an existing one, one in the same
- *  directory, or one inside the moved entry. */
+/** Another name of what @from names (a hard link), found from a random
+ *  entry on: its path into @out; false if it has none. */
+static bool other_name(struct fsm *m, const char *from, char *out)
+{
+	struct fsm_node *dir, *n;
+	const char *name;
+	size_t len;
+	if (fsm_resolve(m, from, &n) || n->names < 2 ||
+	    fsm_parent(m, from, &dir, &name, &len))
+		return false;
+	unsigned start = (unsigned)fsm_below(m, m->nents);
+	for (unsigned k = 0; k < m->nents; k++) {
+		unsigned i = (start + k) % m->nents;
+		const struct fsm_pick_ent *p = &m->ents[i];
+		const struct fsm_dent *e = &p->dir->ent[p->i];
+		if (e->node == n && (p->dir != dir || e->len != len ||
+				     memcmp(e->name, name, len))) {
+			ent_path(m, i, out);
+			return true;
+		}
+	}
+	return false;
+}
+
+/** Where a rename or a link goes: a new name, an existing one, another
+ *  name of the same inode, one in the same directory, or one inside
+ *  the source entry. */
 static void pick_to(struct fsm *m, const char *from, char *out)
 {
 	char name[FSM_NAME_MAX + 1];
@@ -143,6 +189,8 @@ static void pick_to(struct fsm *m, const char *from, char *out)
 		pick_old(m, out, 0);
 		return;
 	}
+	if (r < 78 && other_name(m, from, out))
+		return;
 	pick_name(m, name);
 	const char *slash = strrchr(from, '/');
 	int keep = r < 90 && slash ? (int)(slash - from) : (int)strlen(from);
@@ -203,6 +251,25 @@ static void pick_range(struct fsm *m, struct fsm_op *op)
 	}
 }
 
+/** A symlink target's length and NUL (fs_model.h): one of a fast
+ *  symlink's lengths or just past them mostly, the limits often (59,
+ *  60 and 61 bytes about the fast one, the block size's edge, 4,095 and
+ *  4,096), else any that fits a block; rarely empty, or with a NUL. */
+static void pick_target(struct fsm *m, struct fsm_op *op)
+{
+	uint64_t bs = m->bs, fast = EXT2_FAST_LINK_MAX;
+	const uint64_t edge[8] = {1, fast - 1, fast, fast + 1,
+				  bs - 1, bs, 4095, 4096};
+	unsigned r = (unsigned)fsm_below(m, 100);
+	if (r < 35)
+		op->len = 1 + fsm_below(m, fast + 1);
+	else if (r < 60)
+		op->len = edge[fsm_below(m, 8)];
+	else
+		op->len = r < 98 ? 1 + fsm_below(m, bs - 1) : 0;
+	op->off = op->len && !fsm_below(m, 40) ? 1 + fsm_below(m, op->len) : 0;
+}
+
 static const struct fsm_kind *kind_named(const char *name)
 {
 	const struct fsm_kind *k = fsm_kinds;
@@ -230,6 +297,8 @@ static void pick_mix(struct fsm *m, struct fsm_op *op)
 		pick_to(m, op->a, op->b);
 	if (k->args & (FSM_RANGE | FSM_SIZE))
 		pick_range(m, op);
+	if (k->args & FSM_TARGET)
+		pick_target(m, op);
 }
 
 /** Switch to phase @ph for at most @steps steps. */
@@ -265,8 +334,8 @@ static bool pick_fill_blocks(struct fsm *m, struct fsm_op *op)
 	return true;
 }
 
-/** Fill the inodes: empty files with names of 60 bytes in /fill until
- *  a create is refused. */
+/** Fill the inodes: empty files and fast symlinks, one in two, with
+ *  names of 60 bytes in /fill until one is refused. */
 static bool pick_fill_inodes(struct fsm *m, struct fsm_op *op)
 {
 	struct fsm_node *f;
@@ -279,7 +348,8 @@ static bool pick_fill_inodes(struct fsm *m, struct fsm_op *op)
 		snprintf(op->a, FSM_PATH, FILL_DIR);
 		return true;
 	}
-	op->kind = kind_named("create");
+	op->kind = kind_named(m->fill_next % 2 ? "symlink" : "create");
+	op->len = 1 + fsm_below(m, EXT2_FAST_LINK_MAX - 1);
 	snprintf(op->a, FSM_PATH, FILL_DIR "/i%05u-%.*s", m->fill_next++, 48,
 		 "inode-fill-inode-fill-inode-fill-inode-fill-inode");
 	return true;
@@ -308,24 +378,28 @@ static bool one_block_file(struct fsm *m, char *out)
 }
 
 /** On a full image, free one block at a time and take it again with a
- *  directory or a file of a long name in /fill: a new directory takes
- *  its first block, and /fill grows a block (past its direct blocks in
- *  time) for one entry in 19, so that the step that fails for space
- *  fails half way through. */
+ *  directory, a file, a slow symlink or a hard link of a long name in
+ *  /fill: a new directory and a slow symlink take a block, and /fill
+ *  grows a block (past its direct blocks in time) for one entry in 19,
+ *  so that the step that fails for space fails half way through. */
 static bool pick_squeeze(struct fsm *m, struct fsm_op *op)
 {
+	static const char *const make[5] = {"create", "mkdir", "create",
+					    "symlink", "create"};
 	unsigned k = m->fill_next++;
 	struct fsm_node *d;
 	if (fsm_resolve(m, FILL_DIR, &d) || d->type != FSM_DIR) {
 		phase(m, PH_FREE, FILL_MAX); /* nowhere to squeeze */
 		return false;
 	}
-	if (k % 3 == 0 && one_block_file(m, op->a)) {
+	bool old = (k % 5 == 0 || k % 5 == 4) && one_block_file(m, op->a);
+	if (old && k % 5 == 0) {
 		op->kind = kind_named("unlink");
 		return true;
 	}
-	op->kind = kind_named(k % 3 == 1 ? "mkdir" : "create");
-	snprintf(op->a, FSM_PATH, FILL_DIR "/S%05u-%0200u", k, 0);
+	op->kind = kind_named(old ? "link" : make[k % 5]);
+	op->len = m->bs - 1; /* a symlink's target: a block's worth */
+	snprintf(old ? op->b : op->a, FSM_PATH, FILL_DIR "/S%05u-%0200u", k, 0);
 	return true;
 }
 

@@ -263,10 +263,13 @@ static const struct {
 	{0, "ok"},	      {ENOENT, "ENOENT"},   {EEXIST, "EEXIST"},
 	{ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {ENOTEMPTY, "ENOTEMPTY"},
 	{EINVAL, "EINVAL"},   {ENAMETOOLONG, "ENAMETOOLONG"},
-	{EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {-1, "short"},
-	{-2, "other"},
+	{EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},   {EPERM, "EPERM"},
+	{EMLINK, "EMLINK"},   {-1, "short"},	    {-2, "other"},
 };
 #define NCLASS (sizeof classes / sizeof classes[0])
+_Static_assert(NCLASS <= sizeof ((struct fsm *)0)->stat[0] /
+			       sizeof ((struct fsm *)0)->stat[0][0],
+	       "struct fsm's stat has a column per class");
 
 static unsigned class_of(long r)
 {
@@ -543,9 +546,8 @@ static int run_init(struct fsm *m, struct fsm_dev *d)
 				m->fs.why), -1;
 	m->inodes = m->fs.inodes;
 	m->by_ino = calloc(m->inodes + 1, sizeof *m->by_ino);
-	m->max_pick = m->inodes + 2;
-	m->dirs = malloc(m->max_pick * sizeof *m->dirs);
-	m->ents = malloc(m->max_pick * sizeof *m->ents);
+	m->max_dirs = m->inodes + 2;
+	m->dirs = malloc(m->max_dirs * sizeof *m->dirs);
 	m->buf_len = 132 * (size_t)m->bs + 64 * 1024;
 	m->wbuf = malloc(m->buf_len);
 	m->rbuf = malloc(m->buf_len);

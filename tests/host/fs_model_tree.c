@@ -1,10 +1,12 @@
 /*
  * The model of the file-system model test (fs_model.h): directories as
  * arrays of entries, files as arrays of blocks, and path resolution
- * giving the errors ext2_namei gives, in the same order. Invariants: a
- * directory has exactly one name (its parent's entry; root: none) and a
- * parent pointer; a node with no names is freed; by_ino[n->ino] == n for
- * every named node.
+ * giving the errors ext2_namei gives, in the same order (a symlink is
+ * not a directory: a path goes through none). Invariants: a directory
+ * has exactly one name (its parent's entry; root: none) and a parent
+ * pointer; a file's or a symlink's names are the entries that name it,
+ * its link count; a node with no names is freed; by_ino[n->ino] == n
+ * for every named node.
  */
 #include <errno.h>
 #include <stdlib.h>
