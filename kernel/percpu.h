@@ -85,8 +85,6 @@ struct cpu {
 				    * the first switch or tick at or after
 				    * it rolls the windows over (load.c) */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
-	uint64_t tick_phase;       /* [I] ticks fall at this counter value
-				    * modulo tick_interval (sched.c) */
 	uint64_t tick_due;         /* [O] counter value of the next tick, while
 				    * tick_on (the timer may fire earlier,
 				    * for a sleeper) */

@@ -27,24 +27,7 @@ void sched_init_cpu(struct cpu *c)
 	rq_init(&c->rq);
 	c->sleepers.next = c->sleepers.prev = &c->sleepers;
 	c->tick_interval = arch_counter_freq() / SCHED_HZ;
-	/* Core i ticks at i/ncpus of the interval (Linux's skew_tick, over
-	 * the whole interval): no two cores take the tick at one instant,
-	 * and under -icount no core's timer write finds its deadline the
-	 * machine's earliest at every tick, which makes QEMU's
-	 * round-robin end that vCPU's turn there (docs/benchmarks.md,
-	 * "wake_path_<policy>"). */
-	c->tick_phase = c->tick_interval * c->id /
-			(machine.ncpus ? machine.ncpus : 1);
 	c->last_switch = arch_counter();
-}
-
-/** The first tick of @c's grid (counter values = tick_phase modulo
- *  tick_interval) after @now. Owner. */
-static inline uint64_t sched_next_tick(const struct cpu *c, uint64_t now)
-{
-	uint64_t into = (now + c->tick_interval - c->tick_phase) %
-			c->tick_interval;
-	return now - into + c->tick_interval;
 }
 
 /** Does @t outrank what o.cpu runs now? */
@@ -185,11 +168,11 @@ sched_update_tick(struct cpu *c, struct thread *next, bool user, uint64_t now)
 {
 	if (user || next != c->idle) { /* @user: known not the idle thread */
 		if (!c->tick_on) {
-			c->tick_due = sched_next_tick(c, now);
+			c->tick_due = now + c->tick_interval;
 			c->tick_on = true;
 			/* The timer counts from the write, a little after
 			 * @now: it never fires before tick_due. */
-			arch_timer_arm(c->tick_due - now);
+			arch_timer_arm(c->tick_interval);
 		}
 		return;
 	}
