@@ -122,13 +122,20 @@ def problems(path, writers_passed):
                 "written to check"]
     files = {}
     for w in writers_passed:
-        files.update(GUEST_WRITERS[w])
-    out = [p for p in [fsck_problem(path)] if p]
-    for name, (seed, size) in files.items():
-        got = subprocess.run(["debugfs", "-R", f"cat /{name}", path],
+        files.update({"/" + name: f for name, f in GUEST_WRITERS[w].items()})
+    return [p for p in [fsck_problem(path)] if p] + \
+        file_problems(path, files)
+
+
+def file_problems(path, files):
+    """The files of @files ({path: (seed, size)}) that do not read back
+    from the image at @path (debugfs) as that pattern."""
+    out = []
+    for name, (seed, size) in sorted(files.items()):
+        got = subprocess.run(["debugfs", "-R", f"cat {name}", path],
                              env=_env(), capture_output=True).stdout
         if got != pattern(seed, size):
-            out.append(f"/{name}: {len(got)} bytes read back, "
+            out.append(f"{name}: {len(got)} bytes read back, "
                        f"want {size} of pattern {seed}")
     return out
 
@@ -153,14 +160,8 @@ def power_loss_problems(path, synced):
     if fix.returncode & ~3:
         tail = " | ".join(fix.stdout.strip().splitlines()[-6:])
         return [f"e2fsck -fy exit {fix.returncode}: {tail}"]
-    out = [p for p in [fsck_problem(path)] if p]
-    for name, (seed, size) in sorted(synced.items()):
-        got = subprocess.run(["debugfs", "-R", f"cat {name}", path],
-                             env=_env(), capture_output=True).stdout
-        if got != pattern(seed, size):
-            out.append(f"{name} (fsynced): {len(got)} bytes read back, "
-                       f"want {size} of pattern {seed}")
-    return out
+    return [p for p in [fsck_problem(path)] if p] + \
+        [f"fsynced {p}" for p in file_problems(path, synced)]
 
 
 def fsck_problem(path):
