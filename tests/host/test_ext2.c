@@ -530,6 +530,39 @@ BS_TESTS(symlinks_and_links_through_the_api)
 	CHECK_EQ(close_fsck(img), 0);
 }
 
+/* A file's EXT2_LINK_MAX-th name is its last: one more is EMLINK and
+ * changes nothing. (Its count is set to one below the limit through the
+ * inode, as 32,000 real names would take minutes, then put back.) */
+HTEST(link_count_limit)
+{
+	devp = &dev;
+	const char *img = DIR_ "/emlink.img";
+	CHECK_EQ(make_image(img, 16), 0);
+	CHECK_EQ(open_image(img), 0);
+	uint32_t f, root = EXT2_ROOT_INO;
+	struct ext2_inode in;
+	struct ext2_stat st;
+	CHECK_EQ(ext2_namei(&fs, "/small.txt", &f), 0);
+	CHECK_EQ(ext2_iget(&fs, f, &in), 0);
+	CHECK_EQ(in.links, 1u);
+	in.links = EXT2_LINK_MAX - 1;
+	CHECK_EQ(ext2_iput(&fs, f, &in), 0);
+	CHECK_EQ(ext2_link(&fs, root, "l1", 2, f), 0);
+	CHECK_EQ(ext2_stat(&fs, f, &st), 0);
+	CHECK_EQ(st.links, EXT2_LINK_MAX);
+	uint32_t blocks = fs.free_blocks;
+	uint32_t ino;
+	CHECK_EQ(ext2_link(&fs, root, "l2", 2, f), -EMLINK);
+	CHECK_EQ(ext2_lookup(&fs, root, "l2", 2, &ino), -ENOENT);
+	CHECK_EQ(ext2_stat(&fs, f, &st), 0);
+	CHECK_EQ(st.links, EXT2_LINK_MAX);
+	CHECK_EQ(fs.free_blocks, blocks);
+	CHECK_EQ(ext2_iget(&fs, f, &in), 0);
+	in.links = 2; /* small.txt and l1: the true count again */
+	CHECK_EQ(ext2_iput(&fs, f, &in), 0);
+	CHECK_EQ(close_fsck(img), 0);
+}
+
 /* A free inode's number (a client may send any) is not a file: stat,
  * read, write, truncate, readdir and create in it are ENOENT, and the
  * image stays as it was (a write attached blocks to the free inode). */
