@@ -218,6 +218,10 @@ void fsm_dir_add(struct fsm *m, struct fsm_node *dir, const char *name,
 void fsm_dir_del(struct fsm *m, struct fsm_node *dir, struct fsm_dent *d);
 unsigned fsm_dir_subdirs(const struct fsm_node *dir);
 int fsm_resolve(struct fsm *m, const char *path, struct fsm_node **n);
+/** @path's parent into @up and its last component *@name (*@len bytes,
+ *  pointing into @path). */
+void fsm_split(const char *path, char up[FSM_PATH], const char **name,
+	       size_t *len);
 int fsm_parent(struct fsm *m, const char *path, struct fsm_node **dir,
 	       const char **name, size_t *len);
 bool fsm_within(const struct fsm_node *n, const struct fsm_node *top);

@@ -318,12 +318,7 @@ int fsm_lib_parent(struct fsm *m, const char *path, uint32_t *dir,
 		   const char **name, size_t *len)
 {
 	char up[FSM_PATH];
-	const char *slash = strrchr(path, '/');
-	size_t plen = slash ? (size_t)(slash - path) : 0;
-	memcpy(up, path, plen);
-	up[plen] = 0;
-	*name = slash ? slash + 1 : path;
-	*len = strlen(*name);
+	fsm_split(path, up, name, len);
 	return ext2_namei(&m->fs, up, dir);
 }
 

@@ -185,18 +185,24 @@ int fsm_resolve(struct fsm *m, const char *path, struct fsm_node **n)
 	return 0;
 }
 
-/** Split @path into its parent (resolved into *@dir, which may not be a
- *  directory) and its last component *@name of *@len bytes. */
-int fsm_parent(struct fsm *m, const char *path, struct fsm_node **dir,
-	       const char **name, size_t *len)
+void fsm_split(const char *path, char up[FSM_PATH], const char **name,
+	       size_t *len)
 {
-	char up[FSM_PATH];
 	const char *slash = strrchr(path, '/');
 	size_t plen = slash ? (size_t)(slash - path) : 0;
 	memcpy(up, path, plen);
 	up[plen] = 0;
 	*name = slash ? slash + 1 : path;
 	*len = strlen(*name);
+}
+
+/** Split @path into its parent (resolved into *@dir, which may not be a
+ *  directory) and its last component *@name of *@len bytes. */
+int fsm_parent(struct fsm *m, const char *path, struct fsm_node **dir,
+	       const char **name, size_t *len)
+{
+	char up[FSM_PATH];
+	fsm_split(path, up, name, len);
 	return fsm_resolve(m, up, dir);
 }
 
