@@ -1,11 +1,12 @@
 /*
- * The IPC fastpath: FUL_SYS_CALL and FUL_SYS_REPLY_RECV with a
- * register-only message to a partner that waits on this core.
+ * The IPC fastpath: FUL_SYS_CALL and FUL_SYS_REPLY_RECV to a partner
+ * that waits for the message, on this core or another.
  *
  * Taken only when all of this holds, checked in one sequence before
  * anything changes (otherwise the call runs the generic path in
  * syscall.c/endpoint.c as if the fastpath did not exist):
- *   - the message is registers only: length 0, no reserved info bits;
+ *   - no reserved info bits, a length that fits the IPC buffer (a
+ *     non-zero length needs the caller's buffer and the partner's);
  *     the timeout is "forever";
  *   - the capability, read without the vspace lock (cap_read_unlocked:
  *     the table's sequence count), is an endpoint with the right;
@@ -14,10 +15,11 @@
  *     the endpoint cannot have been orphaned, destroyed or reused), the
  *     endpoint is alive, and (call) a receiver waits or (reply-recv) no
  *     sender waits and the caller still waits for this reply;
- *   - the partner is owned by this core, BLOCKED, not on the sleepers
+ *   - a partner owned by this core is BLOCKED, not on the sleepers
  *     list, blocked where its continuation is only "fill x0..x6 and
  *     return" (t->fp_uregs), and no ready thread outranks it; no switch
- *     is pending on this core.
+ *     is pending on this core. A partner another core owns is completed
+ *     here and woken by the generic wake-up (FP_REMOTE).
  * Then the partner's wait is claimed (dequeue, or CAS of the reply
  * state), the message goes straight into its user frame, and the core
  * switches to it at EL0 (sched_fastpath_switch): its kernel stack is

@@ -18,7 +18,7 @@
  * is 1..@max ticks (the generic timer's TVAL is signed 32-bit: @max =
  * 2^31 - 1, 34 s at 62.5 MHz), so that it fires at @due, read at @now.
  * A deadline beyond the range is clamped: the timer then fires early,
- * and its handler re-arms for what is left (sched_timer_arm). A
+ * and its handler re-arms for what is left (sched_timeout_arm). A
  * deadline already passed gives 1: fire at once.
  * Invariant: the result is in [1, max], and @now + result <= @due
  * whenever @due > @now, so the timer never fires before @due and never

@@ -3,9 +3,9 @@
  *
  * Guards: [O] owner core only, IRQs masked (other cores may read for
  * statistics, racily); [A] atomic, any core; [I] set at bring-up.
- * No field of another core's struct cpu is ever written except through
- * the [A] fields: the mailbox (push), the pool records' state (free) and
- * the statistics counters marked [A].
+ * No field of another core's struct cpu is ever written except its [A]
+ * fields (each says who writes it): the mailbox (push), the pool
+ * records' state (free), the trace mask and the race hook.
  */
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H
@@ -86,8 +86,8 @@ struct cpu {
 				    * it rolls the windows over (load.c) */
 	uint64_t tick_interval;    /* [I] counter ticks per scheduler tick */
 	uint64_t tick_due;         /* [O] counter value of the next tick, while
-				    * tick_on (the timer may fire earlier,
-				    * for a sleeper) */
+				    * tick_on (a firing before it is a stale
+				    * one: sleepers have their own timer) */
 	uint32_t pool_next;        /* [O] next pool slot to try */
 	struct rq_link sleepers;   /* [O] sleeping threads, by deadline */
 	struct cpu_stats stats;

@@ -9,7 +9,7 @@
  * are read where they are written: on the owner core with IRQs masked
  * (this core: at once; another: a call to it over the ICC layer). A
  * lock-free read from another core could pair a new last_switch with an
- * old run time and go backwards by up to a slice; a sequence count
+ * old run time and go backwards by up to a tick; a sequence count
  * would cost every switch, the IPC fastpath's included, for readers
  * that are rare. A thread not running needs no call: its run time is
  * final up to its last switch-out (on_cpu clear, acquire).

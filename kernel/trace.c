@@ -1,7 +1,7 @@
 /*
  * Trace rings (docs/design.md "Trace rings", ABI <fulcrum/trace.h>).
  *
- * One area of pages, allocated at boot: the header page, then one ring
+ * One area of pages, allocated at boot: the header pages, then one ring
  * per core. Core i alone writes ring i and its head (trace_put, IRQs
  * masked); trace_set writes the masks and starts under trace_lock from
  * any core. The area is wrapped as a frame object and mapped read-only

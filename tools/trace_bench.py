@@ -11,7 +11,7 @@
   trace_record_on   instructions of one record: ipc_call_short_same_core
                     with the switch class on (trace=1, one switch record
                     per call) minus with it off
-  trace_lost_matmul records lost in the rings (64 KiB per core) over a
+  trace_lost_matmul records lost in the rings (4 MiB per core) over a
                     traced run of ubench=matmul (make trace SCENARIO=matmul
                     into OUT/trace: also the plots' trace)
 

@@ -1,6 +1,6 @@
 /*
  * shell: the user-level shell on the console. Started by the rootserver
- * (user/rootserver/shell_srv.c) as a system program with only what it
+ * (root_shell_serve, user/rootserver/serve.c) as a system program with only what it
  * uses: console input (READ|ADMIN), the scheduling control (migrate),
  * the load area (read-only: cpus, threads), a pool for its one
  * notification, and the rootserver's service endpoint (demo, off).
