@@ -153,10 +153,10 @@ TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
 	schedkill2:2:utest=sched_kill_by_tid,loadcheck,trace=sched
 # (schedkill2: SCHED_KILL refuses a kernel thread; with trace=sched the
 # trace rings' drain thread is one.)
-# GICv3 (docs/design.md "GICv3 and more cores"): the kernel suite on 4
+# GICv3 (docs/interrupts.md "GICv3", "Tests"): the kernel suite on 4
 # cores forced onto GICv3 (CPUS 4g3), then the kernel and user suites
 # on MANY_CPUS cores, 16 unless `make test CPUS=N` names more than 8
-# (N up to 64; CPUS=32 is documented in docs/design.md, not in CI).
+# (N up to 64; CPUS=32 is documented in docs/interrupts.md, not in CI).
 MANY_CPUS := $(if $(and $(filter command line,$(origin CPUS)),\
 	$(filter-out 1 2 3 4 5 6 7 8,$(CPUS))),$(CPUS),16)
 GIC_SUITES := gic3smp4:4g3:test=all smp$(MANY_CPUS):$(MANY_CPUS):test=all \

@@ -1,6 +1,6 @@
 /*
  * Capability tables: lookup with type and rights checks, insert, delete.
- * See cap.h and docs/design.md "Capabilities".
+ * See cap.h and docs/objects.md "Capabilities".
  */
 #include "cap.h"
 #include "kernel.h"

@@ -2,7 +2,7 @@
  * Memory pools: the budget every kernel object is charged to
  * (FUL_CAP_POOL). The unit is the byte, so that a 100-byte endpoint is
  * charged 100 bytes and not a page; a frame or a page table is charged
- * its pages times PAGE_SIZE. What each kind costs is in docs/design.md
+ * its pages times PAGE_SIZE. What each kind costs is in docs/objects.md
  * ("Kernel memory").
  *
  * Invariant: p->used is the sum of the charges of the live objects made

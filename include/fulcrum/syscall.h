@@ -92,7 +92,7 @@
 #define FUL_SYS_TRACE_DUMP 50  /* sched    (the rings on the console; tracing off) */
 /* 51: reserved for the trace rings (no call: -FUL_ENOSYS). */
 /* Page windows (a run of page slots one task maps, filled by the holder
- * of the window capability: docs/design.md "Page windows"). A window is
+ * of the window capability: docs/objects.md "Page windows"). A window is
  * mapped with MAP like a frame (READ, maybe WRITE; never EXEC). */
 #define FUL_SYS_PWIN_CREATE 52 /* pool     dst    npages (1..FUL_PWIN_MAX_PAGES, empty) */
 #define FUL_SYS_PWIN_SET 53    /* pwin     slot   frame  page  rights (0: empty the slot) */
@@ -226,8 +226,9 @@ struct ful_sysinfo {
 #define FUL_CONS_READ_MAX 256
 
 /*
- * Devices (docs/design.md "Device memory, interrupts, DMA"): mechanism
- * only; which driver gets which device is the rootserver's choice.
+ * Devices (docs/interrupts.md "Device memory", "User-level interrupts",
+ * "DMA memory"): mechanism only; which driver gets which device is the
+ * rootserver's choice.
  *
  * DEVMEM_MAP(vs, devmem, vaddr, rights): vs ADMIN; devmem READ, and
  * every right asked for (ERIGHTS); rights READ or READ|WRITE, nothing

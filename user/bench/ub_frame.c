@@ -3,7 +3,7 @@
  * and FUL_FRAME_MAX_PAGES pages, zeroing included. System calls run
  * with IRQs masked, so the largest is the kernel's longest stretch
  * without a preemption point: the worst interrupt latency a user task
- * can cause on its core (docs/design.md, "Known limits"). Each window
+ * can cause on its core (docs/objects.md, "Known limits"). Each window
  * runs from before the call to after its return; a timer interrupt that
  * fell due during the call is taken right after it, inside the window,
  * the same in every boot under -icount. Other cores sit in wfi.

@@ -250,7 +250,7 @@ static int fz_code_init(void)
  * map a page into each 2 MiB region it maps into (the grid, the set-up
  * window, each worker's private windows), then unmap it. MAP charges a
  * table page to the pool when it makes one and the vspace keeps it until
- * it is destroyed (docs/design.md, "Kernel memory"), so without this the
+ * it is destroyed (docs/objects.md, "Kernel memory"), so without this the
  * census after the run sees those tables as pool pages lost. Called
  * before the first census; 0 or -FUL_E*.
  */

@@ -1,5 +1,5 @@
 /*
- * Kernel memory is charged to pools (issue 19, finding 9).
+ * Kernel memory is charged to pools.
  *
  * pool_create_info   POOL_CREATE carves a child out of a parent (charged
  *                    its record and whole budget); POOL_INFO reads used
@@ -17,7 +17,8 @@
  *                    nothing; one that needs no new table still works.
  *
  * Each prints a "pool:" line with what a kind costs (bytes, measured as
- * the change of the pool's used count), the figures of docs/design.md.
+ * the change of the pool's used count), the figures of docs/objects.md,
+ * "Kernel memory".
  */
 #include <stdio.h>
 
