@@ -545,9 +545,9 @@ test-long: kernel $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
 		--timeout $(EXT2_LONG_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 # The Promela models of the mailbox, the wake protocol, migration and a
-# thread record's seqcount (docs/design.md, "Model check"): the protocol
-# as it is must pass, each bug put back (issue 19's findings 2 and 5)
-# must fail. Outputs in build/model/<check>/. `make test` runs the quick
+# thread record's seqcount (docs/icc.md, "Model check"): the protocol
+# as it is must pass, each bug put back (-DFINDING2, -DFINDING5) must
+# fail. Outputs in build/model/<check>/. `make test` runs the quick
 # set (tests/host/test_model.py); MODEL_SET=quick here does the same.
 MODEL_SET ?= full
 model: $(SETUP)

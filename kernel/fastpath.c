@@ -36,7 +36,8 @@
  * had not been orphaned (orphaning takes the same lock after the slot's
  * write, whose sequence bump this core would then see), destroyed or
  * reused. Everything after that happens under the lock or on this core
- * with IRQs masked. docs/design.md "IPC fastpath" has the argument.
+ * with IRQs masked. docs/ipc.md "Why the capability needs no lock and no
+ * reference" has the argument.
  */
 #include "endpoint.h"
 #include "fastpath.h"

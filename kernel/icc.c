@@ -1,7 +1,7 @@
 /*
  * Inter-core mailbox protocol: request pools, posting, batched IPIs,
  * draining and dispatch. The protocol and its memory ordering are
- * described in docs/design.md, "ICC protocol".
+ * described in docs/icc.md.
  */
 #include "icc.h"
 #include "lbevent.h"

@@ -1,6 +1,6 @@
 /*
  * Inter-core communication (paper 003, improved): signals on SGIs plus a
- * per-core mailbox of request records. See docs/design.md "ICC protocol".
+ * per-core mailbox of request records. See docs/icc.md.
  *
  * A request is a struct icc_req that the sender owns until it posts it.
  * Records come from the sender core's pool (icc_req_alloc), or are

@@ -1,7 +1,7 @@
 /*
  * IPC between threads: synchronous endpoints (endpoint.c), notifications
  * (ntfn.c) and replies, on one core or across cores (ipc.c). The
- * protocol and its two paths are in docs/design.md "IPC".
+ * protocol and its two paths are in docs/ipc.md.
  *
  * A waiting thread publishes what it waits for in t->ipc_state:
  * (seq << 8) | enum ipc_wait, where seq is the thread's wait counter.

@@ -308,10 +308,10 @@ static bool sched_may_idle_in_place(struct cpu *c, struct thread *prev)
  * handler runs with prev switched out, and the utilization figures are
  * as exact as with an eager switch. So the published load record lags
  * a blocked thread by at most the time to the core's next interrupt
- * (its tick at the latest): docs/design.md, "Load area", for the
- * contract. Invariant: a core idling in place runs nothing but this
- * wait, so nothing that could move or free prev, or read this core's
- * books, runs meanwhile. Owner, IRQs masked; returns in prev's
+ * (its tick at the latest): docs/load-area.md, "Lag of a wait in place",
+ * for the contract. Invariant: a core idling in place runs nothing but
+ * this wait, so nothing that could move or free prev, or read this
+ * core's books, runs meanwhile. Owner, IRQs masked; returns in prev's
  * context: true if prev came back in place with nothing left to do (no
  * switch pending, no IPI owed), false if it went through a real switch
  * or schedule().

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Model-check the ICC protocol with Spin (issue 19, "Model check").
+"""Model-check the ICC protocol with Spin.
 
-Runs the Promela models of tools/model/ (docs/design.md, "Model check"):
+Runs the Promela models of tools/model/ (docs/icc.md, "Model check"):
 for each check, `spin -a` in build/model/<check>/ (on a copy of the
 model, so trails stay out of the source tree), the host gcc builds the
 verifier pan, pan runs. Two kinds of check:
 
     expect pass   the protocol as it should be: Spin must find no error
                   and explore the whole state space
-    expect fail   a known bug put back with -D (findings 2 and 5): Spin
+    expect fail   a known bug put back with -DFINDING2 or -DFINDING5: Spin
                   must find a counterexample, of the expected kind; its
                   trail is replayed and printed (the model's MSC lines)
 
@@ -22,7 +22,7 @@ it must. Results go to build/model/results.json too.
 at its default bounds, each bug variant's included; `full` (make model)
 adds the wider bounds, the check that every run of icc.pml ends (so
 that its end-of-run checks see every behaviour) and the liveness of a
-retrying reader, which finding 5 breaks (an acceptance cycle).
+retrying reader, which -DFINDING5 breaks (an acceptance cycle).
 """
 
 import argparse

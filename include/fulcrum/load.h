@@ -17,7 +17,7 @@
  *                each since version 3: 8 pages; hdr.thread_offset, 4096
  *                in version 4)
  *
- * Version 5 (issue 16: GICv3 and more cores): FUL_LOAD_CPUS went from 8
+ * Version 5 (GICv3 and more cores): FUL_LOAD_CPUS went from 8
  * to 64, the kernel's core limit, so the core and event records take 5
  * pages instead of 1 and the area 13 pages instead of 9; a thread
  * record's affinity is a 64-bit set (ful_cpus_t, bit c for core c: it
@@ -25,7 +25,7 @@
  * reader that uses hdr.ev_offset and hdr.thread_offset, as libfulcrum
  * does, finds everything; the field order is unchanged.
  *
- * Version 6 (issue 12, the operation-zone policy's cost): a core's
+ * Version 6 (the operation-zone policy's cost): a core's
  * idle_open is a 32-bit word (it was an unsigned long holding 0 or 1),
  * and the other half of its 8 bytes is util_now, the core's short
  * sliding figure as of its last tick (below). Every other offset is
@@ -62,8 +62,8 @@
  *             threads since: published with busy/idle; the stretch since
  *             `stamp` never changes kind without a new publication. One
  *             exception, bounded: a core whose thread blocks with nothing
- *             else to run idles in place lazily (docs/design.md, "Lag of
- *             a wait in place"): until its next interrupt that is not
+ *             else to run idles in place lazily (docs/load-area.md, "Lag
+ *             of a wait in place"): until its next interrupt that is not
  *             the thread's own wake-up (one tick at most) nothing is
  *             published, and a wait that ends in place is counted as
  *             idle at the next publication. So a busy figure

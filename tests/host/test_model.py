@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Host test: the Spin models of the ICC protocol (issue 19, "Model
-check"; docs/design.md, "Model check").
+"""Host test: the Spin models of the ICC protocol (docs/icc.md, "Model
+check").
 
 One test per check of tools/model_check.py's quick set, each named
 model_<check>: the protocol as it should be must pass (no error, the
-whole state space explored), and each bug put back (findings 2 and 5)
-must give a counterexample of the expected kind, whose trail is printed.
+whole state space explored), and each bug put back (-DFINDING2,
+-DFINDING5) must give a counterexample of the expected kind, whose
+trail is printed.
 About 30 s of CPU in all; `make model` runs the full set. Without Spin
 (scripts/setup.sh installs it) every test is reported as skipped.
 

@@ -1,6 +1,6 @@
 /*
- * icc.pml: the mailbox, the wake protocol and migration (issue 19,
- * "Model check"; docs/design.md, "Model check").
+ * icc.pml: the mailbox, the wake protocol and migration (docs/icc.md,
+ * "Model check").
  *
  * Two cores, each a process that does one thing at a time, as a core
  * with IRQs masked does: drain its mailbox (an IPI_ICC), switch, or run
@@ -43,9 +43,9 @@
  *                    ends FREE, and no waiter is left
  *
  * The wake handler reads the owner, then the state: the fixed order
- * (branch fix19, 0b80c6d; thread_ops.c:170-172). -DFINDING2 puts back
- * finding 2: it reads the state before the owner, as thread_ops.c:143-144
- * did at f26159f.
+ * (branch fix19, 0b80c6d; thread_ops.c:170-172). -DFINDING2 puts back the
+ * wrong order: it reads the state before the owner, as
+ * thread_ops.c:143-144 did at f26159f.
  */
 
 #ifndef NWAKE

@@ -1,6 +1,6 @@
 /*
  * load_seq.pml: the writers of one thread's load record and its
- * sequence counter (issue 19, finding 5; docs/design.md, "Model check").
+ * sequence counter (docs/icc.md, "Model check").
  *
  * Thread X has just been created by a task (uthread_create: INACTIVE,
  * owned by core xcpu, either core, its vspace set). Core 0 starts it
@@ -20,7 +20,7 @@
  * (thread_publish, before the INACTIVE store: here, init); from then on
  * only X's owner writes the record, with IRQs masked, so two writers
  * never overlap; thread_activate, which may run on any core, writes
- * nothing there. -DFINDING5 puts back finding 5: thread_activate
+ * nothing there. -DFINDING5 puts back the second writer: thread_activate
  * publishes from the caller's core, whoever owns X (thread.c:167 at
  * f26159f).
  *
@@ -33,7 +33,7 @@
  *   liveness (-DLIVE, checked with weak fairness): a reader that retries
  *     (ful_load_read_thread) eventually gets a copy: <> read_done.
  * Abstracted away: the load sums, kills, X running (it stays READY
- * where it lands), weak memory, icc_wait's timeout (finding 4's).
+ * where it lands), weak memory, icc_wait's timeout.
  */
 
 #ifndef NSET

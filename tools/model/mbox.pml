@@ -1,7 +1,6 @@
 /*
  * mbox.pml: the per-core mailbox alone (kernel/mbox.h), with more
- * producers than icc.pml has cores (issue 19, "Model check";
- * docs/design.md, "Model check").
+ * producers than icc.pml has cores (docs/icc.md, "Model check").
  *
  * NPROD producers each push NPER records (mbox_push: a relaxed load of
  * the head, then a loop of "link next, CAS the head" steps). The owner

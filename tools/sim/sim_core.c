@@ -6,12 +6,12 @@
  *            threads are all workers), round robin by time slice: the
  *            1 kHz tick takes the slice down, and when it runs out with
  *            another thread ready the running one goes to the tail
- *            (design.md, "Scheduler"); a slice is slice_ms scaled by the
- *            thread's weight over nice 0's, in whole ticks, as the
- *            kernel's, so threads of one core share it by weight. A tick
- *            that changes nothing (no other thread ready) is not
- *            simulated: its effect, the slice refill, is computed when a
- *            thread becomes ready. A core runs at full speed, or at a
+ *            (docs/scheduler.md, "Time slices and weights"); a slice is
+ *            slice_ms scaled by the thread's weight over nice 0's, in whole
+ *            ticks, as the kernel's, so threads of one core share it by
+ *            weight. A tick that changes nothing (no other thread ready) is
+ *            not simulated: its effect, the slice refill, is computed when
+ *            a thread becomes ready. A core runs at full speed, or at a
  *            speed that wanders around it (--jitter; sim_clock.c)
  *   threads  a program of run / sleep / call phases; a call blocks the
  *            caller until its server has run the call's CPU time
