@@ -114,7 +114,7 @@ KOBJS += $(BUILD)/k/modules.S.o
 HCFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
 	-fsanitize=address,undefined -Iarch/fake/include -Iinclude -iquote kernel -Itests/host \
 	-Iuser/lib/include -Iuser/policy
-# The simulator (tools/sim, docs/design.md "Simulator"): the policies of
+# The simulator (tools/sim, docs/simulator.md): the policies of
 # user/policy, the same sources as the rootserver's, built for the host
 # with the load area's limits raised to 256 cores and 16,384 threads.
 SIM := $(BUILD)/sim/fulsim

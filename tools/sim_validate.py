@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The simulator against the emulator (issue 16 item 4; docs/design.md,
-"Simulator validation").
+"""The simulator against the emulator (docs/simulator.md, "Validation
+against the emulator").
 
 A scenario is run twice: in QEMU under -icount (tools/qemu.py), where the
 rootserver prints the balancer's decisions as `LBLOG {json}` lines, and

@@ -179,7 +179,7 @@
  * layout; a host build with 32 cores or fewer keeps version 4's 32-bit
  * one); above 64 it no longer fits one word (ful_cpus_t,
  * <fulcrum/cpus.h>): the thread record grows, and that layout exists
- * only on the host (docs/design.md, "Simulator").
+ * only on the host (docs/simulator.md, "Limits as compile-time parameters").
  */
 #ifndef FUL_LOAD_CPUS
 #define FUL_LOAD_CPUS 64 /* the kernel's MAX_CPUS (kernel/types.h) */

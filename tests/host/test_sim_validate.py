@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Host test: the simulator against the emulator (tools/sim_validate.py;
-issue 16 item 4, docs/design.md "Simulator validation").
+docs/simulator.md "Validation against the emulator").
 
 Boots QEMU under -icount (build/kernel.elf) for paper 000's Table I
 (utest=lb_table_i) and the matmul scenario (ubench=matmul, n 128,

@@ -1,7 +1,7 @@
 /*
  * fulsim: a discrete-event model of Fulcrum's cores and threads that
  * runs the balancing policies of user/policy, unchanged, on a load area
- * it publishes the way the kernel does (docs/design.md, "Simulator").
+ * it publishes the way the kernel does (docs/simulator.md, "The model").
  *
  * Built for the host with the load area's limits raised (Makefile, SIM_DEFS:
  * FUL_LOAD_CPUS 256, FUL_LOAD_THREADS 16384). Time is in nanoseconds,

@@ -1,6 +1,6 @@
 /*
  * fulsim's work clocks: how much CPU work (ns at full speed) a running
- * thread has done, and when its burst ends (docs/design.md, "Simulator").
+ * thread has done, and when its burst ends (docs/simulator.md, "Speed").
  *
  *   plain   every core runs at full speed: work = time on the core
  *   icount  QEMU's -icount clock: with k cores running each runs one

@@ -1,6 +1,6 @@
 /*
  * The engine: a discrete-event model of Fulcrum's scheduler and
- * balancer (docs/design.md, "Simulator").
+ * balancer (docs/simulator.md, "The model").
  *
  *   cores    one FIFO run queue each (one priority: the workload's
  *            threads are all workers), round robin by time slice: the

@@ -1,5 +1,5 @@
 /*
- * fulsim: the command line (docs/design.md, "Simulator").
+ * fulsim: the command line (docs/simulator.md, "Running it").
  *
  *   fulsim [opts] FILE.json            run a workload file
  *   fulsim [opts] --gen DIST --cores N --tasks T [--seed S]
@@ -18,7 +18,8 @@
  *   --sample-ms X      utilization sample length (10; 0: none)
  *   --icount           QEMU's -icount clock: with k cores busy, each runs
  *                      at 1 / k of simulated time (the emulator's
- *                      validation, docs/design.md "Simulator validation")
+ *                      validation, docs/simulator.md "Validation
+ *                      against the emulator")
  *   --jitter X         per-core speed jitter: speeds in 1 +- X, a level
  *                      per core and a wobble per epoch (sim_clock.c);
  *                      0..0.5 (0; --alb: 0.05)

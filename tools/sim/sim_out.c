@@ -1,6 +1,6 @@
 /*
- * fulsim's output: one JSON document per run (docs/design.md,
- * "Simulator"), and the yardsticks of a schedule of independent tasks:
+ * fulsim's output: one JSON document per run (docs/simulator.md,
+ * "Output"), and the yardsticks of a schedule of independent tasks:
  * the lower bound max(longest task, total work / cores) and the makespan
  * of LPT (longest processing time first, within 4/3 - 1/(3m) of optimal).
  */

@@ -1,6 +1,6 @@
 /*
- * Workloads: read from a JSON file (rt-app style, docs/design.md
- * "Simulator") with every field checked, or generated as independent
+ * Workloads: read from a JSON file (rt-app style, docs/simulator.md
+ * "Workload files") with every field checked, or generated as independent
  * CPU-bound task sets.
  *
  *   {"cores": 16,
@@ -10,12 +10,13 @@
  *       "phases": [{"run": 5000}, {"sleep": 2000}, {"call": 800, "to": "srv"}]},
  *      {"name": "srv", "server": true}]}
  *
- * Optional, for replaying a scenario of the emulator (docs/design.md,
- * "Simulator validation"): "root_cpu" at the top (the rootserver's core,
- * left out of the eligible cores as on Fulcrum), "demand_us" at the top
- * (times of rebalances asked for, trigger "demand", ascending), and
- * "cpu" in a thread (released straight onto that core, no placement
- * decision: how paper 000's matmul tasks are started).
+ * Optional, for replaying a scenario of the emulator (docs/simulator.md,
+ * "Validation against the emulator"): "root_cpu" at the top (the
+ * rootserver's core, left out of the eligible cores as on Fulcrum),
+ * "demand_us" at the top (times of rebalances asked for, trigger
+ * "demand", ascending), and "cpu" in a thread (released straight onto
+ * that core, no placement decision: how paper 000's matmul tasks are
+ * started).
  *
  * Durations in microseconds, > 0. A "call" blocks the caller until the
  * server named by "to" (a thread with "server": true and count 1) has
@@ -375,7 +376,8 @@ static double urand(unsigned long *seed)
 	return (double)(sim_rand(seed) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/** A task's CPU time in ns from @dist (docs/design.md, "Simulator"). */
+/** A task's CPU time in ns from @dist (docs/simulator.md, "Workload
+ *  files"). */
 static unsigned long task_size(enum sim_dist dist, unsigned long *seed)
 {
 	double ms;

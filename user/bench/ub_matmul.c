@@ -41,7 +41,8 @@
  * size and mode, print every decision of the balancer (LBLOG lines) and
  * one task's work measured alone on core 0 first, and report no BENCH
  * line: the scenario the simulator is validated against, under -icount
- * (tools/sim_validate.py; docs/design.md, "Simulator validation").
+ * (tools/sim_validate.py; docs/simulator.md, "Validation against the
+ * emulator").
  * Every task checks its block against a reference (checksums of the
  * blocks computed by the textbook i-j-k loop before the runs) and every
  * repetition of it against its first; a mismatch fails the benchmark.

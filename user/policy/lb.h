@@ -12,7 +12,7 @@
  *              a decision record
  *   log        a ring of decision records, each printable as one JSON
  *              line (keys: see lb_decision_json() in lb_log.c and
- *              docs/design.md, "The policy interface")
+ *              docs/balancer.md, "Decision log")
  *
  * Policies: "mginkgo" (paper 000, as published) and "fulcrum" (the
  * refinement: idle trigger, several moves per round, no new overload);

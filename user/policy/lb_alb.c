@@ -15,8 +15,8 @@
  * or above their own average), the one with the fewest runnable threads
  * (ties: the least weighted, then the lowest id): it ends above avg' by
  * less than w, as any of them would, and the weights cannot tell them
- * apart by more than a thread, so the threads are spread (docs/design.md,
- * "alb", rule 8).
+ * apart by more than a thread, so the threads are spread
+ * (docs/policy-alb.md, "Interpretation choices", item 8).
  *
  * Rebalance: while some core is below the average, the least weighted
  * one (dst) takes a thread from the heaviest core above the average that
@@ -38,7 +38,8 @@
  * max_moves moves per round, the figures updated after each, a thread
  * moved at most once per round. threshold_pct (default 0, the paper has
  * none): a round runs only if some core's weight lies outside
- * avg * (1 +- T). Interpretation choices: docs/design.md, "alb".
+ * avg * (1 +- T). Interpretation choices: docs/policy-alb.md,
+ * "Interpretation choices".
  *
  * "count", its baseline, is here too (below): both share the round of
  * moves on a metric (weight or runnable count) and the placement

@@ -42,7 +42,8 @@
  * "from_after", is then in the metric: weight or runnable count):
  *   weight        the thread's weight
  *   why           "fill" | "overshoot" | "count_diff" | "fewest": why it
- *                 moved or went there (docs/design.md, "alb", "count")
+ *                 moved or went there (docs/policy-alb.md and
+ *                 docs/policy-count.md, "Decision log")
  *   opzone's reasons also "timer_declined" | "below_zone" |
  *   "task_below_spot"
  * Only in records of a utilization policy (opzone), after reason:

@@ -11,7 +11,7 @@
  * and the lightest light, take the heaviest core's runnable thread with
  * the smallest slice and move it to the lightest if L(lightest) + slice
  * < L(heaviest); otherwise nothing. At most one move per round.
- * Interpretation choices: docs/design.md, "The policy interface".
+ * Interpretation choices: docs/policy-mginkgo.md, "Interpretation choices".
  */
 #include "lb.h"
 

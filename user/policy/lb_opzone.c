@@ -36,8 +36,8 @@
  * Triggers: create (placement: least utilized eligible core), wake (a
  * core woke from idle), busiest (the running task is on the busiest
  * core), idle and demand. The blind periodic timer is declined with
- * reason "timer_declined". Interpretation choices: docs/design.md,
- * "opzone (paper 004)".
+ * reason "timer_declined". Interpretation choices: docs/policy-opzone.md,
+ * "How it maps to paper 004".
  */
 #include <string.h>
 
