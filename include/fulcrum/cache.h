@@ -1,6 +1,6 @@
 /*
  * B, the block cache server (user/servers/cache), and its clients: the
- * IPC protocol (docs/design.md "B, the block cache server").
+ * IPC protocol (docs/storage.md "B, the block cache server").
  *
  * B keeps N 4 KiB blocks of the disk (boot argument cache=N) in the
  * window D gave it (badge 2 of <fulcrum/disk.h>): D reads and writes

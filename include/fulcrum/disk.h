@@ -1,6 +1,6 @@
 /*
  * D, the disk driver server (user/servers/disk), and its clients: the
- * IPC protocol (docs/design.md "D, the disk driver server").
+ * IPC protocol (docs/storage.md "D, the disk driver server").
  *
  * The rootserver starts D with the boot argument `disk`, and gives each
  * client a badged WRITE capability to D's endpoint and a window: a DMA

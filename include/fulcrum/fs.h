@@ -1,6 +1,6 @@
 /*
  * F, the file server (user/servers/fs), and its clients: the IPC
- * protocol, first step (docs/design.md "F, the file server").
+ * protocol, first step (docs/storage.md "F, the file server").
  *
  * F mounts the ext2 file system of the disk through B (its blocks, one
  * per request to B's client window) and serves files by inode number.

@@ -8,8 +8,9 @@
  * head, lines never used or dropped at the tail) and a hash table by
  * block number. Two threads, one request at a time under b_lock: this
  * one serves the IPC endpoint, the ring thread F's ring
- * (<fulcrum/sring.h>). A miss calls D and waits (docs/design.md says
- * what that costs); the request's blocks go one by one.
+ * (<fulcrum/sring.h>). A miss calls D and waits, and other clients wait
+ * meanwhile (docs/storage.md, "B, the block cache server"); the
+ * request's blocks go one by one.
  */
 #include <stdio.h>
 #include <stdlib.h>

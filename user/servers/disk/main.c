@@ -2,7 +2,7 @@
  * D, the disk driver server of paper 002: a user program that drives a
  * virtio-blk device on virtio-mmio and serves 4 KiB blocks over IPC
  * (<fulcrum/disk.h> has the protocol and the start-up with the
- * rootserver; docs/design.md "D, the disk driver server").
+ * rootserver; docs/storage.md "D, the disk driver server").
  *
  * Two threads. The server thread receives requests, puts their blocks
  * on the virtqueue as chains (header, data page of the client's window,

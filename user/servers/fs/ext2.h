@@ -15,7 +15,8 @@
  * (dir_index: hashed directories read as linear ones and lose their
  * index when changed; resize_inode's blocks and inode are left alone;
  * ext_attr: a file's attribute block is kept, and released as Linux
- * does when its last link goes). docs/design.md, "F's on-disk format".
+ * does when its last link goes). docs/ext2.md, "What it mounts
+ * (`ext2_mount.c`)".
  *
  * Errors are negative <errno.h> values of the C library it is built
  * with (picolibc in the server, glibc on the host): ENOENT, EEXIST,

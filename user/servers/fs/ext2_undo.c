@@ -1,13 +1,13 @@
 /*
  * ext2's undo log: every operation that changes the image either
  * completes or leaves it as it was (inodes, bitmaps, free counts,
- * directory and indirect blocks; docs/design.md, "Failed operations
- * undone"). Each step records how to put back what it is about to
- * change, before it changes it; ext2_tx_end of a failed operation
- * undoes the records last first, so each one meets the image as its
- * step left it. The log lives in struct ext2_fs (ext2.h) and holds one
- * operation: a record that does not fit fails that operation (-EIO)
- * before its step, and is undone with it.
+ * directory and indirect blocks; docs/ext2.md, "Failed operations undone
+ * (`ext2_undo.c`, `ext2_free.c`)"). Each step records how to put back
+ * what it is about to change, before it changes it; ext2_tx_end of a
+ * failed operation undoes the records last first, so each one meets the
+ * image as its step left it. The log lives in struct ext2_fs (ext2.h)
+ * and holds one operation: a record that does not fit fails that
+ * operation (-EIO) before its step, and is undone with it.
  */
 #include "ext2_int.h"
 
