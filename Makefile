@@ -170,8 +170,8 @@ SLOWPATH_SUITES := ipcslow2:2:utest=ipc,fastpath=0,loadcheck \
 	ntfnslow2:2:utest=ntfn,fastpath=0,loadcheck \
 	badslow1:1:utest=badinput,fastpath=0
 SAME_LINES := IPC-EQUIV:user1,user2,user4,ipcslow2,ipcslow4
-# The fuzzer (user/fuzz, docs/design.md "Fuzzer"): 100,000 calls on 1, 2
-# and 4 cores.
+# The fuzzer (user/fuzz, docs/testing.md "The system-call fuzzer"):
+# 100,000 calls on 1, 2 and 4 cores.
 FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
 	fuzz2:2:fuzz=2,fuzz_calls=100000 fuzz4:4:fuzz=4,fuzz_calls=100000
 # The kernel panics on core 2 while every core is busy: the PANIC line
@@ -320,9 +320,10 @@ endef
 $(eval $(call kernel_variant,kn,FUL_TRACE_OFF,no trace))
 
 # The same kernel with the IRQ-masked stretches recorded (FUL_IRQSTAT,
-# kernel/irqstat.h; docs/design.md "The IRQ-stat kernel"): booted by the
-# irqstat test suite and make bench's wake_irqmask runs, never the
-# default (its IPC paths keep their instruction counts).
+# kernel/irqstat.h; docs/tracing.md "The IRQ-stat kernel: IRQ-masked
+# stretches"): booted by the irqstat test suite and make bench's
+# wake_irqmask runs, never the default (its IPC paths keep their
+# instruction counts).
 KIOBJS := $(patsubst %,$(BUILD)/ki/%.o,$(KSRCS)) $(BUILD)/k/modules.S.o
 KERNEL_IRQSTAT := $(BUILD)/kernel-irqstat.elf
 $(KERNEL_IRQSTAT): $(KIOBJS) arch/aarch64/kernel.ld
@@ -684,10 +685,10 @@ bench-linux: $(SETUP)
 	$(PLOT_PYTHON) tools/plot_storage.py --results $(BUILD)/bench/results.json
 
 # make trace SCENARIO=NAME [TRACE_CLASSES=sched|all|MASK] [TRACE_KIB=N]
-# [TRACE_DRAIN=on|off] [TRACE_OUT=DIR] (tools/trace_run.py; docs/design.md
-# "Trace rings"): without TRACE_KIB and TRACE_DRAIN, the scenario's own
-# ring size and drain, which lose no record (tests/host/test_trace_run.py
-# runs this rule with its defaults).
+# [TRACE_DRAIN=on|off] [TRACE_OUT=DIR] (tools/trace_run.py; docs/tracing.md
+# "Export: `make trace`"): without TRACE_KIB and TRACE_DRAIN, the scenario's
+# own ring size and drain, which lose no record
+# (tests/host/test_trace_run.py runs this rule with its defaults).
 SCENARIO ?= demo
 TRACE_CLASSES ?= sched
 TRACE_KIB ?=
@@ -737,7 +738,8 @@ soak: kernel
 		--suite $(or $(filter $(SOAK):%,$(TEST_SUITES)),$(error make soak: no suite $(SOAK) in TEST_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/soak/$(SOAK)
 
-# One longer run of the fuzzer (user/fuzz, docs/design.md "Fuzzer"):
+# One longer run of the fuzzer (user/fuzz, docs/testing.md "The
+# system-call fuzzer"):
 # SECS seconds on CPUS cores from seed SEED; a failure prints its seed,
 # and the same SEED, SECS and CPUS run the same mix again.
 SEED ?= 1

@@ -360,8 +360,8 @@ static void load_recount(struct owner o, uint64_t *load, unsigned *nrun,
  * thread owned here is on the run queue or is the hand-off, a RUNNING
  * one is the current thread, and a sleeping one is BLOCKED. A thread
  * READY but on no queue would never run again (the lost-thread shape
- * the fuzzer found on 4 cores, docs/design.md "Fuzzer"). Owner, IRQs
- * masked.
+ * the fuzzer found on 4 cores). docs/testing.md, "Checks under every
+ * test", has the check. Owner, IRQs masked.
  */
 static bool load_verify_sched(struct owner o, char *why, size_t n)
 {

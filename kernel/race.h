@@ -11,7 +11,7 @@
  * The same points widen race windows for the torture test: with boot
  * argument torture_delay=<max ns>, the hook outside tests is race_delay
  * (race.c), which spins a random short time at the mailbox, wake and
- * hand-over points below (docs/design.md, "Tests").
+ * hand-over points below (docs/testing.md, "The ICC torture test").
  */
 #ifndef KERNEL_RACE_H
 #define KERNEL_RACE_H

@@ -1,6 +1,6 @@
 /*
- * The trace rings' system calls (docs/design.md "Trace rings",
- * <fulcrum/trace.h>): TRACE_SET, TRACE_FRAME, TRACE_DUMP.
+ * The trace rings' system calls (docs/tracing.md "System calls and boot
+ * arguments", <fulcrum/trace.h>): TRACE_SET, TRACE_FRAME, TRACE_DUMP.
  */
 #include "frame.h"
 #include "kernel.h"

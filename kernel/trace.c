@@ -1,5 +1,5 @@
 /*
- * Trace rings (docs/design.md "Trace rings", ABI <fulcrum/trace.h>).
+ * Trace rings (docs/tracing.md "The trace area", ABI <fulcrum/trace.h>).
  *
  * One area of pages, allocated at boot: the header pages, then one ring
  * per core. Core i alone writes ring i and its head (trace_put, IRQs

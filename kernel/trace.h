@@ -1,5 +1,6 @@
 /*
- * Trace rings (docs/design.md "Trace rings"; ABI <fulcrum/trace.h>).
+ * Trace rings (docs/tracing.md "Hooks and their cost when off"; ABI
+ * <fulcrum/trace.h>).
  *
  * Each hook below is one inline call at its site: a load of the core's
  * class mask (struct cpu, [A]) and a test-and-branch when the class is

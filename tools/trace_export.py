@@ -4,7 +4,7 @@
     trace_export.py LOG --out DIR [--check]
 
 LOG is a boot's console output holding one dump of the kernel's trace
-rings (kernel/trace.c, docs/design.md "Trace rings"):
+rings (kernel/trace.c, docs/tracing.md "The console transport"):
 
     TRACE-BEGIN v=2 ncpus=N recs=R freq=F recsize=32
     TRACE-DATA <cpu> <index> <n> <base64 of n records> <crc32 hex>

@@ -54,7 +54,7 @@ KIB_MIN, KIB_MAX, RINGS_MAX_KIB = 4, 16384, 16384
 # core 0 from ending them), matmul 23,067, ipc 474, latency with 300
 # samples per policy up to 88,000; with the 2,000 of make bench about
 # 400,000, beyond any ring, and with the drain on more still
-# (docs/design.md "Trace rings").
+# (docs/tracing.md "Export: `make trace`").
 SCENARIOS = {
     "demo": Scenario(4, "demo", False, 300,
                      "the balancer demo of `make demo` (decision records "

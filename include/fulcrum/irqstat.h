@@ -1,9 +1,9 @@
 /*
  * IRQ-masked stretches per core (FUL_SYS_IRQSTAT, <fulcrum/syscall.h>):
  * the figures the instrumented kernel (build/kernel-irqstat.elf, built
- * with -DFUL_IRQSTAT; docs/design.md "The IRQ-stat kernel") keeps for
- * each core. The default kernel keeps none and answers FUL_SYS_IRQSTAT
- * with -FUL_ENOSYS.
+ * with -DFUL_IRQSTAT; docs/tracing.md "The IRQ-stat kernel: IRQ-masked
+ * stretches") keeps for each core. The default kernel keeps none and
+ * answers FUL_SYS_IRQSTAT with -FUL_ENOSYS.
  *
  * A stretch runs from the moment a core masks IRQs at EL1 to the moment
  * it unmasks them: from an exception entry (the vector's first counter

@@ -86,7 +86,8 @@
 #define FUL_SYS_IRQ_UNBIND 45  /* irq                                              */
 #define FUL_SYS_DMA_CREATE 46  /* pool     dst     npages (contiguous, a frame cap) */
 #define FUL_SYS_DMA_PADDR 47   /* frame    -> physical address of its first byte   */
-/* Trace rings, 48..51 (<fulcrum/trace.h>, docs/design.md "Trace rings"). */
+/* Trace rings, 48..51 (<fulcrum/trace.h>, docs/tracing.md "System calls and
+ * boot arguments"). */
 #define FUL_SYS_TRACE_SET 48   /* sched    mask   flags  (FUL_TRC_*, FUL_TRACE_RESTART) -> previous mask */
 #define FUL_SYS_TRACE_FRAME 49 /* sched    dst    (a READ frame cap of the trace area) */
 #define FUL_SYS_TRACE_DUMP 50  /* sched    (the rings on the console; tracing off) */

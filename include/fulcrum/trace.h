@@ -1,5 +1,5 @@
 /*
- * Trace rings (docs/design.md, "Trace rings"): one ring of fixed-size
+ * Trace rings (docs/tracing.md, "The trace area"): one ring of fixed-size
  * records per core, written only by that core, read without a system
  * call through a read-only mapping.
  *

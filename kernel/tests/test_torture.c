@@ -1,5 +1,6 @@
 /*
- * icc_torture: the ICC torture test (torture.h, docs/design.md "Tests").
+ * icc_torture: the ICC torture test (torture.h, docs/testing.md "The ICC
+ * torture test").
  *
  * Boot arguments: torture_ops=N requests in all (default 3000, at most
  * TORT_IDS), seed=S, torture_delay=<max ns> for the delay injection

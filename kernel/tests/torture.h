@@ -1,10 +1,11 @@
 /*
- * The ICC torture test (rcutorture's shape; issue 19): stressor threads
+ * The ICC torture test (rcutorture's shape): stressor threads
  * on every core issue a seeded random mix of requests of every mailbox
  * kind at random workers and cores, while the workers run, park, sleep,
  * move themselves and talk over endpoints and notifications with
  * timeouts, and the test thread parks and wakes cores. Every request is
- * accounted for exactly once at the end. docs/design.md, "Tests".
+ * accounted for exactly once at the end. docs/testing.md, "The ICC
+ * torture test".
  *
  *   test_torture.c     the test: set-up, the run, the checks, the report
  *   torture_ops.c      the stressors: the requests and their accounting

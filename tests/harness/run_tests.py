@@ -30,10 +30,10 @@ host pattern H in every block; after the run one more test,
 guest tests that passed write (user/tests/t_disk.c, t_cache.c;
 DISK_WRITERS) hold their pattern P, every other block still holds H.
 A trace suite boots with the kernel's trace rings on (boot arguments
-trace= and trace_kib=, docs/design.md "Trace rings"): its test results,
-if it runs tests, count as a protocol suite's (else it must power off
-without a PANIC or DEMO-FAIL line), and one more test,
-`<suite>/trace`, reads the dump from the console with
+trace= and trace_kib=, docs/tracing.md "System calls and boot
+arguments"): its test results, if it runs tests, count as a protocol
+suite's (else it must power off without a PANIC or DEMO-FAIL line), and
+one more test, `<suite>/trace`, reads the dump from the console with
 tools/trace_export.py (which checks the dump itself), writes
 LOG_DIR/NAME-trace/trace.txt and checks it: no record lost, a ring for
 each core and records in every one, at least one migration, and the

@@ -1,5 +1,6 @@
 /*
- * Trace rings (<fulcrum/trace.h>, docs/design.md "Trace rings"):
+ * Trace rings (<fulcrum/trace.h>, docs/tracing.md "Tests of the trace
+ * rings"):
  *   trace_validates        TRACE_SET / TRACE_FRAME / TRACE_DUMP argument
  *                          checks; the mapping is read-only; the header
  *                          (version 2: a ring for every core)

@@ -1,7 +1,7 @@
 /*
- * The trace rings from user space (<fulcrum/trace.h>, docs/design.md
- * "Trace rings"): the three calls, and reading a ring through the
- * read-only mapping without a system call.
+ * The trace rings from user space (<fulcrum/trace.h>, docs/tracing.md
+ * "Reading the rings from user space"): the three calls, and reading a
+ * ring through the read-only mapping without a system call.
  */
 #ifndef FUL_TRACE_H
 #define FUL_TRACE_H
