@@ -26,8 +26,8 @@
 
 #include "../policy/lb.h"
 
-/** Set up with policy @name (default tunables): mginkgo, fulcrum, alb
- *  or count. 0 or LB_E_NAME. */
+/** Set up with policy @name (default tunables): mginkgo, fulcrum, alb,
+ *  count or opzone. 0 or LB_E_NAME. */
 int bal_init(const char *name);
 /** Set a tunable of the current policy. 0, LB_E_NAME or LB_E_RANGE.
  *  Like bal_switch, under the lock every round and placement holds: it

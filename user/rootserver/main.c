@@ -21,8 +21,8 @@
  *                   form N (Table I, 1..15; form.c); d_cpu=, b_cpu=,
  *                   f_cpu= name a core for one of them
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
- *                   p: mginkgo (the default), fulcrum, alb or count
- *                   (root_balancer_start)
+ *                   p: mginkgo (the default), fulcrum, alb, count or
+ *                   opzone (root_balancer_start)
  * It stays alive afterwards as the place where the balancer will run.
  */
 #include <stdio.h>
