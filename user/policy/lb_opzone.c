@@ -13,11 +13,14 @@
  *   cold  bound 30 %   (0-30 % is cold: never balance there)
  *   warm  bound = the spot: low 30 %, mid 50 %, high 80 %
  *   hot   bound 79.9 % (80-100 % is hot: balance only in it)
- * Move: one per decision, the task with the highest score of the
- * busiest core (its running task, then the first OZ_PROBE runnable
- * movable ones of the (slice, tid) index) to the least utilized eligible
- * core; in the warm zone only if that score is above the spot too (the
- * paper's "if CPU usage of a task is higher than the configured spot").
+ * Move: one per decision, from the busiest core to the least utilized
+ * eligible core, the higher ranked (score, then usage) of two tasks of
+ * the busiest core (oz_candidate): the first candidate a cursor finds as
+ * it walks the core's (slice or weight, tid) index round robin, looking
+ * at up to OZ_PROBE entries in all, and the core's kept task, the best
+ * its walk has weighed; in the warm zone only if that score is above the
+ * spot too (the paper's "if CPU usage of a task is higher than the
+ * configured spot").
  *
  * Score: a task's usage u (its run time in the last complete window, or
  * in the current one so far if more, over the window length) plus an

@@ -25,9 +25,11 @@ enum { OZ_COLD, OZ_WARM, OZ_HOT };
 #define OZ_HIGH 800u  /* high spot, bottom of the hot zone */
 #define OZ_STEP 50    /* a prize or a punishment: 5 % */
 #define OZ_ADJ_MAX 500
-/* Tasks of the busiest core weighed besides its running one: the
- * decision stays O(1) in the number of threads (a constant, not a
- * tunable: lb.h has room for LB_MAX_TUNABLES). */
+/* Entries of the busiest core's thread index a decision looks at in
+ * all, from the core's cursor round robin, stopping at the first
+ * candidate (oz_candidate): the decision stays O(1) in the number of
+ * threads (a constant, not a tunable: lb.h has room for
+ * LB_MAX_TUNABLES). */
 #define OZ_PROBE 4
 
 /* A task's score, by thread slot. */

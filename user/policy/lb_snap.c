@@ -20,8 +20,10 @@
  * index, in the order its last user asked for (one policy at a time, so
  * it is rebuilt only when the policy changes or tgen moves). With it, a
  * per-core table of where each of the 40 weights of the nice table
- * starts, so the heaviest thread not above a given weight is found
- * with a six-step search of that table, whatever the thread count.
+ * starts, so the heaviest thread not above a given weight is found from
+ * the count of the table's weights below the power of two under it and
+ * at most four steps up (level_of, lb_index.h), whatever the thread
+ * count.
  */
 #include <stdint.h>
 
