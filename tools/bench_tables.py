@@ -199,7 +199,8 @@ def timed_decision(name, bound, row):
     decision, why = bench_kinds.decide(bound, row.get("ci"), row["n"])
     return (f"{decision}: median {num(row['median'])}, 95 % interval "
             f"{interval_text(row.get('ci'))}, n={row['n']}, commit "
-            f"{str(row.get('commit', '?'))[:12]} ({why})")
+            f"{str(row.get('commit', '?'))[:12]}, "
+            f"{str(row.get('date', '?'))[:10]} ({why})")
 
 
 def interval_text(ci):
