@@ -363,7 +363,7 @@ def headline_doc(results, meta, commit, date):
 
 def headline_block(doc):
     """The README's table of headline rows and its closing line."""
-    rows = [[f"`{r['name']}` (paper {r['source']})", r["paper"],
+    rows = [[f"`{r['name']}`: paper {r['source']}", r["paper"],
              num(r["median"]), r["unit"], r["kind"]]
             for r in doc["rows"]]
     lines = table(["figure", "paper", "Fulcrum (median)", "unit", "kind"],
