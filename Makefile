@@ -17,6 +17,10 @@
 #                 their plots (installs python3-matplotlib)
 #   make bench-timed  the timed rows from N=20 boots -> build/bench/timed.json
 #   make bench-check  deterministic bounds, and the timed rows' decisions
+#   make report   per family of benchmarks, every result beside the paper's
+#                 figure, its bound and decision -> build/report/*.md
+#   make docs-figures  the headline rows and timed decisions into
+#                 docs/results/, and the generated blocks of the docs
 #   make fuzz     the fuzzer for SECS seconds on CPUS cores, seed SEED
 #   make fs-fuzz  the ext2 file-system model test: OPS steps from SEED
 #   make soak     one suite of make test SOAK_N times (SOAK=user4)
@@ -712,6 +716,27 @@ plots:
 bench-check:
 	$(PYTHON) tools/bench_check.py --results $(BUILD)/bench/results.json \
 		--timed $(BUILD)/bench/timed.json --meta tools/bench_meta.json
+
+# make report [RESULTS=build/bench/results.json] [TIMED=build/bench/timed.json]:
+# per family of benchmarks, a table of every result (min, median, max,
+# unit, kind, runs) with the paper's figure beside it, its bound and its
+# decision, into build/report/<family>.md (tools/bench_tables.py).
+# make docs-figures [COMMIT=<the results' commit, default HEAD>]: the
+# headline rows of RESULTS into docs/results/headline.json, TIMED merged
+# by row into docs/results/timed.json, then the generated blocks of
+# README.md and docs/benchmarks.md rewritten from them (a host test
+# checks that they are fresh).
+RESULTS ?= $(BUILD)/bench/results.json
+TIMED ?= $(BUILD)/bench/timed.json
+.PHONY: report docs-figures
+report:
+	$(PYTHON) tools/bench_tables.py --results $(RESULTS) --timed $(TIMED) \
+		--meta tools/bench_meta.json --out $(BUILD)/report
+
+docs-figures:
+	$(PYTHON) tools/bench_tables.py --figures --results $(RESULTS) \
+		--timed $(TIMED) --meta tools/bench_meta.json \
+		$(if $(COMMIT),--commit $(COMMIT))
 
 # make bench-timed [N=20] [ROWS=a,b]: the timed rows (tools/bench_kinds.py,
 # measured in time under multi-threaded TCG) from N rounds of their boots
