@@ -197,9 +197,9 @@ def timed_decision(name, bound, row):
     if row is None:
         return f"INCONCLUSIVE: not run (make bench-timed ROWS={name})"
     decision, why = bench_kinds.decide(bound, row.get("ci"), row["n"])
+    # the commit stays in the JSON: the docs name no commit
     return (f"{decision}: median {num(row['median'])}, 95 % interval "
-            f"{interval_text(row.get('ci'))}, n={row['n']}, commit "
-            f"{str(row.get('commit', '?'))[:12]}, "
+            f"{interval_text(row.get('ci'))}, n={row['n']}, "
             f"{str(row.get('date', '?'))[:10]} ({why})")
 
 
@@ -368,9 +368,10 @@ def headline_block(doc):
             for r in doc["rows"]]
     lines = table(["figure", "paper", "Fulcrum (median)", "unit", "kind"],
                   rows)
-    return lines + ["", f"Figures from `{doc['command']}` at commit "
-                    f"{doc['commit'][:12]} ({doc['date'][:10]}); "
-                    "method and units in docs/benchmarks.md."]
+    return lines + ["", f"Figures from `{doc['command']}` on "
+                    f"{doc['date'][:10]} (its commit: "
+                    "docs/results/headline.json); method and units in "
+                    "docs/benchmarks.md."]
 
 
 # -------------------------------------------------------------- bounds
