@@ -393,8 +393,8 @@ FORCE:
 -include $(KIOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
-# The wake_path TCG plugin (tools/plugin/wake_path.c; docs/benchmarks.md,
-# "wake_path_<policy>"): a shared object for QEMU's -plugin, built with
+# The wake_path TCG plugin (tools/plugin/wake_path.c; docs/bench-wake.md,
+# "The core's own instructions"): a shared object for QEMU's -plugin, built with
 # the host compiler and no QEMU headers (Debian ships none; the plugin
 # declares the API functions it uses). make bench loads it into the
 # wake-up runs; tests/host/test_wake_plugin.py builds it with this rule.
@@ -588,7 +588,7 @@ BENCH_IRQSTAT = $(PYTHON) tools/bench_report.py --kernel $(KERNEL_IRQSTAT) \
 # D's disk_read_4k (ubench=disk) and B's cache_read_4k (ubench=cache,
 # 64 lines), each booted once with a 4 MiB image of zeros attached: the
 # device completes requests in a QEMU host thread, so two boots need
-# not agree to the instruction (docs/benchmarks.md).
+# not agree to the instruction (docs/bench-storage.md).
 BENCH_DISK_IMG := $(BUILD)/bench/disk.img
 BENCH_REPORT_DISK = for a in ubench=disk,disk ubench=cache,disk,cache=64; do \
 	rm -f $(BENCH_DISK_IMG) && truncate -s 4M $(BENCH_DISK_IMG) && \

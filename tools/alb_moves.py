@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Per-run moves of `ubench=alb,wl_log=1` boots (docs/benchmarks.md, "Paper
-001 Tables", branch alb6).
+"""Per-run moves of `ubench=alb,wl_log=1` boots (docs/bench-balancer.md, "Paper
+001's workloads under count and alb").
 
     python3 tools/alb_moves.py BOOT.log [SET]
 

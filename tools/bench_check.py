@@ -18,7 +18,7 @@ value in results.json is printed as `single boot, not decided` and
 decides nothing.
 
 A bounded row may carry "unreachable": why no policy of its kind can meet
-the bound, with the numbers (docs/benchmarks.md has the full account).
+the bound, with the numbers (the family's docs/bench-*.md has the full account).
 It is still checked and printed: a miss is `UNREACHABLE` (counted apart,
 not a failure), a pass is a PASS with a note that the mark is stale.
 

@@ -2,7 +2,7 @@
 """Paper 000 Tables IV and V from build/bench/results.json, as Markdown.
 
 Reads the matmul_* entries written by `make bench` (ubench=matmul on 4
-and on 3 cores) and prints the tables of docs/benchmarks.md: medians of
+and on 3 cores) and prints the tables of docs/bench-balancer.md's method: medians of
 the repetitions, with the range of the ratios, next to the paper's
 figures from tools/bench_meta.json. Prints nothing for a configuration
 that is missing from the results.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the simulator's benchmarks and merge them into results.json.
 
-Called by `make bench` (docs/benchmarks.md, "Balance quality"):
+Called by `make bench` (docs/bench-sim.md, "Balance quality"):
 
     sim_bench.py --sim build/sim/fulsim --out build/bench [--sets 1000]
 
@@ -33,7 +33,7 @@ in each run; <set> one of lz77 crc queens matmul memcpy set1 set2 set3):
 The per-core-count runs go to two host processes at once (the machine
 has two cores); fulsim itself is single-threaded, and the paper 001 runs
 and then the speed runs are made alone, after them. Writes results.json (merged by name) and prints
-the quality table in docs/benchmarks.md's form.
+the quality table (docs/bench-sim.md).
 """
 
 import argparse

@@ -11,7 +11,7 @@
  * preemption window, the idle loop's unmask or wfi, a thread's
  * arch_irq_restore of an unmasked state), and again from each re-mask.
  * Lengths are in PMCCNTR_EL0 units: instructions under QEMU
- * -icount shift=0 (the global virtual clock: see docs/benchmarks.md for
+ * -icount shift=0 (the global virtual clock: see docs/bench-wake.md for
  * what that includes), nanoseconds of host time under multi-threaded
  * TCG.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Host test: the wake_path TCG plugin (tools/plugin/wake_path.c) loads
 in QEMU and counts each vCPU's instructions, window by window, as
-docs/benchmarks.md says ("wake_path_<policy>").
+docs/bench-wake.md says ("The core's own instructions").
 
 A tiny guest written here (a few dozen hand-encoded AArch64 words in an
 ELF, no compiler) runs on 2 vCPUs (the second stays off) under

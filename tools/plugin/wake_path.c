@@ -1,7 +1,7 @@
 /*
  * wake_path: a QEMU TCG plugin (API version 1, QEMU 7.2) that counts one
  * core's own instructions from the interrupt that wakes a thread to that
- * thread's first instruction after its wait (docs/benchmarks.md,
+ * thread's first instruction after its wait (docs/bench-wake.md,
  * "wake_path_<policy>").
  *
  * Under -icount every vCPU shares one clock, so a guest cannot tell its

@@ -5,7 +5,7 @@ ELF, and its output turned into benchmark results.
 The plugin (wake_path.c, built into build/plugin/wake_path.so) counts,
 per vCPU, the instructions from the timer interrupt that wakes the wake
 benchmark's measured thread to that thread's first instruction after
-its wait (docs/benchmarks.md, "wake_path_<policy>"). It finds the
+its wait (docs/bench-wake.md, "The core's own instructions"). It finds the
 kernel's places by address:
 
     entry   the IRQ slots of the exception vector table `vectors`

@@ -1,7 +1,7 @@
 /*
  * Paper 001's experiment as `ubench=alb` runs it (user/bench/ub_alb.c),
  * on the simulator: each workload set under count and alb, many seeded
- * runs (docs/benchmarks.md, "Paper 001 on the simulator").
+ * runs (docs/bench-sim.md, "Paper 001 on the simulator").
  *
  * The machine: 4 cores, core 0 the rootserver's (placed on by neither
  * policy), the policy's own timer rounds only (100 ms for both; no idle

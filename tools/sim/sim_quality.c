@@ -1,6 +1,6 @@
 /*
  * The balance-quality suite and the speed measurement (docs/simulator.md,
- * "The quality suite"; docs/benchmarks.md, "Balance quality").
+ * "The quality suite"; docs/bench-sim.md, "Balance quality").
  *
  * Quality: for each core count, `sets` random sets of independent
  * CPU-bound tasks, all released at time 0 (set i: sizes from

@@ -22,7 +22,7 @@
  * threads and sleeps until they end. The second program of a set starts
  * once the first one's threads are all placed, so that the placements
  * come in the same order in every run. This program samples every
- * 10 ms the spread of the per-core weights (max - min over cores
+ * 5 ms the spread of the per-core weights (max - min over cores
  * 1..n-1; the load area's weight) until both programs have ended.
  * Figures of a run:
  *   completion   the last program's end minus the first placement, ms

@@ -42,7 +42,7 @@
  * thread marks its waits with HINTs, NOPs to the core; with the plugin
  * loaded, tools/bench_report.py --wake-path-plugin adds the core's own
  * instructions from the waking interrupt to the thread's first
- * instruction after its wait: wake_path_<policy>, docs/benchmarks.md).
+ * instruction after its wait: wake_path_<policy>, docs/bench-wake.md).
  *
  * On the instrumented kernel (build/kernel-irqstat.elf, which answers
  * FUL_SYS_IRQSTAT; the default kernel says ENOSYS and none of this is

@@ -46,8 +46,7 @@
 
 #define SHARE_MS 3   /* share pass margin (0: off) */
 #define PERIOD_MS 10 /* timer rounds: the share pass acts while no core
-		      * goes idle (100 until issue 16: docs/benchmarks.md,
-		      * "Balance quality") */
+		      * goes idle (docs/bench-sim.md, "Balance quality") */
 
 enum { FU_T_MAX_MOVES = LB_T_COMMON, FU_T_IDLE, FU_T_SHARE, FU_T_COUNT };
 

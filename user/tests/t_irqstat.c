@@ -6,7 +6,7 @@
  * keeps no figures and answers every call -FUL_ENOSYS.
  *
  * irqstat_catches_frame_create: a FRAME_CREATE of 64 pages zeroes them
- * in one chunk with IRQs masked (docs/benchmarks.md, frame_create_64:
+ * in one chunk with IRQs masked (docs/bench-kernel.md, frame_create_64:
  * about 42,700 instructions under -icount); on the core that ran it the
  * longest stretch must be that call (cause: system call 16, ended by
  * the eret) and cover at least half of the call's time seen from user

@@ -59,8 +59,8 @@ static unsigned char *b_win(unsigned long page)
 }
 
 /** Copy one 4 KiB page, 16 bytes a step (picolibc's memcpy, built for
- *  size, copies a byte at a time: 25,863 instructions per cached read
- *  with it against the figure in docs/benchmarks.md with this). */
+ *  size, copies a byte at a time; cache_read_4k, docs/bench-storage.md,
+ *  counts the read with this). */
 static void b_copy_page(void *dst, const void *src)
 {
 	unsigned __int128 *d = dst;
