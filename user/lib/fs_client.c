@@ -1,6 +1,6 @@
 /*
  * The POSIX layer's transport to F, the file server (<ful/posix.h>):
- * the shared-memory ring pair of <fulcrum/fsring.h> when the process
+ * the shared-memory ring of <fulcrum/fs.h> when the process
  * has one, else one IPC call per request with the data in the IPC
  * buffer. A process started by ful_proc_spawn() gets its ring from its
  * parent; a system program asks the rootserver for one at its first
@@ -10,7 +10,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 
-#include <fulcrum/fsring.h>
+#include <fulcrum/fs.h>
+#include <fulcrum/sring.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 
@@ -35,7 +36,7 @@ unsigned ful_fs_get_spin(void)
 }
 
 static struct ful_spin fs_lock;
-static struct ful_fsr_ctl *ctl; /* the ring, or NULL: IPC */
+static struct ful_sring_ctl *ctl; /* the ring, or NULL: IPC */
 static unsigned ntfn_slot, bell_slot;
 static bool ring_tried;
 static unsigned char *omf_window; /* the ring's page window, or NULL */
@@ -142,15 +143,15 @@ void ful_fs_end(void)
 static unsigned ring_post(unsigned op, const struct ful_msg *m, size_t len)
 {
 	unsigned head = atomic_load_explicit(&ctl->req_head, memory_order_relaxed);
-	struct ful_fsr_req *r = &ctl->req[head % FUL_FSR_SLOTS];
-	*r = (struct ful_fsr_req){.op = op, .len = (unsigned)len,
-				  .a = {m->mr[0], m->mr[1], m->mr[2]},
-				  .data_off = 0, .id = head};
+	struct ful_sring_req *r = &ctl->req[head % FUL_SRING_SLOTS];
+	*r = (struct ful_sring_req){.op = op, .len = (unsigned)len,
+				    .a = {m->mr[0], m->mr[1], m->mr[2]},
+				    .data_off = 0, .id = head};
 	atomic_store_explicit(&ctl->req_head, head + 1, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load(&ctl->server_sleeping)) {
 		ctl->client_signals++;
-		ful_ntfn_signal(bell_slot, 1);
+		ful_ntfn_signal(bell_slot, FUL_SRING_BELL_REQUEST);
 	}
 	return head;
 }
@@ -196,10 +197,10 @@ static long ring_call(unsigned op, struct ful_msg *m, size_t len)
 	if (!ring_wait())
 		return -EIO; /* F is gone: the request may or may not have run */
 	unsigned tail = atomic_load_explicit(&ctl->rep_tail, memory_order_relaxed);
-	const struct ful_fsr_rep *p = &ctl->rep[tail % FUL_FSR_SLOTS];
-	long r = p->id == id ? p->mr[0] : -EIO;
+	const struct ful_sring_rep *p = &ctl->rep[tail % FUL_SRING_SLOTS];
+	long r = p->id == id ? p->r[0] : -EIO;
 	for (unsigned i = 0; i < 4; i++)
-		m->mr[i] = (unsigned long)p->mr[i];
+		m->mr[i] = (unsigned long)p->r[i];
 	m->info = FUL_MSG(op, p->len);
 	atomic_store_explicit(&ctl->rep_tail, tail + 1, memory_order_release);
 	return r;

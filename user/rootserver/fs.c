@@ -12,8 +12,8 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 #include <fulcrum/load.h>
+#include <fulcrum/sring.h>
 #include <ful/spawn.h>
 
 #include "root.h"
@@ -169,7 +169,7 @@ long root_fs_kill(void)
 		return err;
 	fs.dead = true;
 	/* the ring thread sees it and closes */
-	ful_ntfn_signal(fs.bell, FUL_FSR_BELL_KILLED);
+	ful_ntfn_signal(fs.bell, FUL_SRING_BELL_KILLED);
 	struct ful_thread_args a = {.fn = fs_tombstone, .pool = FUL_SLOT_POOL,
 				    .vs = FUL_SLOT_SELF_VS, .prio = FS_PRIO,
 				    .cpu = 0, .name = "fs-tombstone"};

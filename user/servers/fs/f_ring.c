@@ -1,5 +1,5 @@
 /*
- * F's ring thread: serves the shared-memory rings of <fulcrum/fsring.h>.
+ * F's ring thread: serves the client rings of <fulcrum/fs.h>.
  * It takes each ring's requests in order, runs them (f_handle, under
  * f_lock), publishes the replies, and signals a client only if that
  * client said it sleeps. With nothing to do it keeps polling while its
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
+#include <fulcrum/sring.h>
 #include <ful/load.h>
 
 #include "f.h"
@@ -33,9 +33,9 @@ static _Atomic unsigned long live;     /* bit k: ring k attached */
 static _Atomic int busy = -1;          /* the ring being served, or -1 */
 static bool started; /* the ring thread runs: rings may be attached */
 
-static struct ful_fsr_ctl *ring(unsigned k)
+static struct ful_sring_ctl *ring(unsigned k)
 {
-	return (struct ful_fsr_ctl *)(FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE);
+	return (struct ful_sring_ctl *)(FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE);
 }
 
 static unsigned char *ring_data(unsigned k)
@@ -47,7 +47,7 @@ long f_ring_attach(unsigned long k)
 {
 	if (k >= FUL_FSR_MAX || !started)
 		return -EINVAL;
-	struct ful_fsr_ctl *c = ring(k);
+	struct ful_sring_ctl *c = ring(k);
 	/* the rootserver made the frame: zeros, the client not yet in */
 	atomic_store(&c->server_sleeping, 0);
 	atomic_fetch_or(&live, 1UL << k);
@@ -73,9 +73,9 @@ long f_ring_detach(unsigned long k)
 
 /** Serve one request of ring @k at its tail: copied out of the shared
  *  page first (the client may change it meanwhile), checked, run. */
-static void ring_serve_one(unsigned k, struct ful_fsr_ctl *c, unsigned tail)
+static void ring_serve_one(unsigned k, struct ful_sring_ctl *c, unsigned tail)
 {
-	struct ful_fsr_req r = c->req[tail % FUL_FSR_SLOTS];
+	struct ful_sring_req r = c->req[tail % FUL_SRING_SLOTS];
 	struct f_req q = {.op = r.op, .mr = {r.a[0], r.a[1], r.a[2], 0}};
 	long err = 0;
 	if (r.data_off > FUL_FSR_DATA || r.len > FUL_FSR_DATA - r.data_off ||
@@ -93,10 +93,10 @@ static void ring_serve_one(unsigned k, struct ful_fsr_ctl *c, unsigned tail)
 		f_lock_drop();
 	}
 	unsigned head = atomic_load_explicit(&c->rep_head, memory_order_relaxed);
-	struct ful_fsr_rep *p = &c->rep[head % FUL_FSR_SLOTS];
-	p->mr[0] = err ? err : (long)q.mr[0];
-	p->mr[1] = (long)q.mr[1], p->mr[2] = (long)q.mr[2];
-	p->mr[3] = (long)q.mr[3];
+	struct ful_sring_rep *p = &c->rep[head % FUL_SRING_SLOTS];
+	p->r[0] = err ? err : (long)q.mr[0];
+	p->r[1] = (long)q.mr[1], p->r[2] = (long)q.mr[2];
+	p->r[3] = (long)q.mr[3];
 	p->len = err ? 0 : (unsigned)q.out;
 	p->id = r.id;
 	atomic_store_explicit(&c->rep_head, head + 1, memory_order_release);
@@ -105,15 +105,15 @@ static void ring_serve_one(unsigned k, struct ful_fsr_ctl *c, unsigned tail)
 /** Serve every waiting request of ring @k: how many. */
 static unsigned ring_serve(unsigned k)
 {
-	struct ful_fsr_ctl *c = ring(k);
+	struct ful_sring_ctl *c = ring(k);
 	unsigned n = 0;
 	for (;;) {
 		unsigned tail = atomic_load_explicit(&c->req_tail, memory_order_relaxed);
 		unsigned head = atomic_load_explicit(&c->req_head, memory_order_acquire);
 		/* room for the reply: the client takes replies in order */
-		unsigned rep_free = FUL_FSR_SLOTS -
+		unsigned rep_free = FUL_SRING_SLOTS -
 			(atomic_load(&c->rep_head) - atomic_load(&c->rep_tail));
-		if (tail == head || rep_free == 0 || head - tail > FUL_FSR_SLOTS)
+		if (tail == head || rep_free == 0 || head - tail > FUL_SRING_SLOTS)
 			break;
 		ring_serve_one(k, c, tail);
 		atomic_store_explicit(&c->req_tail, tail + 1, memory_order_release);
@@ -208,7 +208,7 @@ static void ring_main(void *arg)
 		/* no look at the sibling on every pass: THREAD_INFO is a
 		 * system call (about 590 instructions) and this loop runs
 		 * twice per request; the rootserver rings the doorbell with
-		 * FUL_FSR_BELL_KILLED when it kills it */
+		 * FUL_SRING_BELL_KILLED when it kills it */
 		/* After a pass that served, another only if a request is
 		 * waiting (a pass over every live ring costs about 100
 		 * instructions, the look 25): one request at a time is the
@@ -226,7 +226,7 @@ static void ring_main(void *arg)
 		if (!rings_sleep(true)) {
 			unsigned long bits = 0;
 			ful_ntfn_wait(FUL_FSR_F_SLOT_BELL, &bits, FUL_FOREVER);
-			if ((bits & FUL_FSR_BELL_KILLED) && rings_orphaned())
+			if ((bits & FUL_SRING_BELL_KILLED) && rings_orphaned())
 				return;
 		}
 		rings_sleep(false);

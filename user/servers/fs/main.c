@@ -4,7 +4,7 @@
  * through B, one block per request in page 0 of B's client window.
  * Two threads: this one serves the IPC endpoint (requests with their
  * data in the IPC buffer, and the rootserver's ring set-up), the ring
- * thread (f_ring.c) the shared-memory rings of <fulcrum/fsring.h>. Both
+ * thread (f_ring.c) the shared-memory rings of <fulcrum/fs.h>. Both
  * run the same operations (f_ops.c), one at a time under f_lock.
  */
 #include <errno.h>
@@ -14,7 +14,6 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 
 #include <ful/sring.h>
 
