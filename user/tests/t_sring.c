@@ -56,8 +56,8 @@ static bool sr_blocked(unsigned slot)
 static long sr_post(unsigned k, unsigned long first, bool bell)
 {
 	for (unsigned i = 0; i < k; i++) {
-		const unsigned long a[4] = {first + i, first + i, 0, 0};
-		long id = ful_sring_post(&sr_cli, SR_OP_TWICE, a, bell);
+		const struct ful_msg m = {.mr = {first + i, first + i, 0, 0}};
+		long id = ful_sring_post(&sr_cli, SR_OP_TWICE, &m, bell);
 		if (id < 0)
 			return id;
 	}
@@ -91,32 +91,33 @@ static void sr_body(struct ut *ut, long ep, long nt, struct ful_thread *th)
 	UT_WAIT(atomic_load(&sr_served) == 1);
 	/* up to the ring's size uncollected, then EAGAIN */
 	UT_CHECK_EQ(sr_post(FUL_SRING_SLOTS - 1, 1, true), 0);
-	const unsigned long x[4] = {99, 99, 0, 0};
-	UT_CHECK_EQ(ful_sring_post(&sr_cli, SR_OP_TWICE, x, true), -FUL_EAGAIN);
+	struct ful_msg x = {.mr = {99, 99, 0, 0}};
+	UT_CHECK_EQ(ful_sring_post(&sr_cli, SR_OP_TWICE, &x, true), -FUL_EAGAIN);
 	UT_CHECK_EQ(ful_sring_posted(&sr_cli), FUL_SRING_SLOTS);
-	long r[4];
-	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, x, r), -FUL_ESTATE);
+	struct ful_msg r;
+	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, &x, 0), -FUL_ESTATE);
 	/* the replies, in order */
 	for (unsigned i = 0; i < FUL_SRING_SLOTS; i++) {
 		unsigned id = ~0u;
-		UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), 0);
+		UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), 0);
 		UT_CHECK_EQ(id, i);
-		UT_CHECK_EQ(r[0], (long)(2 * i + SR_OP_TWICE));
+		UT_CHECK_EQ((long)r.mr[0], (long)(2 * i + SR_OP_TWICE));
 	}
 	unsigned id;
-	UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), -FUL_ESTATE);
+	UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), -FUL_ESTATE);
 	/* a call works again, after the server slept once more */
 	UT_WAIT(atomic_load(&sr_ctl.server_sleeping));
-	const unsigned long y[4] = {21, FUL_SRING_SLOTS, 0, 0};
-	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, y, r), 0);
-	UT_CHECK_EQ(r[0], 42 + SR_OP_TWICE);
+	struct ful_msg y = {.mr = {21, FUL_SRING_SLOTS, 0, 0}};
+	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, &y, 0), 0);
+	UT_CHECK_EQ((long)y.mr[0], 42 + SR_OP_TWICE);
 	UT_CHECK_EQ(atomic_load(&sr_order_errors), 0);
 	/* posts left for the collect to ring for: collected all the same */
 	UT_WAIT(atomic_load(&sr_ctl.server_sleeping));
 	UT_CHECK_EQ(sr_post(3, FUL_SRING_SLOTS + 1, false), 0);
 	for (unsigned i = 0; i < 3; i++)
-		UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), 0);
-	UT_CHECK_EQ(r[0], (long)(2 * (FUL_SRING_SLOTS + 3) + SR_OP_TWICE));
+		UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), 0);
+	UT_CHECK_EQ((long)r.mr[0],
+		    (long)(2 * (FUL_SRING_SLOTS + 3) + SR_OP_TWICE));
 	UT_CHECK_EQ(atomic_load(&sr_order_errors), 0);
 }
 
@@ -132,14 +133,13 @@ UTEST(sring_post_collect, 2)
 	/* stop the server, whatever happened above */
 	if (th.tid > 0) {
 		while (ful_sring_posted(&sr_cli)) {
-			long r[4];
+			struct ful_msg r;
 			unsigned id;
-			if (ful_sring_collect(&sr_cli, r, &id))
+			if (ful_sring_collect(&sr_cli, &r, &id))
 				break;
 		}
-		const unsigned long z[4] = {0};
-		long r[4];
-		ful_sring_call(&sr_cli, SR_OP_STOP, z, r);
+		struct ful_msg z = {0};
+		ful_sring_call(&sr_cli, SR_OP_STOP, &z, 0);
 		UT_CHECK(ful_thread_reap(&th, UT_TIMEOUT_US));
 	}
 	const long slots[2] = {ep, nt};

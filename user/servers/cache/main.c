@@ -74,14 +74,12 @@ static struct ful_sring dring;
 /** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
 static long b_disk(unsigned op, unsigned long blk, int i)
 {
-	if (dring.ctl) {
-		const unsigned long a[4] = {blk, 1, (unsigned long)i, 0};
-		long r[4];
-		int e = ful_sring_call(&dring, op, a, r);
-		return e < 0 ? e : r[0];
-	}
 	struct ful_msg m = {.info = FUL_MSG(op, 0),
 			    .mr = {blk, 1, (unsigned long)i}};
+	if (dring.ctl) {
+		int e = ful_sring_call(&dring, op, &m, 0);
+		return e < 0 ? e : (long)m.mr[0];
+	}
 	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
 	return err < 0 ? err : (long)m.mr[0];
 }

@@ -16,9 +16,9 @@ static void wb_collect(const struct ext2_b *b, unsigned left)
 {
 	struct ext2_bwb *w = b->wb;
 	while (w && w->posted - w->done > left) {
-		long r[4];
+		struct ful_msg r;
 		unsigned id;
-		int e = ful_sring_collect(b->ring, r, &id);
+		int e = ful_sring_collect(b->ring, &r, &id);
 		uint32_t blk = w->blk[w->done % EXT2_B_WB];
 		if (e < 0) { /* B is gone: nothing more will come */
 			w->done = w->posted;
@@ -26,7 +26,7 @@ static void wb_collect(const struct ext2_b *b, unsigned left)
 			return;
 		}
 		w->done++;
-		if (r[0]) {
+		if (r.mr[0]) {
 			w->err = -EIO;
 			ext2_b_forget(b, blk);
 		}
@@ -36,18 +36,16 @@ static void wb_collect(const struct ext2_b *b, unsigned left)
 long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 		unsigned long r[4])
 {
+	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
 	if (b->ring && b->ring->ctl) {
-		const unsigned long a[4] = {blk, 1, 0, 0};
-		long rr[4];
 		wb_collect(b, 0);
-		int e = ful_sring_call(b->ring, op, a, rr);
+		int e = ful_sring_call(b->ring, op, &m, 0);
 		if (e < 0) /* B is gone, or broke the ring */
 			return e;
 		for (unsigned i = 0; i < 4; i++)
-			r[i] = (unsigned long)rr[i];
-		return rr[0];
+			r[i] = m.mr[i];
+		return (long)m.mr[0];
 	}
-	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
 	long err = ful_call(b->slot, &m, b->timeout_us);
 	for (unsigned i = 0; i < 4; i++)
 		r[i] = m.mr[i];
@@ -164,11 +162,11 @@ static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
 	wb_collect(b, EXT2_B_WB - 1); /* the oldest page's turn, if all in use */
 	unsigned page = 1 + w->posted % EXT2_B_WB;
 	memcpy(b->win + page * FUL_PAGE_SIZE, buf, EXT2_BLOCK);
-	const unsigned long a[4] = {blk, 1, page, 0};
+	const struct ful_msg m = {.mr = {blk, 1, page, 0}};
 	/* B is woken for half a window of writes, not for each: a vCPU's
 	 * wake-up is the dearest part of a cross-core request */
 	bool bell = w->posted - w->done + 1 >= EXT2_B_WB / 2;
-	if (ful_sring_post(b->ring, FUL_CACHE_OP_WRITE, a, bell) < 0)
+	if (ful_sring_post(b->ring, FUL_CACHE_OP_WRITE, &m, bell) < 0)
 		return -EIO;
 	w->blk[w->posted % EXT2_B_WB] = blk;
 	w->posted++;
