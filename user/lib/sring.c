@@ -97,39 +97,6 @@ int ful_sring_collect(struct ful_sring *s, struct ful_msg *m, unsigned *id)
 	return 0;
 }
 
-bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q)
-{
-	struct ful_sring_ctl *c = s->ctl;
-	unsigned tail = atomic_load_explicit(&c->req_tail, memory_order_relaxed);
-	unsigned head = atomic_load_explicit(&c->req_head, memory_order_acquire);
-	unsigned unread = atomic_load(&c->rep_head) - atomic_load(&c->rep_tail);
-	/* a client past the ring's size broke it: take nothing */
-	if (tail == head || head - tail > FUL_SRING_SLOTS ||
-	    unread + s->taken >= FUL_SRING_SLOTS)
-		return false;
-	*q = c->req[tail % FUL_SRING_SLOTS];
-	atomic_store_explicit(&c->req_tail, tail + 1, memory_order_release);
-	s->taken++;
-	return true;
-}
-
-void ful_sring_reply(struct ful_sring *s, unsigned id, const long r[4])
-{
-	struct ful_sring_ctl *c = s->ctl;
-	unsigned rh = atomic_load_explicit(&c->rep_head, memory_order_relaxed);
-	struct ful_sring_rep *p = &c->rep[rh % FUL_SRING_SLOTS];
-	for (unsigned i = 0; i < 4; i++)
-		p->r[i] = r[i];
-	p->id = id;
-	atomic_store_explicit(&c->rep_head, rh + 1, memory_order_release);
-	s->taken--;
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load(&c->client_sleeping)) {
-		c->server_signals++;
-		ful_ntfn_signal(s->peer, 1);
-	}
-}
-
 unsigned ful_sring_serve(struct ful_sring *s,
 			 void (*fn)(unsigned op, const unsigned long a[4],
 				    long r[4]))
@@ -145,30 +112,3 @@ unsigned ful_sring_serve(struct ful_sring *s,
 	return n;
 }
 
-void ful_sring_sleep(struct ful_sring *s)
-{
-	struct ful_sring_ctl *c = s->ctl;
-	atomic_store(&c->server_sleeping, 1);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load(&c->req_head) == atomic_load(&c->req_tail)) {
-		/* a caller still waiting is answered by the same call */
-		struct ful_msg m = {.info = FUL_MSG(0, 0)};
-		long err = s->caller ? ful_reply_recv(s->mine, &m, FUL_FOREVER)
-				     : ful_recv(s->mine, &m, FUL_FOREVER);
-		/* a posting client SENT: nobody waits for an answer */
-		s->caller = err >= 0 &&
-			    FUL_MSG_LABEL(m.info) != FUL_SRING_BELL_POST;
-	}
-	atomic_store(&c->server_sleeping, 0);
-}
-
-void ful_sring_release(struct ful_sring *s)
-{
-	/* a server that does not poll goes to sleep next: its REPLY_RECV
-	 * answers the caller (one call instead of two) */
-	if (s->caller && s->spins) {
-		struct ful_msg m = {.info = FUL_MSG(0, 0)};
-		ful_reply(&m);
-		s->caller = false;
-	}
-}

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include <fulcrum/sring.h>
+#include <ful/serve.h>
 #include <ful/sring.h>
 
 #include "utest.h"
@@ -20,6 +21,10 @@
 
 static struct ful_sring_ctl sr_ctl __attribute__((aligned(4096)));
 static struct ful_sring sr_srv, sr_cli;
+/* the server's set of one ring (<ful/serve.h>), its doorbell made by
+ * the test: a description set before the server thread starts */
+static struct ful_serve sr_set;
+static struct ful_serve_ops sr_ops;
 static _Atomic unsigned long sr_served, sr_order_errors;
 static _Atomic int sr_stop;
 
@@ -33,15 +38,22 @@ static void sr_op(unsigned op, const unsigned long a[4], long r[4])
 	r[0] = (long)(a[0] * 2 + op);
 }
 
-/** The server: serve, answer a doorbell's caller, sleep when idle. */
+static unsigned sr_serve(unsigned k)
+{
+	(void)k;
+	return ful_sring_serve(&sr_srv, sr_op);
+}
+
+/** The server: serve, answer a doorbell's caller, sleep when idle (the
+ *  steps of ful_serve_run, with a way out). */
 static void sr_server(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&sr_stop)) {
-		unsigned n = ful_sring_serve(&sr_srv, sr_op);
-		ful_sring_release(&sr_srv);
+		unsigned n = ful_serve_pass(&sr_set, &sr_ops);
+		ful_serve_release(&sr_set, &sr_ops);
 		if (!n && !atomic_load(&sr_stop))
-			ful_sring_sleep(&sr_srv);
+			ful_serve_sleep(&sr_set, &sr_ops);
 	}
 }
 
@@ -69,8 +81,11 @@ static void sr_body(struct ut *ut, long ep, long nt, struct ful_thread *th)
 	UT_CHECK(ep > 0 && nt > 0);
 	UT_CHECK_EQ(ful_ep_create(FUL_SLOT_POOL, (unsigned)ep), 0);
 	UT_CHECK_EQ(ful_ntfn_create(FUL_SLOT_POOL, (unsigned)nt), 0);
-	sr_srv = (struct ful_sring){.ctl = &sr_ctl, .mine = (unsigned)ep,
-				    .peer = (unsigned)nt};
+	sr_srv = (struct ful_sring){.ctl = &sr_ctl, .peer = (unsigned)nt};
+	sr_set = (struct ful_serve){.live = 1, .busy = -1};
+	sr_ops = (struct ful_serve_ops){
+		.serve = sr_serve, .base = (unsigned long)&sr_ctl,
+		.peer = (unsigned)nt, .bell = (unsigned)ep, .bell_ep = true};
 	sr_cli = (struct ful_sring){.ctl = &sr_ctl, .mine = (unsigned)nt,
 				    .peer = (unsigned)ep};
 	struct ful_thread_args a = {.fn = sr_server, .pool = FUL_SLOT_POOL,

@@ -21,7 +21,7 @@
 #include <fulcrum/disk.h>
 #include <fulcrum/load.h>
 #include <ful/ful.h>
-#include <ful/load.h>
+#include <ful/serve.h>
 #include <ful/sring.h>
 
 #define B_LINES_VA 0x30000000UL
@@ -328,11 +328,15 @@ static void b_handle_locked(struct ful_msg *m)
 
 #define B_RING_PRIO 120 /* the rootserver starts B at this priority */
 
+/* F's ring: its server side (ctl and peer set by b_ring_start, before
+ * the ring thread runs; the thread's own after that) and its serve set
+ * (<ful/serve.h>: the one ring live from the start; spins set before
+ * the thread runs). */
 static struct ful_sring ring;
-static unsigned ring_cpu;
+static struct ful_serve ring_set = {.live = 1, .busy = -1};
 static struct ful_thread ring_thread;
 
-/** A request of F's ring: badge 1's, as over IPC. */
+/** A request of F's ring: badge 1's, as over IPC. Takes b_lock. */
 static void b_ring_op(unsigned op, const unsigned long a[4], long r[4])
 {
 	struct ful_msg m = {.info = FUL_MSG(op, 0), .badge = 1,
@@ -342,30 +346,24 @@ static void b_ring_op(unsigned op, const unsigned long a[4], long r[4])
 		r[i] = (long)m.mr[i];
 }
 
-/** Does another thread want this core (then polling would cost it)? */
-static bool b_core_wanted(void)
+/** Serve F's ring (ring 0 of the set): each request answered as it is
+ *  done. Ring thread. */
+static unsigned b_ring_serve(unsigned k)
 {
-	return ful_load_area()->cpu[ring_cpu].nrunnable > 1;
+	(void)k;
+	return ful_sring_serve(&ring, b_ring_op);
 }
+
+static const struct ful_serve_ops b_ring_ops = {
+	.serve = b_ring_serve, .base = FUL_CACHE_RING_VA,
+	.peer = FUL_CACHE_SLOT_RING_PEER, .bell = FUL_CACHE_SLOT_RING_BELL,
+	.bell_ep = true,
+};
 
 static void b_ring_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		unsigned n = ful_sring_serve(&ring, b_ring_op);
-		ful_sring_release(&ring); /* a doorbell's caller goes on */
-		if (n)
-			continue;
-		bool got = false;
-		for (unsigned i = 0; !got && i < ring.spins && !b_core_wanted(); i++)
-			got = ful_sring_serve(&ring, b_ring_op) != 0;
-		if (got)
-			continue;
-		ful_sring_sleep(&ring);
-		struct ful_sysinfo si;
-		if (ful_sysinfo(&si) == 0)
-			ring_cpu = si.cpu; /* B may have been moved */
-	}
+	ful_serve_run(&ring_set, &b_ring_ops);
 }
 
 /** F's ring, if the rootserver gave one: map it, start its thread. The
@@ -379,11 +377,9 @@ static long b_ring_start(unsigned spins)
 	struct ful_sysinfo si;
 	if (err < 0 || (err = ful_sysinfo(&si)) < 0)
 		return err;
-	ring = (struct ful_sring){.ctl = (struct ful_sring_ctl *)FUL_CACHE_RING_VA,
-				  .mine = FUL_CACHE_SLOT_RING_BELL,
-				  .peer = FUL_CACHE_SLOT_RING_PEER,
-				  .spins = spins};
-	ring_cpu = si.cpu;
+	ring = (struct ful_sring){.ctl = ful_serve_ctl(&b_ring_ops, 0),
+				  .peer = b_ring_ops.peer};
+	ring_set.spins = spins;
 	struct ful_thread_args a = {
 		.fn = b_ring_main, .pool = FUL_CACHE_SLOT_POOL,
 		.vs = FUL_CHILD_SLOT_VS, .prio = B_RING_PRIO, .cpu = si.cpu,

@@ -1,7 +1,10 @@
 /*
- * Both sides of a storage ring (<fulcrum/sring.h>, user/lib/sring.c).
- * One client thread at a time uses a ring (the caller serializes); one
- * server thread serves it.
+ * Both sides of a storage ring (<fulcrum/sring.h>): the request path of
+ * each side inline here, the rest in user/lib/sring.c, the server's
+ * loop in <ful/serve.h>. One client thread at a time uses a ring (the
+ * caller serializes); one server thread takes its requests, and the
+ * server serializes its replies (D answers from its interrupt thread,
+ * under D's lock).
  */
 #ifndef FUL_SRING_H
 #define FUL_SRING_H
@@ -16,13 +19,14 @@
 struct ful_sring {
 	struct ful_sring_ctl *ctl; /* the shared page; NULL: no ring */
 	unsigned mine;             /* client: its notification (READ);
-				    * server: its doorbell endpoint (READ) */
+				    * server: unused (the doorbell is the
+				    * serve set's, <ful/serve.h>) */
 	unsigned peer;             /* client: the server's doorbell (WRITE);
 				    * server: the client's notification
 				    * (WRITE) */
-	unsigned spins;            /* passes polled before sleeping */
+	unsigned spins;            /* client: polls of the reply before it
+				    * sleeps */
 	unsigned taken;            /* server: requests taken, not answered */
-	bool caller;               /* server: a doorbell CALL to answer */
 	bool bell_ntfn;            /* client: the doorbell is a notification
 				    * (F's), not an endpoint (B's, D's) */
 };
@@ -144,25 +148,65 @@ unsigned ful_sring_posted(const struct ful_sring *s);
  *  posted, or -FUL_EDEAD if the server is gone. */
 int ful_sring_collect(struct ful_sring *s, struct ful_msg *m, unsigned *id);
 
-/** Server: run @fn on every waiting request, publish the replies and
- *  wake the client if it sleeps. The number served. */
+/** Server: take the next request off the ring into @q (copied out of
+ *  the shared page: check it there); false if none, if the client
+ *  broke the ring (more requests than slots), or if the replies of the
+ *  requests taken so far would not fit the reply ring. */
+static inline bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	unsigned tail = atomic_load_explicit(&c->req_tail, memory_order_relaxed);
+	unsigned head = atomic_load_explicit(&c->req_head, memory_order_acquire);
+	unsigned unread = atomic_load(&c->rep_head) - atomic_load(&c->rep_tail);
+	if (tail == head || head - tail > FUL_SRING_SLOTS ||
+	    unread + s->taken >= FUL_SRING_SLOTS)
+		return false;
+	*q = c->req[tail % FUL_SRING_SLOTS];
+	/* the slot is the client's again: the request is copied out */
+	atomic_store_explicit(&c->req_tail, tail + 1, memory_order_release);
+	s->taken++;
+	return true;
+}
+
+/** Server: publish @p, the reply to a taken request, without waking
+ *  the client (ful_sring_wake does, once for a batch). */
+static inline void ful_sring_put(struct ful_sring *s,
+				 const struct ful_sring_rep *p)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	unsigned rh = atomic_load_explicit(&c->rep_head, memory_order_relaxed);
+	c->rep[rh % FUL_SRING_SLOTS] = *p;
+	atomic_store_explicit(&c->rep_head, rh + 1, memory_order_release);
+	s->taken--;
+}
+
+/** Server, after publishing replies: wake the client if it said it
+ *  sleeps (the full fence orders our rep_head before its flag). */
+static inline void ful_sring_wake(struct ful_sring *s)
+{
+	struct ful_sring_ctl *c = s->ctl;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&c->client_sleeping)) {
+		c->server_signals++;
+		ful_ntfn_signal(s->peer, 1);
+	}
+}
+
+/** Server: answer taken request @id with @r and wake the client if it
+ *  sleeps. */
+static inline void ful_sring_reply(struct ful_sring *s, unsigned id,
+				   const long r[4])
+{
+	const struct ful_sring_rep p = {.r = {r[0], r[1], r[2], r[3]},
+					.id = id};
+	ful_sring_put(s, &p);
+	ful_sring_wake(s);
+}
+
+/** Server: run @fn on every waiting request, answering each as it is
+ *  done (ful_sring_reply). The number served. */
 unsigned ful_sring_serve(struct ful_sring *s,
 			 void (*fn)(unsigned op, const unsigned long a[4],
 				    long r[4]));
-/** Server, answering later (a device's completion): take the next
- *  request off the ring into @q; false if none, or if the replies of the
- *  requests taken so far would not fit the reply ring. */
-bool ful_sring_take(struct ful_sring *s, struct ful_sring_req *q);
-/** Server: answer taken request @id with @r and wake the client if it
- *  sleeps. The caller serializes its replies (one lock). */
-void ful_sring_reply(struct ful_sring *s, unsigned id, const long r[4]);
-
-/** Server, nothing to do: say "sleeping", look once more, and unless a
- *  request came meanwhile wait for the doorbell. */
-void ful_sring_sleep(struct ful_sring *s);
-/** Server, the requests taken: let a client that rang the doorbell go
- *  on (nothing if none did; a server that does not poll answers it as
- *  it goes to sleep, in ful_sring_sleep). */
-void ful_sring_release(struct ful_sring *s);
 
 #endif
