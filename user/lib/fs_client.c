@@ -1,8 +1,8 @@
 /*
  * The POSIX layer's transport to F, the file server (<ful/posix.h>):
- * the process's ring to F (<fulcrum/fs.h>; user/lib/sring.c) when it
- * has one, else one IPC call per request with the data in the IPC
- * buffer. A process started by ful_proc_spawn() gets its ring from its
+ * a channel (<ful/chan.h>), the process's ring to F (<fulcrum/fs.h>)
+ * when it has one, else one IPC call per request with the data in the
+ * IPC buffer. A process started by ful_proc_spawn() gets its ring from its
  * parent; a system program asks the rootserver for one at its first
  * request. One request is in flight per process: ful_fs_begin() takes
  * the transport (and the data buffer) until ful_fs_end().
@@ -11,44 +11,48 @@
 
 #include <fulcrum/fs.h>
 #include <fulcrum/rootsrv.h>
+#include <ful/chan.h>
 #include <ful/posix.h>
-#include <ful/sring.h>
 
 #include "lib.h"
 #include "posix_int.h"
 
-/* The ring, if the process has one (ring.ctl set; else IPC), under
- * fs_lock from ful_fs_begin to ful_fs_end: F's client ring of
- * <fulcrum/fs.h>, its doorbell a notification. ring.spins: polls of
- * the reply before sleeping (ful_fs_set_spin; 0 by default), counted,
- * not timed (user/lib/sring.c). */
+/* The channel to F (<ful/chan.h>): the process's ring if it has one
+ * (chan.ring.ctl set, F's client ring of <fulcrum/fs.h>, its doorbell a
+ * notification), else F's endpoint; used under fs_lock from
+ * ful_fs_begin to ful_fs_end. chan.ring.spins: polls of the reply
+ * before sleeping (ful_fs_set_spin; 0 by default), counted, not timed
+ * (user/lib/sring.c). */
 static struct ful_spin fs_lock;
-static struct ful_sring ring = {.bell_ntfn = true};
+static struct ful_chan chan = {.ring = {.bell_ntfn = true},
+			       .ep = FUL_SLOT_FS, .timeout_us = FUL_FOREVER};
 static bool ring_tried;
 static unsigned char *omf_window; /* the ring's page window, or NULL */
 static unsigned long ring_requests;
 
 void ful_fs_set_spin(unsigned polls)
 {
-	ring.spins = polls;
+	chan.ring.spins = polls;
 }
 
 unsigned ful_fs_get_spin(void)
 {
-	return ring.spins;
+	return chan.ring.spins;
 }
 
 void ful_fs_ring_stats(unsigned long *requests, unsigned long *signals)
 {
-	*requests = ring.ctl ? ring_requests : 0;
-	*signals = ring.ctl ? ring.ctl->client_signals : 0;
+	bool ring = ful_chan_ring(&chan);
+	*requests = ring ? ring_requests : 0;
+	*signals = ring ? chan.ring.ctl->client_signals : 0;
 }
 
 void ful_fs_use_ring(void *va, unsigned ntfn, unsigned bell, void *omf)
 {
-	ring.ctl = va;
-	ring.mine = ntfn;
-	ring.peer = bell;
+	chan.ring.ctl = va;
+	chan.ring.mine = ntfn;
+	chan.ring.peer = bell;
+	chan.ring.data_size = FUL_FSR_DATA;
 	omf_window = omf;
 	ring_tried = true;
 }
@@ -121,13 +125,12 @@ unsigned char *ful_fs_begin(size_t *cap)
 	ful_spin_lock(&fs_lock);
 	if (!ring_tried)
 		ring_ask();
-	*cap = ring.ctl ? FUL_FSR_DATA : FUL_IPCBUF_SIZE;
-	return ring.ctl ? ful_sring_data(&ring) : ful_ipcbuf();
+	return ful_chan_buf(&chan, cap);
 }
 
 unsigned char *ful_fs_omf_window(void)
 {
-	return ring.ctl ? omf_window : NULL;
+	return ful_chan_ring(&chan) ? omf_window : NULL;
 }
 
 void ful_fs_end(void)
@@ -137,15 +140,10 @@ void ful_fs_end(void)
 
 long ful_fs_call(unsigned op, struct ful_msg *m, size_t len)
 {
-	if (ring.ctl) {
+	if (ful_chan_ring(&chan))
 		ring_requests++;
-		/* F gone, or a reply not the request's */
-		return ful_sring_call(&ring, op, m, len) < 0 ? -EIO
-							      : (long)m->mr[0];
-	}
-	if ((ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
+	else if ((ful_cap_info(FUL_SLOT_FS) & 0xff) != FUL_CAP_ENDPOINT)
 		return -ENOSYS;
-	m->info = FUL_MSG(op, len);
-	long err = ful_call(FUL_SLOT_FS, m, FUL_FOREVER);
-	return err < 0 ? -EIO : (long)m->mr[0];
+	/* F gone, a reply not the request's, or the call failed */
+	return ful_chan_call(&chan, op, m, len) < 0 ? -EIO : (long)m->mr[0];
 }

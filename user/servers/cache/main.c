@@ -20,6 +20,7 @@
 #include <fulcrum/cache.h>
 #include <fulcrum/disk.h>
 #include <fulcrum/load.h>
+#include <ful/chan.h>
 #include <ful/ful.h>
 #include <ful/serve.h>
 #include <ful/sring.h>
@@ -68,20 +69,17 @@ static void b_copy_page(void *dst, const void *src)
 		d[i] = s[i];
 }
 
-/* The ring to D, if the rootserver gave one (ctl set), else IPC. */
-static struct ful_sring dring;
+/* To D (<ful/chan.h>): its ring if the rootserver gave one (ring.ctl
+ * set at the start), else its endpoint; under b_lock. */
+static struct ful_chan dchan = {.ep = FUL_CACHE_SLOT_DISK,
+				.timeout_us = FUL_FOREVER};
 
 /** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
 static long b_disk(unsigned op, unsigned long blk, int i)
 {
-	struct ful_msg m = {.info = FUL_MSG(op, 0),
-			    .mr = {blk, 1, (unsigned long)i}};
-	if (dring.ctl) {
-		int e = ful_sring_call(&dring, op, &m, 0);
-		return e < 0 ? e : (long)m.mr[0];
-	}
-	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
-	return err < 0 ? err : (long)m.mr[0];
+	struct ful_msg m = {.mr = {blk, 1, (unsigned long)i}};
+	int e = ful_chan_call(&dchan, op, &m, 0);
+	return e < 0 ? e : (long)m.mr[0];
 }
 
 static void b_unlink(int i)
@@ -395,7 +393,7 @@ int main(void)
 {
 	ful_slot_init(FUL_CACHE_SLOT_DRING_PEER + 1); /* the fixed slots */
 	if ((ful_cap_info(FUL_CACHE_SLOT_DRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
-		dring = (struct ful_sring){
+		dchan.ring = (struct ful_sring){
 			.ctl = (struct ful_sring_ctl *)FUL_CACHE_DRING_VA,
 			.mine = FUL_CACHE_SLOT_DRING_MINE,
 			.peer = FUL_CACHE_SLOT_DRING_PEER,
@@ -412,7 +410,7 @@ int main(void)
 		return 1;
 	}
 	printf("cache: %u lines of 4 KiB over %lu disk blocks; to D over %s\n",
-	       b.n, b.disk_blocks, dring.ctl ? "a ring" : "IPC");
+	       b.n, b.disk_blocks, ful_chan_ring(&dchan) ? "a ring" : "IPC");
 	if (ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {

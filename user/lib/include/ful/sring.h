@@ -27,6 +27,8 @@ struct ful_sring {
 	unsigned spins;            /* client: polls of the reply before it
 				    * sleeps */
 	unsigned taken;            /* server: requests taken, not answered */
+	unsigned data_size;        /* client: bytes of the data area (0:
+				    * none) */
 	bool bell_ntfn;            /* client: the doorbell is a notification
 				    * (F's), not an endpoint (B's, D's) */
 };
