@@ -11,7 +11,8 @@
 #include <fulcrum/rootsrv.h>
 #include <ful/ful.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 /* Ring k: its frame while in use; its notification, made at its first
  * use and kept (F holds a copy in FUL_FSR_F_SLOT_NTFN + k, which the

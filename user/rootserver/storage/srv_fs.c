@@ -16,7 +16,8 @@
 #include <fulcrum/sring.h>
 #include <ful/spawn.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 #define FS_PRIO 120 /* paper 002: F = B, below D, above clients */
 
@@ -132,12 +133,6 @@ void root_storage_sync(void)
 	if (err < 0 || m.mr[0])
 		printf("rootserver: storage sync failed: %ld/%ld\n", err,
 		       (long)m.mr[0]);
-}
-
-void root_power_off(void)
-{
-	root_storage_sync();
-	ful_shutdown(FUL_SLOT_SCHED);
 }
 
 /** F's tombstone: after F's server thread died, every call on F's
