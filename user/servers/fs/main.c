@@ -93,8 +93,8 @@ int main(void)
 			/* srv_spin, or else as many polls as the ring
 			 * thread makes for its clients (fs_spin): F then
 			 * waits for B awake too, not through its core's
-			 * wake-up (sring_wait yields every 64 polls, so
-			 * a B of F's priority on F's core runs) */
+			 * wake-up (ful_sring_wait_slow yields every 64
+			 * polls, so a B of F's priority on F's core runs) */
 			.spins = (unsigned)(ful_arg1 >> 16)
 					 ? (unsigned)(ful_arg1 >> 16)
 					 : (unsigned)ful_arg0};

@@ -69,8 +69,8 @@ struct ful_serve {
 #define FUL_SERVE_INLINE static inline __attribute__((always_inline))
 
 /** Ring @k's control block. */
-FUL_SERVE_INLINE struct ful_sring_ctl *ful_serve_ctl(const struct ful_serve_ops *ops,
-						     unsigned k)
+FUL_SERVE_INLINE struct ful_sring_ctl *
+ful_serve_ctl(const struct ful_serve_ops *ops, unsigned k)
 {
 	return (struct ful_sring_ctl *)(ops->base + k * ops->stride);
 }
@@ -100,10 +100,12 @@ FUL_SERVE_INLINE bool ful_serve_pending(struct ful_serve *s,
 					const struct ful_serve_ops *ops)
 {
 	unsigned long m = atomic_load(&s->live);
-	for (unsigned k = 0; m; k++, m >>= 1)
-		if ((m & 1) && atomic_load(&ful_serve_ctl(ops, k)->req_head) !=
-				       atomic_load(&ful_serve_ctl(ops, k)->req_tail))
+	for (unsigned k = 0; m; k++, m >>= 1) {
+		struct ful_sring_ctl *c = ful_serve_ctl(ops, k);
+		if ((m & 1) &&
+		    atomic_load(&c->req_head) != atomic_load(&c->req_tail))
 			return true;
+	}
 	return false;
 }
 
@@ -117,7 +119,8 @@ FUL_SERVE_INLINE bool ful_serve_core_wanted(const struct ful_serve *s)
 {
 	const struct ful_load_page *pg = ful_load_area();
 	unsigned cpu = FUL_LOAD_RLX(&pg->thread[FUL_TID_SLOT(s->tid)].cpu);
-	return cpu >= FUL_LOAD_CPUS || FUL_LOAD_RLX(&pg->cpu[cpu].nrunnable) > 1;
+	return cpu >= FUL_LOAD_CPUS ||
+	       FUL_LOAD_RLX(&pg->cpu[cpu].nrunnable) > 1;
 }
 
 /** Endpoint doorbell, the requests taken: let a client that rang go on
@@ -135,12 +138,14 @@ FUL_SERVE_INLINE void ful_serve_release(struct ful_serve *s,
 
 /** Say "sleeping" in every live ring (@on 1), or take it back (0). */
 FUL_SERVE_INLINE void ful_serve_flags(struct ful_serve *s,
-				      const struct ful_serve_ops *ops, unsigned on)
+				      const struct ful_serve_ops *ops,
+				      unsigned on)
 {
 	unsigned long m = atomic_load(&s->live);
 	for (unsigned k = 0; m; k++, m >>= 1)
 		if (m & 1)
-			atomic_store(&ful_serve_ctl(ops, k)->server_sleeping, on);
+			atomic_store(&ful_serve_ctl(ops, k)->server_sleeping,
+				     on);
 }
 
 /** Wait on an endpoint doorbell (serve.c): answer a waiting caller, if
