@@ -50,7 +50,8 @@ KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
 
 # ---- user space: variables (begin) ---------------------------------------
-# Programs in user/<prog>/ (every .c/.S there), linked with libfulcrum
+# Programs in user/<prog>/ (every .c/.S there and every .c one folder
+# down, as user/rootserver/storage/), linked with libfulcrum
 # (user/lib, plus the shared ELF parser kernel/elf.c) and picolibc, without
 # picolibc's crt0 (it writes EL1 registers): user/lib/crt0.S is the entry.
 # Each becomes build/user/<prog>.elf; its stripped copy is packed into the
@@ -111,7 +112,7 @@ UEXTRA_bench := $(UBALANCER) user/tests/utest.c
 UEXTRA_fuzz := user/tests/utest.c
 $(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
-	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
+	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
 # ---- user space: variables (end) -----------------------------------------
 
@@ -367,7 +368,7 @@ $(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
 # libfulcrum goes in as objects, not an archive, so that its definitions
 # (locks, stdio streams, _exit) always win over picolibc's stubs.
 define user_prog_rule
-$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
+$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
 	@echo "  ULD     $$@"
 	@mkdir -p $$(dir $$@)
 	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)

@@ -50,7 +50,7 @@
  * FUL_IPCBUF_SIZE bytes.
  *
  * OMF, the On-Memory File (paper 002 II.D), through a ring only: the
- * ring's page window (<fulcrum/fsring.h>) shows B's cache lines of the
+ * ring's page window (below) shows B's cache lines of the
  * file's blocks themselves, zero copy.
  *   OMF_MAP    mr0 ino, mr1 first page of the file, mr2 pages (at most
  *              FUL_FSR_OMF_PAGES), or'ed with FUL_FS_OMF_RW for a
@@ -70,14 +70,42 @@
  *   OMF_UNMAP  the pages unmapped (not marked written)
  *
  * The same operations also come through shared-memory rings, with
- * their data in a shared area instead of the IPC buffer
- * (<fulcrum/fsring.h>); RING_ATTACH / RING_DETACH (mr0: the ring) come
- * from the rootserver only, which sets the rings up.
+ * their data in a shared area instead of the IPC buffer (below);
+ * RING_ATTACH / RING_DETACH (mr0: the ring) come from the rootserver
+ * only, which sets the rings up.
  *
  * Start-up: F gets B's endpoint (WRITE, badge 1) in slot 4, B's client
  * window in slot 5 and its own endpoint (READ) in slot 6 (the ring
- * slots: <fulcrum/fsring.h>; its ring to B below), and reports FUL_FS_READY (mr0 0 or the
- * mount's error, mr1 its ring thread's id) on FUL_CHILD_SLOT_REPORT.
+ * slots and its ring to B below), and reports FUL_FS_READY (mr0 0 or
+ * the mount's error, mr1 its ring thread's id) on FUL_CHILD_SLOT_REPORT.
+ *
+ * Rings to F: a client and F talk through a ring of <fulcrum/sring.h>
+ * with a data area, one frame of FUL_FSR_PAGES pages mapped into both:
+ *   page 0      struct ful_sring_ctl
+ *   pages 1..16 the data area (FUL_FSR_DATA bytes): names, bytes
+ *               written, bytes read
+ * A request carries the operation (FUL_FS_OP_*) and the message
+ * registers it takes over IPC (a[0..2] = mr0..mr2); what went in the
+ * IPC buffer is in the data area instead ([data_off, data_off + len)),
+ * and READ may ask for up to FUL_FSR_DATA bytes at once. The reply
+ * carries mr0..mr3 (r[0..3]) and the length of the data F put at the
+ * request's data_off. F's doorbell is a notification shared by every
+ * client ring (bit FUL_SRING_BELL_REQUEST; the rootserver's
+ * FUL_SRING_BELL_KILLED when it killed F's server thread: the ring
+ * thread then closes the rings).
+ *
+ * Beside the frame, each ring has a page window (FUL_CAP_PWIN) of
+ * FUL_FSR_OMF_PAGES slots: the client maps it (READ|WRITE), F fills it
+ * with B's cache lines of the file the client mapped (OMF_MAP): the
+ * On-Memory File, zero copy.
+ *
+ * Set-up: the rootserver makes the frame and the client's notification,
+ * maps the frame into F and gives F the notification (WRITE) and the
+ * page window (ALL), tells F with FUL_FS_OP_RING_ATTACH, and hands the
+ * frame, the notification (READ), F's doorbell (WRITE) and the window
+ * (READ|WRITE) to the program that asked (FUL_ROOT_REQ_FS_RING,
+ * <fulcrum/rootsrv.h>), which maps the frame into itself or into a
+ * child it starts.
  */
 #ifndef FULCRUM_FS_H
 #define FULCRUM_FS_H
@@ -139,5 +167,30 @@ struct ful_fs_stat {
 
 /* The slot of a system program for F's endpoint (WRITE, badge 1). */
 #define FUL_SYSPROG_SLOT_FS 249
+
+/* Client rings (above). */
+#define FUL_FSR_MAX 16            /* rings F serves at once */
+#define FUL_FSR_DATA_PAGES 16
+#define FUL_FSR_OMF_PAGES 64
+#define FUL_FSR_PAGES (1 + FUL_FSR_DATA_PAGES)
+#define FUL_FSR_DATA (FUL_FSR_DATA_PAGES * 4096UL)
+#define FUL_FSR_OMF (FUL_FSR_OMF_PAGES * 4096UL)
+#define FUL_FSR_SIZE (FUL_FSR_PAGES * 4096UL)
+
+/* F's address space: ring k at FUL_FSR_F_VADDR + k * FUL_FSR_F_STRIDE,
+ * the client's notification k (WRITE) in slot FUL_FSR_F_SLOT_NTFN + k,
+ * ring k's page window (ALL) in FUL_FSR_F_SLOT_WIN + k (F deletes it at
+ * the detach, the rootserver puts the next one there), F's doorbell
+ * (READ) in FUL_FSR_F_SLOT_BELL, a pool in FUL_FSR_F_SLOT_POOL (its
+ * second thread, its zero page), B's lines frame (READ|WRITE) in
+ * FUL_FSR_F_SLOT_LINES, and F's own zero page in FUL_FSR_F_SLOT_ZERO. */
+#define FUL_FSR_F_VADDR 0x50000000UL
+#define FUL_FSR_F_STRIDE 0x100000UL
+#define FUL_FSR_F_SLOT_BELL 8
+#define FUL_FSR_F_SLOT_POOL 9
+#define FUL_FSR_F_SLOT_LINES 10
+#define FUL_FSR_F_SLOT_ZERO 11
+#define FUL_FSR_F_SLOT_NTFN 16
+#define FUL_FSR_F_SLOT_WIN 32
 
 #endif

@@ -26,7 +26,7 @@
 #define FUL_ROOT_REQ_DONE 0 /* a send: the system program is done */
 #define FUL_ROOT_REQ_DEMO 1 /* run the demo again: MR0 0 */
 #define FUL_ROOT_REQ_OFF 2  /* power the machine off (no reply) */
-/* A ring pair to F (<fulcrum/fsring.h>), for a system program or a
+/* A ring pair to F (<fulcrum/fs.h>), for a system program or a
  * child it starts: mr0, mr1, mr2, mr3 = free slots of the caller for the
  * frame (READ|WRITE), the client's notification (READ), F's doorbell
  * (WRITE) and the ring's page window (READ|WRITE, map it at

@@ -2,7 +2,7 @@
  * OMF, the On-Memory File (paper 002 II.D; <ful/posix.h>): a file's
  * blocks as memory with no server on the path: F puts B's cache lines
  * of the file into this process's page window (FUL_FSR_CLIENT_OMF_VADDR,
- * <fulcrum/fsring.h>), so a read or write here touches B's cache itself,
+ * <fulcrum/fs.h>), so a read or write here touches B's cache itself,
  * zero copy. Growing or cutting the file goes through F (OMF_RESIZE:
  * new blocks, or pages let go); ful_omf_sync() tells F which pages were
  * written, and B writes them back at its next SYNC (fsync). One mapping
@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include <fulcrum/fsring.h>
+#include <fulcrum/fs.h>
 #include <ful/posix.h>
 
 #include "posix_int.h"

@@ -9,17 +9,18 @@
  *                   demo; with "demo", power off after it; else start
  *                   the shell (user/shell) and serve its requests
  *                   (with "kdebug" the kernel's debug monitor instead)
- *   disk            first start D, the disk driver server (disk.c);
- *                   the test program is its client
+ *   disk            first start D, the disk driver server
+ *                   (storage/srv_disk.c); the test program is its client
  *   cache=N         with disk: also B, the block cache server of N
- *                   blocks (cache.c), over D; the test program is its
- *                   client too
- *   fs              with disk,cache=N: also F, the file server (fs.c),
- *                   which mounts the disk's ext2 through B; the test
- *                   program is then F's client instead of B's
+ *                   blocks (storage/srv_cache.c), over D; the test
+ *                   program is its client too
+ *   fs              with disk,cache=N: also F, the file server
+ *                   (storage/srv_fs.c), which mounts the disk's ext2
+ *                   through B; the test program is then F's client
+ *                   instead of B's
  *   form=N          D, B and F on the cores of paper 002's distribution
- *                   form N (Table I, 1..15; form.c); d_cpu=, b_cpu=,
- *                   f_cpu= name a core for one of them
+ *                   form N (Table I, 1..15; storage/srv_form.c); d_cpu=,
+ *                   b_cpu=, f_cpu= name a core for one of them
  *   lb_policy=<p>   after the demo, run the system's balancer with policy
  *                   p: mginkgo (the default), fulcrum, alb, count or
  *                   opzone (root_balancer_start)
@@ -34,10 +35,17 @@
 #include "../balancer/balancer.h"
 #include "args.h"
 #include "root.h"
+#include "storage/srv.h"
 
 bool root_bootarg(const char *key, char *out, size_t n)
 {
 	return args_find(ful_bootinfo()->bootargs, key, out, n);
+}
+
+void root_power_off(void)
+{
+	root_storage_sync();
+	ful_shutdown(FUL_SLOT_SCHED);
 }
 
 /** Wait on an endpoint nobody else holds: forever. */

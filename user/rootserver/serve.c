@@ -14,6 +14,7 @@
 
 #include "../balancer/balancer.h"
 #include "root.h"
+#include "storage/srv.h"
 
 long root_serve_init(void)
 {

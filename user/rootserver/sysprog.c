@@ -21,6 +21,7 @@
 #include <ful/spawn.h>
 
 #include "root.h"
+#include "storage/srv.h"
 
 #define SP_MAX_PEERS 12
 #define SP_PRIO 100 /* the rootserver's: the tests ran in it before */

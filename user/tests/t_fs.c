@@ -24,15 +24,17 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
+#include <ful/chan.h>
 
 #include "../servers/fs/ext2_b.h"
 #include "utest.h"
 
 #define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */
 
-static const struct ext2_b fs_b = {FUL_SYSPROG_SLOT_CACHE, NULL,
-				   (unsigned char *)FS_WIN_VA, UT_TIMEOUT_US,
-				   NULL, NULL};
+static struct ful_chan fs_chan = {.ep = FUL_SYSPROG_SLOT_CACHE,
+				  .timeout_us = UT_TIMEOUT_US};
+static const struct ext2_b fs_b = {&fs_chan, (unsigned char *)FS_WIN_VA, NULL,
+				   NULL};
 
 static unsigned char fs_pat(unsigned seed, size_t i)
 {

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fulcrum/fsring.h>
+#include <fulcrum/fs.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 

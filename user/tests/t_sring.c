@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include <fulcrum/sring.h>
+#include <ful/serve.h>
 #include <ful/sring.h>
 
 #include "utest.h"
@@ -20,6 +21,10 @@
 
 static struct ful_sring_ctl sr_ctl __attribute__((aligned(4096)));
 static struct ful_sring sr_srv, sr_cli;
+/* the server's set of one ring (<ful/serve.h>), its doorbell made by
+ * the test: a description set before the server thread starts */
+static struct ful_serve sr_set;
+static struct ful_serve_ops sr_ops;
 static _Atomic unsigned long sr_served, sr_order_errors;
 static _Atomic int sr_stop;
 
@@ -33,15 +38,22 @@ static void sr_op(unsigned op, const unsigned long a[4], long r[4])
 	r[0] = (long)(a[0] * 2 + op);
 }
 
-/** The server: serve, answer a doorbell's caller, sleep when idle. */
+static unsigned sr_serve(unsigned k)
+{
+	(void)k;
+	return ful_sring_serve(&sr_srv, sr_op);
+}
+
+/** The server: serve, answer a doorbell's caller, sleep when idle (the
+ *  steps of ful_serve_run, with a way out). */
 static void sr_server(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&sr_stop)) {
-		unsigned n = ful_sring_serve(&sr_srv, sr_op);
-		ful_sring_release(&sr_srv);
+		unsigned n = ful_serve_pass(&sr_set, &sr_ops);
+		ful_serve_release(&sr_set, &sr_ops);
 		if (!n && !atomic_load(&sr_stop))
-			ful_sring_sleep(&sr_srv);
+			ful_serve_sleep(&sr_set, &sr_ops);
 	}
 }
 
@@ -56,8 +68,8 @@ static bool sr_blocked(unsigned slot)
 static long sr_post(unsigned k, unsigned long first, bool bell)
 {
 	for (unsigned i = 0; i < k; i++) {
-		const unsigned long a[4] = {first + i, first + i, 0, 0};
-		long id = ful_sring_post(&sr_cli, SR_OP_TWICE, a, bell);
+		const struct ful_msg m = {.mr = {first + i, first + i, 0, 0}};
+		long id = ful_sring_post(&sr_cli, SR_OP_TWICE, &m, bell);
 		if (id < 0)
 			return id;
 	}
@@ -69,8 +81,11 @@ static void sr_body(struct ut *ut, long ep, long nt, struct ful_thread *th)
 	UT_CHECK(ep > 0 && nt > 0);
 	UT_CHECK_EQ(ful_ep_create(FUL_SLOT_POOL, (unsigned)ep), 0);
 	UT_CHECK_EQ(ful_ntfn_create(FUL_SLOT_POOL, (unsigned)nt), 0);
-	sr_srv = (struct ful_sring){.ctl = &sr_ctl, .mine = (unsigned)ep,
-				    .peer = (unsigned)nt};
+	sr_srv = (struct ful_sring){.ctl = &sr_ctl, .peer = (unsigned)nt};
+	sr_set = (struct ful_serve){.live = 1, .busy = -1};
+	sr_ops = (struct ful_serve_ops){
+		.serve = sr_serve, .base = (unsigned long)&sr_ctl,
+		.peer = (unsigned)nt, .bell = (unsigned)ep, .bell_ep = true};
 	sr_cli = (struct ful_sring){.ctl = &sr_ctl, .mine = (unsigned)nt,
 				    .peer = (unsigned)ep};
 	struct ful_thread_args a = {.fn = sr_server, .pool = FUL_SLOT_POOL,
@@ -91,32 +106,33 @@ static void sr_body(struct ut *ut, long ep, long nt, struct ful_thread *th)
 	UT_WAIT(atomic_load(&sr_served) == 1);
 	/* up to the ring's size uncollected, then EAGAIN */
 	UT_CHECK_EQ(sr_post(FUL_SRING_SLOTS - 1, 1, true), 0);
-	const unsigned long x[4] = {99, 99, 0, 0};
-	UT_CHECK_EQ(ful_sring_post(&sr_cli, SR_OP_TWICE, x, true), -FUL_EAGAIN);
+	struct ful_msg x = {.mr = {99, 99, 0, 0}};
+	UT_CHECK_EQ(ful_sring_post(&sr_cli, SR_OP_TWICE, &x, true), -FUL_EAGAIN);
 	UT_CHECK_EQ(ful_sring_posted(&sr_cli), FUL_SRING_SLOTS);
-	long r[4];
-	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, x, r), -FUL_ESTATE);
+	struct ful_msg r;
+	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, &x, 0), -FUL_ESTATE);
 	/* the replies, in order */
 	for (unsigned i = 0; i < FUL_SRING_SLOTS; i++) {
 		unsigned id = ~0u;
-		UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), 0);
+		UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), 0);
 		UT_CHECK_EQ(id, i);
-		UT_CHECK_EQ(r[0], (long)(2 * i + SR_OP_TWICE));
+		UT_CHECK_EQ((long)r.mr[0], (long)(2 * i + SR_OP_TWICE));
 	}
 	unsigned id;
-	UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), -FUL_ESTATE);
+	UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), -FUL_ESTATE);
 	/* a call works again, after the server slept once more */
 	UT_WAIT(atomic_load(&sr_ctl.server_sleeping));
-	const unsigned long y[4] = {21, FUL_SRING_SLOTS, 0, 0};
-	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, y, r), 0);
-	UT_CHECK_EQ(r[0], 42 + SR_OP_TWICE);
+	struct ful_msg y = {.mr = {21, FUL_SRING_SLOTS, 0, 0}};
+	UT_CHECK_EQ(ful_sring_call(&sr_cli, SR_OP_TWICE, &y, 0), 0);
+	UT_CHECK_EQ((long)y.mr[0], 42 + SR_OP_TWICE);
 	UT_CHECK_EQ(atomic_load(&sr_order_errors), 0);
 	/* posts left for the collect to ring for: collected all the same */
 	UT_WAIT(atomic_load(&sr_ctl.server_sleeping));
 	UT_CHECK_EQ(sr_post(3, FUL_SRING_SLOTS + 1, false), 0);
 	for (unsigned i = 0; i < 3; i++)
-		UT_CHECK_EQ(ful_sring_collect(&sr_cli, r, &id), 0);
-	UT_CHECK_EQ(r[0], (long)(2 * (FUL_SRING_SLOTS + 3) + SR_OP_TWICE));
+		UT_CHECK_EQ(ful_sring_collect(&sr_cli, &r, &id), 0);
+	UT_CHECK_EQ((long)r.mr[0],
+		    (long)(2 * (FUL_SRING_SLOTS + 3) + SR_OP_TWICE));
 	UT_CHECK_EQ(atomic_load(&sr_order_errors), 0);
 }
 
@@ -132,14 +148,13 @@ UTEST(sring_post_collect, 2)
 	/* stop the server, whatever happened above */
 	if (th.tid > 0) {
 		while (ful_sring_posted(&sr_cli)) {
-			long r[4];
+			struct ful_msg r;
 			unsigned id;
-			if (ful_sring_collect(&sr_cli, r, &id))
+			if (ful_sring_collect(&sr_cli, &r, &id))
 				break;
 		}
-		const unsigned long z[4] = {0};
-		long r[4];
-		ful_sring_call(&sr_cli, SR_OP_STOP, z, r);
+		struct ful_msg z = {0};
+		ful_sring_call(&sr_cli, SR_OP_STOP, &z, 0);
 		UT_CHECK(ful_thread_reap(&th, UT_TIMEOUT_US));
 	}
 	const long slots[2] = {ep, nt};

@@ -21,8 +21,9 @@
 #include <fulcrum/cache.h>
 #include <fulcrum/disk.h>
 #include <fulcrum/load.h>
+#include <ful/chan.h>
 #include <ful/ful.h>
-#include <ful/load.h>
+#include <ful/serve.h>
 #include <ful/sring.h>
 
 #define B_LINES_VA 0x30000000UL
@@ -69,22 +70,17 @@ static void b_copy_page(void *dst, const void *src)
 		d[i] = s[i];
 }
 
-/* The ring to D, if the rootserver gave one (ctl set), else IPC. */
-static struct ful_sring dring;
+/* To D (<ful/chan.h>): its ring if the rootserver gave one (ring.ctl
+ * set at the start), else its endpoint; under b_lock. */
+static struct ful_chan dchan = {.ep = FUL_CACHE_SLOT_DISK,
+				.timeout_us = FUL_FOREVER};
 
 /** One request to D for line @i (READ/WRITE of one block, or FLUSH). */
 static long b_disk(unsigned op, unsigned long blk, int i)
 {
-	if (dring.ctl) {
-		const unsigned long a[4] = {blk, 1, (unsigned long)i, 0};
-		long r[4];
-		int e = ful_sring_call(&dring, op, a, r);
-		return e < 0 ? e : r[0];
-	}
-	struct ful_msg m = {.info = FUL_MSG(op, 0),
-			    .mr = {blk, 1, (unsigned long)i}};
-	long err = ful_call(FUL_CACHE_SLOT_DISK, &m, FUL_FOREVER);
-	return err < 0 ? err : (long)m.mr[0];
+	struct ful_msg m = {.mr = {blk, 1, (unsigned long)i}};
+	int e = ful_chan_call(&dchan, op, &m, 0);
+	return e < 0 ? e : (long)m.mr[0];
 }
 
 static void b_unlink(int i)
@@ -331,11 +327,15 @@ static void b_handle_locked(struct ful_msg *m)
 
 #define B_RING_PRIO 120 /* the rootserver starts B at this priority */
 
+/* F's ring: its server side (ctl and peer set by b_ring_start, before
+ * the ring thread runs; the thread's own after that) and its serve set
+ * (<ful/serve.h>: the one ring live from the start; spins set before
+ * the thread runs). */
 static struct ful_sring ring;
-static unsigned ring_cpu;
+static struct ful_serve ring_set = {.live = 1, .busy = -1};
 static struct ful_thread ring_thread;
 
-/** A request of F's ring: badge 1's, as over IPC. */
+/** A request of F's ring: badge 1's, as over IPC. Takes b_lock. */
 static void b_ring_op(unsigned op, const unsigned long a[4], long r[4])
 {
 	struct ful_msg m = {.info = FUL_MSG(op, 0), .badge = 1,
@@ -345,30 +345,24 @@ static void b_ring_op(unsigned op, const unsigned long a[4], long r[4])
 		r[i] = (long)m.mr[i];
 }
 
-/** Does another thread want this core (then polling would cost it)? */
-static bool b_core_wanted(void)
+/** Serve F's ring (ring 0 of the set): each request answered as it is
+ *  done. Ring thread. */
+static unsigned b_ring_serve(unsigned k)
 {
-	return ful_load_area()->cpu[ring_cpu].nrunnable > 1;
+	(void)k;
+	return ful_sring_serve(&ring, b_ring_op);
 }
+
+static const struct ful_serve_ops b_ring_ops = {
+	.serve = b_ring_serve, .base = FUL_CACHE_RING_VA,
+	.peer = FUL_CACHE_SLOT_RING_PEER, .bell = FUL_CACHE_SLOT_RING_BELL,
+	.bell_ep = true,
+};
 
 static void b_ring_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		unsigned n = ful_sring_serve(&ring, b_ring_op);
-		ful_sring_release(&ring); /* a doorbell's caller goes on */
-		if (n)
-			continue;
-		bool got = false;
-		for (unsigned i = 0; !got && i < ring.spins && !b_core_wanted(); i++)
-			got = ful_sring_serve(&ring, b_ring_op) != 0;
-		if (got)
-			continue;
-		ful_sring_sleep(&ring);
-		struct ful_sysinfo si;
-		if (ful_sysinfo(&si) == 0)
-			ring_cpu = si.cpu; /* B may have been moved */
-	}
+	ful_serve_run(&ring_set, &b_ring_ops);
 }
 
 /** F's ring, if the rootserver gave one: map it, start its thread. The
@@ -382,11 +376,9 @@ static long b_ring_start(unsigned spins)
 	struct ful_sysinfo si;
 	if (err < 0 || (err = ful_sysinfo(&si)) < 0)
 		return err;
-	ring = (struct ful_sring){.ctl = (struct ful_sring_ctl *)FUL_CACHE_RING_VA,
-				  .mine = FUL_CACHE_SLOT_RING_BELL,
-				  .peer = FUL_CACHE_SLOT_RING_PEER,
-				  .spins = spins};
-	ring_cpu = si.cpu;
+	ring = (struct ful_sring){.ctl = ful_serve_ctl(&b_ring_ops, 0),
+				  .peer = b_ring_ops.peer};
+	ring_set.spins = spins;
 	struct ful_thread_args a = {
 		.fn = b_ring_main, .pool = FUL_CACHE_SLOT_POOL,
 		.vs = FUL_CHILD_SLOT_VS, .prio = B_RING_PRIO, .cpu = si.cpu,
@@ -402,7 +394,7 @@ int main(void)
 {
 	ful_slot_init(FUL_CACHE_SLOT_DRING_PEER + 1); /* the fixed slots */
 	if ((ful_cap_info(FUL_CACHE_SLOT_DRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
-		dring = (struct ful_sring){
+		dchan.ring = (struct ful_sring){
 			.ctl = (struct ful_sring_ctl *)FUL_CACHE_DRING_VA,
 			.mine = FUL_CACHE_SLOT_DRING_MINE,
 			.peer = FUL_CACHE_SLOT_DRING_PEER,
@@ -419,7 +411,7 @@ int main(void)
 		return 1;
 	}
 	printf("cache: %u lines of 4 KiB over %lu disk blocks; to D over %s\n",
-	       b.n, b.disk_blocks, dring.ctl ? "a ring" : "IPC");
+	       b.n, b.disk_blocks, ful_chan_ring(&dchan) ? "a ring" : "IPC");
 	if (ful_recv(FUL_CACHE_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {

@@ -24,7 +24,7 @@
 #include <fulcrum/disk.h>
 #include <fulcrum/load.h>
 #include <ful/ful.h>
-#include <ful/load.h>
+#include <ful/serve.h>
 #include <ful/sring.h>
 
 #include "vblk.h"
@@ -59,9 +59,10 @@ static struct {
 	struct d_req req[D_NREQ];        /* [lock] */
 	unsigned long done, max_inflight, irqs; /* [lock] STATS */
 	unsigned ntfn;
-	struct ful_sring ring;           /* [lock] its replies */
-	unsigned ring_tid, ring_cpu;
-} d = {.lock = ATOMIC_FLAG_INIT};
+	struct ful_sring ring;           /* [lock] taken, its replies */
+	struct ful_serve ring_set;       /* the ring thread's (<ful/serve.h>) */
+	unsigned ring_tid;
+} d = {.lock = ATOMIC_FLAG_INIT, .ring_set = {.live = 1, .busy = -1}};
 
 static void d_lock(void)
 {
@@ -322,9 +323,11 @@ static void d_ring_one(const struct ful_sring_req *q)
 	d_unlock();
 }
 
-/** Take every request waiting on B's ring (d.ring.taken under d.lock). */
-static unsigned d_ring_pass(void)
+/** Take every request waiting on B's ring, ring 0 of the ring thread's
+ *  set (d.ring.taken under d.lock): how many. */
+static unsigned d_ring_pass(unsigned k)
 {
+	(void)k;
 	struct ful_sring_req q;
 	unsigned n = 0;
 	for (;;) {
@@ -338,28 +341,20 @@ static unsigned d_ring_pass(void)
 	}
 }
 
+/* B's ring, one ring with an endpoint doorbell: the ring thread takes
+ * B's requests and starts them; the interrupt thread answers them. */
+static const struct ful_serve_ops d_ring_ops = {
+	.serve = d_ring_pass, .base = FUL_DISK_RING_VA,
+	.peer = FUL_DISK_SLOT_RING_PEER, .bell = FUL_DISK_SLOT_RING_BELL,
+	.bell_ep = true,
+};
+
 /** The ring thread: B's requests in, chains out; polls while its core
  *  has nothing else to run, then sleeps on its doorbell. */
 static void d_ring_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		unsigned n = d_ring_pass();
-		ful_sring_release(&d.ring); /* the doorbell's caller goes on */
-		if (n)
-			continue;
-		bool got = false;
-		for (unsigned i = 0; !got && i < d.ring.spins &&
-				     ful_load_area()->cpu[d.ring_cpu].nrunnable <= 1;
-		     i++)
-			got = d_ring_pass() != 0;
-		if (got)
-			continue;
-		ful_sring_sleep(&d.ring);
-		struct ful_sysinfo si;
-		if (ful_sysinfo(&si) == 0)
-			d.ring_cpu = si.cpu; /* D may have been moved */
-	}
+	ful_serve_run(&d.ring_set, &d_ring_ops);
 }
 
 /** B's ring, if given: map it and start its thread (prio @prio, core
@@ -372,11 +367,9 @@ static long d_ring_start(unsigned prio, unsigned cpu)
 			   FUL_DISK_RING_VA, FUL_R_READ | FUL_R_WRITE);
 	if (err < 0)
 		return err;
-	d.ring = (struct ful_sring){.ctl = (struct ful_sring_ctl *)FUL_DISK_RING_VA,
-				    .mine = FUL_DISK_SLOT_RING_BELL,
-				    .peer = FUL_DISK_SLOT_RING_PEER,
-				    .spins = (unsigned)(ful_arg0 >> 16)};
-	d.ring_cpu = cpu;
+	d.ring = (struct ful_sring){.ctl = ful_serve_ctl(&d_ring_ops, 0),
+				    .peer = d_ring_ops.peer};
+	d.ring_set.spins = (unsigned)(ful_arg0 >> 16);
 	struct ful_thread_args a = {.fn = d_ring_main, .pool = FUL_DISK_SLOT_POOL,
 				    .vs = FUL_CHILD_SLOT_VS, .prio = prio,
 				    .cpu = cpu, .name = "disk-ring"};

@@ -5,20 +5,20 @@
 
 #include <fulcrum/cache.h>
 #include <ful/ful.h>
+#include <ful/chan.h>
 #include <ful/load.h>
-#include <ful/sring.h>
 
 #include "ext2_b.h"
 
 /** Collect B's answers until at most @left writes are in flight: a
  *  refused write drops our copy of its block and is remembered. */
-static void wb_collect(const struct ext2_b *b, unsigned left)
+static void wb_drain(const struct ext2_b *b, unsigned left)
 {
 	struct ext2_bwb *w = b->wb;
-	while (w && w->posted - w->done > left) {
-		long r[4];
+	while (w->posted - w->done > left) {
+		struct ful_msg r;
 		unsigned id;
-		int e = ful_sring_collect(b->ring, r, &id);
+		int e = ful_sring_collect(&b->ch->ring, &r, &id);
 		uint32_t blk = w->blk[w->done % EXT2_B_WB];
 		if (e < 0) { /* B is gone: nothing more will come */
 			w->done = w->posted;
@@ -26,32 +26,33 @@ static void wb_collect(const struct ext2_b *b, unsigned left)
 			return;
 		}
 		w->done++;
-		if (r[0]) {
+		if (r.mr[0]) {
 			w->err = -EIO;
 			ext2_b_forget(b, blk);
 		}
 	}
 }
 
+/** wb_drain if more than @left writes are in flight (none without a
+ *  ring: posts go only there): a look at two counters. */
+static inline void wb_collect(const struct ext2_b *b, unsigned left)
+{
+	const struct ext2_bwb *w = b->wb;
+	if (w && w->posted - w->done > left)
+		wb_drain(b, left);
+}
+
 long ext2_b_req(const struct ext2_b *b, unsigned op, uint32_t blk,
 		unsigned long r[4])
 {
-	if (b->ring && b->ring->ctl) {
-		const unsigned long a[4] = {blk, 1, 0, 0};
-		long rr[4];
-		wb_collect(b, 0);
-		int e = ful_sring_call(b->ring, op, a, rr);
-		if (e < 0) /* B is gone, or broke the ring */
-			return e;
-		for (unsigned i = 0; i < 4; i++)
-			r[i] = (unsigned long)rr[i];
-		return rr[0];
-	}
-	struct ful_msg m = {.info = FUL_MSG(op, 0), .mr = {blk, 1, 0}};
-	long err = ful_call(b->slot, &m, b->timeout_us);
+	struct ful_msg m = {.mr = {blk, 1, 0}};
+	wb_collect(b, 0); /* B takes its ring's requests in order */
+	int e = ful_chan_call(b->ch, op, &m, 0);
+	if (e < 0) /* B is gone, broke the ring, or the call failed */
+		return e;
 	for (unsigned i = 0; i < 4; i++)
 		r[i] = m.mr[i];
-	return err < 0 ? err : (long)m.mr[0];
+	return (long)m.mr[0];
 }
 
 int ext2_b_call(const struct ext2_b *b, unsigned op, uint32_t blk)
@@ -164,11 +165,11 @@ static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
 	wb_collect(b, EXT2_B_WB - 1); /* the oldest page's turn, if all in use */
 	unsigned page = 1 + w->posted % EXT2_B_WB;
 	memcpy(b->win + page * FUL_PAGE_SIZE, buf, EXT2_BLOCK);
-	const unsigned long a[4] = {blk, 1, page, 0};
+	const struct ful_msg m = {.mr = {blk, 1, page, 0}};
 	/* B is woken for half a window of writes, not for each: a vCPU's
 	 * wake-up is the dearest part of a cross-core request */
 	bool bell = w->posted - w->done + 1 >= EXT2_B_WB / 2;
-	if (ful_sring_post(b->ring, FUL_CACHE_OP_WRITE, a, bell) < 0)
+	if (ful_sring_post(&b->ch->ring, FUL_CACHE_OP_WRITE, &m, bell) < 0)
 		return -EIO;
 	w->blk[w->posted % EXT2_B_WB] = blk;
 	w->posted++;
@@ -181,10 +182,10 @@ static int wb_post(const struct ext2_b *b, uint32_t blk, const void *buf)
  *  decides one write's path, nothing else). */
 static bool wb_use(const struct ext2_b *b, uint32_t blk)
 {
-	if (!b->wb || b->wb->off || !b->ring || !b->ring->ctl ||
+	if (!b->wb || b->wb->off || !ful_chan_ring(b->ch) ||
 	    (b->wb->wait && b->wb->wait(blk)))
 		return false;
-	unsigned srv = atomic_load_explicit(&b->ring->ctl->server_tid,
+	unsigned srv = atomic_load_explicit(&b->ch->ring.ctl->server_tid,
 					    memory_order_relaxed);
 	if (!srv || b->wb->self_tid <= 0)
 		return true;
@@ -216,8 +217,8 @@ int ext2_b_write(void *ctx, uint32_t blk, const void *buf)
 
 void ext2_b_kick(const struct ext2_b *b)
 {
-	if (b->wb && b->ring && b->ring->ctl)
-		ful_sring_bell(b->ring);
+	if (b->wb && ful_chan_ring(b->ch))
+		ful_sring_bell(&b->ch->ring);
 }
 
 void ext2_b_forget(const struct ext2_b *b, uint32_t blk)

@@ -64,14 +64,13 @@ struct ext2_bwb {
 				    * (the load area says), writes wait */
 };
 
-struct ful_sring;
+struct ful_chan;
 
 struct ext2_b {
-	unsigned slot;           /* B's endpoint (WRITE, a client badge) */
-	struct ful_sring *ring;  /* requests through a ring to B instead of
-				  * IPC, if ring->ctl (<ful/sring.h>) */
+	/* to B (<ful/chan.h>): its ring, or its endpoint (WRITE, a client
+	 * badge) and each IPC request's timeout */
+	struct ful_chan *ch;
 	unsigned char *win;      /* B's client window, mapped here */
-	unsigned long timeout_us; /* of each request */
 	struct ext2_bcache *cache; /* NULL: every block from B */
 	struct ext2_bwb *wb;     /* NULL: each write waits for B's answer
 				  * (always so without a ring) */

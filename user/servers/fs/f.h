@@ -1,7 +1,7 @@
 /*
  * F's parts (user/servers/fs): the operations of <fulcrum/fs.h> on one
  * request (f_ops.c), served from the IPC endpoint (main.c) and from the
- * shared-memory rings of <fulcrum/fsring.h> (f_ring.c) by two threads
+ * shared-memory rings of <fulcrum/fs.h> (f_ring.c) by two threads
  * that take f_lock around each operation.
  */
 #ifndef FS_F_H

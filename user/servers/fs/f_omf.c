@@ -29,7 +29,6 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 
 #include "ext2_int.h"
 #include "f.h"

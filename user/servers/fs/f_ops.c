@@ -1,7 +1,7 @@
 /*
  * F's operations (<fulcrum/fs.h>) on one struct f_req: the same code
  * for requests from the IPC endpoint (data in the IPC buffer) and from
- * the rings (data in the ring's shared area, <fulcrum/fsring.h>).
+ * the rings (data in the ring's shared area, <fulcrum/fs.h>).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * through B, one block per request in page 0 of B's client window.
  * Two threads: this one serves the IPC endpoint (requests with their
  * data in the IPC buffer, and the rootserver's ring set-up), the ring
- * thread (f_ring.c) the shared-memory rings of <fulcrum/fsring.h>. Both
+ * thread (f_ring.c) the shared-memory rings of <fulcrum/fs.h>. Both
  * run the same operations (f_ops.c), one at a time under f_lock.
  */
 #include <errno.h>
@@ -14,9 +14,8 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 
-#include <ful/sring.h>
+#include <ful/chan.h>
 
 #include "f.h"
 
@@ -24,10 +23,12 @@
 #define F_RING_PRIO 120 /* the rootserver starts F at this priority */
 
 static struct ext2_bcache f_bcache = {.skip = f_omf_holds_rw};
-static struct ful_sring f_bring; /* ctl set if B serves F a ring */
+/* to B: its ring if it serves F one (ring.ctl set at the start), else
+ * its endpoint; under f_lock */
+static struct ful_chan f_bchan = {.ep = FUL_FS_SLOT_CACHE,
+				  .timeout_us = FUL_FOREVER};
 static struct ext2_bwb f_bwb = {.wait = f_omf_holds};
-const struct ext2_b f_b = {FUL_FS_SLOT_CACHE, &f_bring,
-			   (unsigned char *)F_WIN_VA, FUL_FOREVER, &f_bcache,
+const struct ext2_b f_b = {&f_bchan, (unsigned char *)F_WIN_VA, &f_bcache,
 			   &f_bwb};
 
 /** One IPC request in @m (its data in the IPC buffer); the reply goes
@@ -85,15 +86,15 @@ int main(void)
 	f_bwb.off = (ful_arg1 & FUL_FS_ARG1_NO_WB) != 0;
 	/* the ring to B: the rootserver mapped its page if it gave one */
 	if ((ful_cap_info(FUL_FS_SLOT_BRING_PEER) & 0xff) == FUL_CAP_ENDPOINT)
-		f_bring = (struct ful_sring){
+		f_bchan.ring = (struct ful_sring){
 			.ctl = (struct ful_sring_ctl *)FUL_FS_BRING_VA,
 			.mine = FUL_FS_SLOT_BRING_MINE,
 			.peer = FUL_FS_SLOT_BRING_PEER,
 			/* srv_spin, or else as many polls as the ring
 			 * thread makes for its clients (fs_spin): F then
 			 * waits for B awake too, not through its core's
-			 * wake-up (sring_wait yields every 64 polls, so
-			 * a B of F's priority on F's core runs) */
+			 * wake-up (ful_sring_wait_slow yields every 64
+			 * polls, so a B of F's priority on F's core runs) */
 			.spins = (unsigned)(ful_arg1 >> 16)
 					 ? (unsigned)(ful_arg1 >> 16)
 					 : (unsigned)ful_arg0};
@@ -116,7 +117,7 @@ int main(void)
 		return 1;
 	printf("fs: ext2 mounted: %u blocks of %u bytes, %u inodes; to B over "
 	       "%s\n", f_fs.blocks, f_fs.bsize, f_fs.inodes,
-	       f_bring.ctl ? "a ring" : "IPC");
+	       ful_chan_ring(&f_bchan) ? "a ring" : "IPC");
 	if (ful_recv(FUL_FS_SLOT_EP, &m, FUL_FOREVER) < 0)
 		return 1;
 	for (;;) {

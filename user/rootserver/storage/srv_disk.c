@@ -6,7 +6,7 @@
  * says which. The rootserver keeps a badged WRITE capability to D's
  * endpoint and the client window, which it hands to a system program
  * (sysprog.c) as its disk client; with a cache (boot argument cache=N,
- * cache.c) a second window of N pages, badge 2, for B.
+ * srv_cache.c) a second window of N pages, badge 2, for B.
  */
 #include <stdio.h>
 #include <fulcrum/load.h>
@@ -16,7 +16,8 @@
 #include <fulcrum/disk.h>
 #include <ful/spawn.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 #define DISK_PRIO 150     /* paper 002: D above F and B above clients */
 #define DISK_POOL (1UL << 20)

@@ -1,5 +1,5 @@
 /*
- * The rootserver's half of F's rings (<fulcrum/fsring.h>): it holds F's
+ * The rootserver's half of F's rings (<fulcrum/fs.h>): it holds F's
  * vspace and the running system program's, so it can put a ring frame
  * into both and the notifications where they belong, which neither side
  * could do for the other (a task holds no capability to its own
@@ -8,11 +8,11 @@
 #include <stdio.h>
 
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 #include <fulcrum/rootsrv.h>
 #include <ful/ful.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 /* Ring k: its frame while in use; its notification, made at its first
  * use and kept (F holds a copy in FUL_FSR_F_SLOT_NTFN + k, which the

@@ -12,7 +12,8 @@
 #include <fulcrum/load.h>
 #include <ful/ful.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 #define PLACE_MAX_THREADS 3
 

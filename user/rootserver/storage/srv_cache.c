@@ -6,17 +6,16 @@
  * a client window, which the rootserver hands to a system program
  * (sysprog.c) with a badge-1 capability to B.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <fulcrum/cache.h>
-#include <fulcrum/sring.h>
 #include <fulcrum/load.h>
 #include <ful/spawn.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 #define CACHE_PRIO 120 /* paper 002: F = B, below D, above clients */
 
@@ -27,42 +26,6 @@ static struct {
 	unsigned ring, bell, fntfn;
 	struct ful_task task;
 } ch;
-
-long root_obj_new(bool frame, unsigned long pages)
-{
-	long s = ful_slot_alloc();
-	if (s < 0)
-		return s;
-	long err = frame ? ful_frame_create(FUL_SLOT_POOL, (unsigned)s, pages)
-			 : ful_ep_create(FUL_SLOT_POOL, (unsigned)s);
-	if (err < 0) {
-		ful_slot_free((unsigned)s);
-		return err;
-	}
-	return s;
-}
-
-long root_sring_make(const char *pair, unsigned *page, unsigned *bell,
-		     unsigned *ntfn)
-{
-	long r = root_obj_new(true, 1), b = root_obj_new(false, 0);
-	long f = ful_slot_alloc();
-	long err = r < 0 ? r : b < 0 ? b : f < 0 ? f : 0;
-	if (!err)
-		err = ful_ntfn_create(FUL_SLOT_POOL, (unsigned)f);
-	if (err >= 0) {
-		*page = (unsigned)r, *bell = (unsigned)b, *ntfn = (unsigned)f;
-		return 0;
-	}
-	printf("rootserver: no ring between %s (%ld)\n", pair, err);
-	if (r >= 0)
-		ful_slot_drop((unsigned)r);
-	if (b >= 0)
-		ful_slot_drop((unsigned)b);
-	if (f >= 0)
-		ful_slot_drop((unsigned)f);
-	return err;
-}
 
 /** Spawn B over D's endpoint @dep and window @dwin, reporting on @rep. */
 static long cache_spawn(unsigned long blocks, unsigned dep, unsigned dwin,
@@ -142,13 +105,6 @@ long root_cache_start(unsigned long blocks)
 	return 0;
 }
 
-bool root_server_rings(void)
-{
-	char v[8] = "1";
-	root_bootarg("srv_rings", v, sizeof v);
-	return strcmp(v, "0") != 0;
-}
-
 bool root_cache_ring(unsigned *page, unsigned *bell, unsigned *fntfn)
 {
 	*page = ch.ring, *bell = ch.bell, *fntfn = ch.fntfn;
@@ -160,23 +116,6 @@ bool root_cache_client(unsigned *ep, unsigned *win)
 	*ep = ch.ep;
 	*win = ch.win;
 	return ch.ep != 0;
-}
-
-/* Where the rootserver maps a server ring's page to mark it dead. */
-#define ROOT_RING_VA 0x6e000000UL
-
-long root_ring_dead(unsigned page, unsigned ntfn)
-{
-	long err = ful_map(FUL_SLOT_SELF_VS, page, ROOT_RING_VA,
-			   FUL_R_READ | FUL_R_WRITE);
-	if (err < 0)
-		return err;
-	struct ful_sring_ctl *c = (struct ful_sring_ctl *)ROOT_RING_VA;
-	atomic_store_explicit(&c->server_dead, 1, memory_order_release);
-	atomic_thread_fence(memory_order_seq_cst);
-	ful_ntfn_signal(ntfn, 1); /* its bits persist: no wake-up is lost */
-	ful_unmap(FUL_SLOT_SELF_VS, ROOT_RING_VA);
-	return 0;
 }
 
 long root_cache_kill(void)

@@ -10,7 +10,8 @@
 
 #include <ful/ful.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 /* Table I: the cores of F, B and D (BSP 0, AP1 1, AP2 2, AP3 3). */
 static const unsigned char forms[15][3] = {

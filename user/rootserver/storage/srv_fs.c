@@ -12,11 +12,12 @@
 
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
-#include <fulcrum/fsring.h>
 #include <fulcrum/load.h>
+#include <fulcrum/sring.h>
 #include <ful/spawn.h>
 
-#include "root.h"
+#include "../root.h"
+#include "srv.h"
 
 #define FS_PRIO 120 /* paper 002: F = B, below D, above clients */
 
@@ -134,12 +135,6 @@ void root_storage_sync(void)
 		       (long)m.mr[0]);
 }
 
-void root_power_off(void)
-{
-	root_storage_sync();
-	ful_shutdown(FUL_SLOT_SCHED);
-}
-
 /** F's tombstone: after F's server thread died, every call on F's
  *  endpoint is answered -EIO (a caller queued there would otherwise wait
  *  for a receiver that never comes). */
@@ -169,7 +164,7 @@ long root_fs_kill(void)
 		return err;
 	fs.dead = true;
 	/* the ring thread sees it and closes */
-	ful_ntfn_signal(fs.bell, FUL_FSR_BELL_KILLED);
+	ful_ntfn_signal(fs.bell, FUL_SRING_BELL_KILLED);
 	struct ful_thread_args a = {.fn = fs_tombstone, .pool = FUL_SLOT_POOL,
 				    .vs = FUL_SLOT_SELF_VS, .prio = FS_PRIO,
 				    .cpu = 0, .name = "fs-tombstone"};
