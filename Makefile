@@ -56,6 +56,9 @@ KERNEL := $(BUILD)/kernel.elf
 # Each becomes build/user/<prog>.elf; its stripped copy is packed into the
 # kernel as a boot module (build/k/modules.S, kernel/module.h).
 # Every user/<prog>/ with a main.c is a program; the rootserver comes first.
+# So is every tests/user/<prog>/ with a main.c, a test program (tests,
+# fuzz, badinput, ...): built and packed the same way, named <prog>,
+# in the same sorted list as user/'s (udir: a program's folder).
 # A folder without one is a library of sources some programs take in
 # (UEXTRA_<prog>): user/policy, user/balancer.
 # The OS servers of paper 002 live in user/servers/<name>/ (program
@@ -63,8 +66,10 @@ KERNEL := $(BUILD)/kernel.elf
 # user/workloads/<name>/ (boot module <name>, each with the shared main
 # user/workloads/wl_prog.c).
 WORKLOADS := $(sort $(patsubst user/%/main.c,%,$(wildcard user/workloads/*/main.c)))
+TEST_PROGS := $(patsubst tests/user/%/main.c,%,$(wildcard tests/user/*/main.c))
+udir = $(if $(filter $(1),$(TEST_PROGS)),tests/user/$(1),user/$(1))
 USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
-	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c)))) \
+	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c))) $(TEST_PROGS)) \
 	$(sort $(patsubst user/%/main.c,%,$(wildcard user/servers/*/main.c))) \
 	$(WORKLOADS)
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
@@ -76,7 +81,7 @@ UCFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -mcpu=cortex-a53 \
 	-fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
 	-nostdinc -isystem $(PICOLIBC)/include \
 	-isystem $(UGCC_INC) \
-	-Iinclude -Iuser/lib/include -iquote kernel -MMD -MP \
+	-Iinclude -Iuser/lib/include -iquote kernel -iquote . -MMD -MP \
 	$(UPOSIX_FLAGS)
 # Programs see POSIX.1-2008 (pread, ftruncate, ...), as on Linux, and the
 # POSIX layer (user/lib/posix_*.c) has a monotonic clock; picolibc's
@@ -100,18 +105,20 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # The balancing policies (user/policy, portable C) and the balancer that
 # runs them (user/balancer) go into the rootserver, and into the tests
 # and benchmarks, which run balancer instances of their own; the
-# benchmarks share the tests' helpers (user/tests/utest.c).
+# benchmarks share the tests' helpers (tests/user/tests/utest.c).
+# Includes across folders name the path from the top of the tree
+# (-iquote .): "user/balancer/balancer.h", "tests/user/tests/utest.h".
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER) \
 	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c \
 	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c \
 	user/servers/fs/ext2_mount.c
-UEXTRA_bench := $(UBALANCER) user/tests/utest.c
-UEXTRA_fuzz := user/tests/utest.c
+UEXTRA_bench := $(UBALANCER) tests/user/tests/utest.c
+UEXTRA_fuzz := tests/user/tests/utest.c
 $(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
-	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
+	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard $(call udir,$(p))/*.c $(call udir,$(p))/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
 # ---- user space: variables (end) -----------------------------------------
 
@@ -174,7 +181,7 @@ SLOWPATH_SUITES := ipcslow2:2:utest=ipc,fastpath=0,loadcheck \
 	ntfnslow2:2:utest=ntfn,fastpath=0,loadcheck \
 	badslow1:1:utest=badinput,fastpath=0
 SAME_LINES := IPC-EQUIV:user1,user2,user4,ipcslow2,ipcslow4
-# The fuzzer (user/fuzz, docs/testing.md "The system-call fuzzer"):
+# The fuzzer (tests/user/fuzz, docs/testing.md "The system-call fuzzer"):
 # 100,000 calls on 1, 2 and 4 cores.
 FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
 	fuzz2:2:fuzz=2,fuzz_calls=100000 fuzz4:4:fuzz=4,fuzz_calls=100000
@@ -211,12 +218,12 @@ EXT2_DIALOG_SUITES ?= shellfs2:2:disk,cache=64,fs:tests/dialog/shell_files.txt
 # NAME:CPUS:ARGS:MODE: a protocol suite with a fresh 4 MiB disk image
 # attached on the modern or legacy virtio-mmio transport; the boot
 # argument disk starts D (user/servers/disk), utest=disk runs its tests
-# (user/tests/t_disk.c), and the harness checks the image afterwards.
+# (tests/user/tests/t_disk.c), and the harness checks the image afterwards.
 # cache2 also starts B (cache=64: run_tests.py's CACHE_SUITE_LINES).
 DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 	disklegacy2:2:utest=disk,disk,disk_v1:legacy \
 	cache2:2:utest=cache,disk,cache=64:modern
-# NAME:CPUS:ARGS:N: a power cut through F (user/tests/t_powerloss.c):
+# NAME:CPUS:ARGS:N: a power cut through F (tests/user/tests/t_powerloss.c):
 # QEMU killed with SIGKILL at the guest's N-th fsync while it writes on,
 # then e2fsck -fy must repair the image and every fsynced file read back
 # (tests/harness/ext2_image.py). F, B and D on one core at 4 KiB blocks;
@@ -224,9 +231,9 @@ DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
 POWERLOSS_SUITES ?= powerloss2:2:utest=powerloss_,disk,cache=64,fs,form=1:5 \
 	powerloss3:3:utest=powerloss_,disk,cache=64,fs,form=3,fsbs=1024:17
 # NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
-# the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
+# the guest over B and D (tests/user/tests/t_fs.c), then e2fsck -fn and
 # debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
-# POSIX layer's file-semantics suite (user/fstest, user/tests/t_posix.c)
+# POSIX layer's file-semantics suite (tests/user/fstest, tests/user/tests/t_posix.c)
 # with the servers on one core (form 1) and over three (form 15);
 # posixb3: F keeps no block copy, so every block goes through B's ring
 # (B on core 2, F and D on core 0); posixipc2: the servers over IPC.
@@ -367,7 +374,7 @@ $(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
 # libfulcrum goes in as objects, not an archive, so that its definitions
 # (locks, stdio streams, _exit) always win over picolibc's stubs.
 define user_prog_rule
-$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
+$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard $(call udir,$(1))/*.c $(call udir,$(1))/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
 	@echo "  ULD     $$@"
 	@mkdir -p $$(dir $$@)
 	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)
@@ -502,7 +509,7 @@ debug: kernel
 	$(QEMU) $(QEMU_FLAGS) --append "" -- -s -S
 
 # The instrumented kernel (kernel-irqstat.elf): FUL_SYS_IRQSTAT's tests
-# (user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
+# (tests/user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
 # they run on: the default one must answer ENOSYS). trace_kib=256: the
 # rings its TRACE_DUMP check fills and dumps (8,192 records each).
 IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
@@ -763,7 +770,7 @@ soak: kernel
 		--suite $(or $(filter $(SOAK):%,$(TEST_SUITES)),$(error make soak: no suite $(SOAK) in TEST_SUITES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/soak/$(SOAK)
 
-# One longer run of the fuzzer (user/fuzz, docs/testing.md "The
+# One longer run of the fuzzer (tests/user/fuzz, docs/testing.md "The
 # system-call fuzzer"):
 # SECS seconds on CPUS cores from seed SEED; a failure prints its seed,
 # and the same SEED, SECS and CPUS run the same mix again.

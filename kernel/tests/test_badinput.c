@@ -2,7 +2,7 @@
  * Bad input to the inter-core paths (issue 19): a request for a core
  * that is offline or parked, a timeout of 2^64-1 on every blocking call
  * that takes one, and a sleep longer than the timer's range. The system
- * calls' side is the user-level bad-input suite's (user/badinput); these
+ * calls' side is the user-level bad-input suite's (tests/user/badinput); these
  * are the kernel's own entry points, and what becomes of a request once
  * it is posted.
  */

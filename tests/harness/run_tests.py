@@ -27,7 +27,7 @@ A disk suite is a protocol suite booted with a raw disk image attached
 (tools/qemu.py disk_args), made fresh in the log directory with the
 host pattern H in every block; after the run one more test,
 `<suite>/disk-image`, checks the image byte for byte: the blocks the
-guest tests that passed write (user/tests/t_disk.c, t_cache.c;
+guest tests that passed write (tests/user/tests/t_disk.c, t_cache.c;
 DISK_WRITERS) hold their pattern P, every other block still holds H.
 A trace suite boots with the kernel's trace rings on (boot arguments
 trace= and trace_kib=, docs/tracing.md "System calls and boot
@@ -315,7 +315,7 @@ def trace_problems(suite, result):
 DISK_BLOCK = 4096
 DISK_BLOCKS = 1024            # a 4 MiB image
 # Blocks the guest writes with pattern P, per test that does, if it
-# passed: user/tests/t_disk.c disk_io; user/tests/t_cache.c
+# passed: tests/user/tests/t_disk.c disk_io; tests/user/tests/t_cache.c
 # cache_writeback with the cache suites' cache=64 (Makefile).
 CACHE_SUITE_LINES = 64
 DISK_WRITERS = {
@@ -672,7 +672,7 @@ def parse_ext2_dialog_spec(spec, kernel, log_dir):
 
 def parse_power_loss_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS:N -> an ext2 suite cut (SIGKILL) at the guest's
-    N-th fsync (user/tests/t_powerloss.c), then repaired and checked."""
+    N-th fsync (tests/user/tests/t_powerloss.c), then repaired and checked."""
     head, sep, n = spec.rpartition(":")
     if not sep or not n.isdigit() or int(n) < 1:
         raise argparse.ArgumentTypeError(f"bad --powerloss-suite {spec!r}"

@@ -1,7 +1,7 @@
 /*
  * fstest: the file-semantics suite of issue 13, a plain POSIX program.
  * The same source runs on Fulcrum (its POSIX layer over F, B and D,
- * started by user/tests/t_posix.c) and on the host (tests/host/
+ * started by tests/user/tests/t_posix.c) and on the host (tests/host/
  * test_fstest_host.py builds it with the host's cc and libc): whatever
  * it expects, Linux does too. No #ifdef for either system.
  *

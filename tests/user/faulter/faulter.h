@@ -1,6 +1,6 @@
 /*
  * faulter: a program that misbehaves on purpose, for the isolation tests
- * (user/tests/t_isolation.c). ful_arg0 = FLT_ARG0(kind, flags, cpu),
+ * (tests/user/tests/t_isolation.c). ful_arg0 = FLT_ARG0(kind, flags, cpu),
  * ful_arg1 = the address for the kinds that take one.
  *
  *   no flag          the first thread reports FLT_R_ARMED, then commits

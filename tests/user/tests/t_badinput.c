@@ -1,5 +1,5 @@
 /*
- * Bad-input tests. The calls run in the badinput program (user/badinput,
+ * Bad-input tests. The calls run in the badinput program (tests/user/badinput,
  * protocol in its report.h), a task of its own whose capability table
  * holds only what it is given, so no bad call can touch the test program.
  *

@@ -1,5 +1,5 @@
 /*
- * User-level tests: the program `tests` (user/tests), which the
+ * User-level tests: the program `tests` (tests/user/tests), which the
  * rootserver starts as a system program (<ful/ful.h>) with the boot
  * argument utest=<filter> ("all" runs all). UTEST(name, min_cpus)
  * registers a test; the driver (main.c) prints the harness protocol of

@@ -23,7 +23,7 @@
 
 #include <ful/posix.h>
 
-#include "../balancer/balancer.h"
+#include "user/balancer/balancer.h"
 #include "utest.h"
 
 static const char *const wlt_all[] = {"lz77", "crc", "queens", "matmul",

@@ -1,6 +1,6 @@
 /*
  * Protocol between the rootserver's bad-input tests
- * (user/tests/t_badinput.c) and the badinput program.
+ * (tests/user/tests/t_badinput.c) and the badinput program.
  *
  * The rootserver starts badinput with:
  *   slot 1  its own vspace, ALL (the program deletes every copy before

@@ -25,7 +25,7 @@
 #include <fulcrum/cache.h>
 #include <fulcrum/fs.h>
 
-#include "../servers/fs/ext2_b.h"
+#include "user/servers/fs/ext2_b.h"
 #include "utest.h"
 
 #define FS_WIN_VA 0x5a000000UL /* B's client window, mapped here */

@@ -6,7 +6,7 @@
  * and capability slots it makes; it_cleanup() undoes them whether the
  * body passed or failed, so a failing test does not leave senders or
  * servers behind to disturb the next one. Peer tasks are the programs
- * ipctest and faulter (user/ipctest/ipctest.h, user/faulter/faulter.h).
+ * ipctest and faulter (tests/user/ipctest/ipctest.h, tests/user/faulter/faulter.h).
  */
 #ifndef ROOT_T_IPC_H
 #define ROOT_T_IPC_H

@@ -49,7 +49,7 @@
 
 #include <fulcrum/bootinfo.h>
 
-#include "../balancer/balancer.h"
+#include "user/balancer/balancer.h"
 #include "utest.h"
 
 #define LS_WORKERS 24      /* even: workers 2k and 2k+1 are IPC partners */

@@ -31,7 +31,7 @@
 #include <fulcrum/bootinfo.h>
 #include <fulcrum/loadwin.h>
 
-#include "../balancer/balancer.h"
+#include "user/balancer/balancer.h"
 #include "utest.h"
 
 #define NWORK 6

@@ -348,7 +348,7 @@ const struct bi_case bi_cases[] = {
 	C(SCHED_KILL, ERIGHTS, "order: sched before thread", B_SCHED_NO_ADMIN, B_TID, A, A, A, A, A),
 	/* 56 IRQSTAT(sched, cpu, buf, flags): the default kernel, which
 	 * this suite boots, keeps no figures and answers ENOSYS before any
-	 * check (the instrumented kernel's rows: user/tests/t_irqstat.c) */
+	 * check (the instrumented kernel's rows: tests/user/tests/t_irqstat.c) */
 	C(IRQSTAT, ENOSYS, "default kernel: valid read", V_SCHED, V_CPU, V_PTR_W, Z, A, A, A),
 	C(IRQSTAT, ENOSYS, "default kernel: bad sched first", B_NOT_SCHED, B_CPU, B_PTR, A, A, A, A),
 	/* 57 SLEEP(us): only forever fails; 0 returns at once */

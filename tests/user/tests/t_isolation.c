@@ -1,7 +1,7 @@
 /*
  * Isolation: a task cannot read or write another task's memory or the
  * kernel's, nor execute data, nor run privileged instructions. Each
- * time the offending thread (a faulter task, user/faulter) dies, the
+ * time the offending thread (a faulter task, tests/user/faulter) dies, the
  * fault counter goes up by exactly one, and everything else goes on: a
  * victim task whose memory the faulter aimed at still answers with an
  * intact checksum, and the faulter's other thread still serves calls.

@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "../balancer/balancer.h"
+#include "user/balancer/balancer.h"
 #include "utest.h"
 
 #define NALB 6

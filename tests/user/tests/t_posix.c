@@ -1,7 +1,7 @@
 /*
  * The POSIX layer (<ful/posix.h>) over F, B and D: processes started
  * from a boot module with arguments, their exit status, and the file
- * semantics suite user/fstest (a plain POSIX program, also run on the
+ * semantics suite tests/user/fstest (a plain POSIX program, also run on the
  * host's Linux by tests/host/test_fstest_host.py) on the suite's ext2
  * image, which the harness checks with e2fsck -fn afterwards.
  *

@@ -1,6 +1,6 @@
 /*
  * ipctest: the peer task of the rootserver's IPC and isolation tests
- * (user/tests/t_ipc*.c, t_ntfn.c, t_isolation.c). One program, many
+ * (tests/user/tests/t_ipc*.c, t_ntfn.c, t_isolation.c). One program, many
  * modes: ful_arg0 = IT_ARG0(mode, param), ful_arg1 is mode-specific.
  * Every mode that reports does so with SEND on FUL_CHILD_SLOT_REPORT
  * (skipped when the slot is empty), len 0, label IT_R_*.
