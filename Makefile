@@ -44,7 +44,7 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-omit-frame-pointer -Iarch/aarch64/include -Iinclude -Ikernel -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
 	-T arch/aarch64/kernel.ld
-KSRCS := $(wildcard kernel/*.c kernel/tests/*.c arch/aarch64/*.c) \
+KSRCS := $(wildcard kernel/*.c tests/kernel/*.c arch/aarch64/*.c) \
 	$(wildcard arch/aarch64/*.S)
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
@@ -264,7 +264,7 @@ TEST_TIMEOUT ?= 300
 LONG_SUITES ?= long2:2:test=slow long4:4:test=slow \
 	fprace4:4:utest=ipc_fastpath_race,loadcheck,fprace_calls=1000000
 
-# make torture (kernel/tests/test_torture.c): TORTURE_OPS random
+# make torture (tests/kernel/test_torture.c): TORTURE_OPS random
 # requests per run, on 2, 4 and 8 cores or only on CPUS if given, with
 # random delays of up to TORTURE_DELAY ns at the race points (race.c).
 # Each run prints its TORTURE line: requests, handled, lost, req/s.

@@ -10,7 +10,7 @@
 #include "fdt.h"
 #include "fastpath.h"
 #include "kernel.h"
-#include "ktest.h"
+#include "../tests/kernel/ktest.h"
 #include "ktime.h"
 #include "page.h"
 #include "load.h"

@@ -1,7 +1,7 @@
 /*
  * lb_stress: migration under load, with the balancer running. The
  * invariants are those of the kernel's inter-core stress test
- * (kernel/tests/test_stress.c), seen from user level:
+ * (tests/kernel/test_stress.c), seen from user level:
  *
  *   24 workers of this program each do exactly LS_ROUNDS rounds of
  *   random work: spin, yield, nap (a notification wait that must time

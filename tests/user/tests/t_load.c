@@ -15,7 +15,7 @@
  *                        weights (1024 : 335), as the balancing policies
  *                        of paper 001 assume
  * The kernel tests additionally check the area against the thread table
- * after every kernel test (kernel/ktest.c).
+ * after every kernel test (tests/kernel/ktest.c).
  */
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Kernel threads as IPC clients (kipc.h). */
 #include "kipc.h"
-#include "../obj.h"
-#include "../pool.h"
-#include "../sched.h"
+#include "obj.h"
+#include "pool.h"
+#include "sched.h"
 
 /** What a system call's kernel exit does, then IRQs back on. */
 static void kipc_exit(uint64_t flags)

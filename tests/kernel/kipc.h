@@ -8,7 +8,7 @@
 #ifndef KERNEL_TESTS_KIPC_H
 #define KERNEL_TESTS_KIPC_H
 
-#include "../ipc.h"
+#include "ipc.h"
 
 /** SEND or CALL on @ep; a call's reply replaces *@m. */
 int kipc_send(struct endpoint *ep, struct ipc_msg *m, bool call,

@@ -8,11 +8,11 @@
  * and the core that took the interrupt. On 16 cores and more (GICv3)
  * the path goes through core 8 and the last core.
  */
-#include "../ipc.h"
-#include "../irq.h"
-#include "../obj.h"
-#include "../sched.h"
-#include "../ktest.h"
+#include "ipc.h"
+#include "irq.h"
+#include "obj.h"
+#include "sched.h"
+#include "ktest.h"
 #include "kipc.h"
 
 #define IT_INTID (arch_irq_lines() - 8)

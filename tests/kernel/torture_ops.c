@@ -6,7 +6,7 @@
  * Every request's result is checked against what the documentation
  * allows and counted exactly once (tort_account).
  */
-#include "../syscall.h"
+#include "syscall.h"
 #include "torture.h"
 #include <fulcrum/load.h>
 

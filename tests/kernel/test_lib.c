@@ -1,7 +1,7 @@
 /* The kernel's memcpy, memmove and memset against byte-by-byte
  * references, over every length up to 80 and every alignment of both
  * ends (the word loops, their tails and the unaligned paths). */
-#include "../kernel.h"
+#include "kernel.h"
 #include "probe.h"
 
 #define LIB_LEN 80

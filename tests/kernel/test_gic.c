@@ -13,9 +13,9 @@
  * The IRQ capability's routing beyond core 8 is irq_follows_thread
  * (test_irq.c).
  */
-#include "../icc.h"
-#include "../ktest.h"
-#include "../sched.h"
+#include "icc.h"
+#include "ktest.h"
+#include "sched.h"
 
 #define SGI_ROUNDS 20
 

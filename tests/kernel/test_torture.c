@@ -24,9 +24,9 @@
  * The result line: TORTURE cpus=.. requests=.. handled=.. rejected=..
  * lost=.. dup=.. secs=.. req_per_s=.. seed=.. delay_ns=..
  */
-#include "../load.h"
-#include "../obj.h"
-#include "../race.h"
+#include "load.h"
+#include "obj.h"
+#include "race.h"
 #include "audit.h"
 #include "kipc.h"
 #include "torture.h"

@@ -6,8 +6,8 @@
  * are the kernel's own entry points, and what becomes of a request once
  * it is posted.
  */
-#include "../ipc.h"
-#include "../obj.h"
+#include "ipc.h"
+#include "obj.h"
 #include "audit.h"
 #include "kipc.h"
 

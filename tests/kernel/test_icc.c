@@ -5,8 +5,8 @@
  * that a function ran on the target core, that an IPC hand-off woke the
  * receiver on its own core through TASK_IPC.
  */
-#include "../kport.h"
-#include "../syscall.h"
+#include "kport.h"
+#include "syscall.h"
 #include <fulcrum/load.h>
 #include "probe.h"
 

@@ -4,9 +4,9 @@
  * that reaches a point until the other cores have made the interleaving
  * that broke the protocol. Every wait has a timeout.
  */
-#include "../load.h"
-#include "../race.h"
-#include "../syscall.h"
+#include "load.h"
+#include "race.h"
+#include "syscall.h"
 #include "probe.h"
 
 static uint32_t mr_cpu_of(struct thread *t)

@@ -17,7 +17,7 @@
 #ifndef KERNEL_TESTS_TORTURE_H
 #define KERNEL_TESTS_TORTURE_H
 
-#include "../ipc.h"
+#include "ipc.h"
 #include "probe.h"
 
 #define TORT_STRESSORS 2 /* per core: issue the requests */

@@ -3,8 +3,8 @@
  * stops the core that reaches a point until the other cores have made
  * the interleaving that broke the protocol. Every wait has a timeout.
  */
-#include "../race.h"
-#include "../syscall.h"
+#include "race.h"
+#include "syscall.h"
 #include "probe.h"
 #include <fulcrum/load.h>
 

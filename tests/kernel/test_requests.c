@@ -3,7 +3,7 @@
  * one thread that arrive together, an affinity set before the thread
  * starts.
  */
-#include "../syscall.h"
+#include "syscall.h"
 #include "probe.h"
 
 static struct kill_race {

@@ -1,7 +1,7 @@
 /* IPC state words: white-box checks of the claim protocol's rules that
  * a functional test cannot reach in reasonable time. */
-#include "../ipc.h"
-#include "../thread.h"
+#include "ipc.h"
+#include "thread.h"
 #include "probe.h"
 
 /* A reply token carries its caller's whole 32-bit wait sequence, and so

@@ -3,8 +3,8 @@
 #ifndef KERNEL_TESTS_PROBE_H
 #define KERNEL_TESTS_PROBE_H
 
-#include "../ktest.h"
-#include "../sched.h"
+#include "ktest.h"
+#include "sched.h"
 #include <fulcrum/load.h>
 
 struct probe {
