@@ -44,10 +44,17 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-omit-frame-pointer -Iarch/aarch64/include -Iinclude -Ikernel -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
 	-T arch/aarch64/kernel.ld
-KSRCS := $(wildcard kernel/*.c tests/kernel/*.c arch/aarch64/*.c) \
+KSRCS := $(wildcard kernel/*.c arch/aarch64/*.c) \
 	$(wildcard arch/aarch64/*.S)
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
+# The kernel's self-tests (tests/kernel/, KTEST) and their runner go into
+# the test kernel only, build/kernel-test.elf: the objects of kernel.elf
+# with tests/kernel/*.c, whose ktest.c takes the place of
+# kernel/ktest_none.c (which refuses test=). The suites of kind kernel
+# boot it (tests/suites.txt), and make torture.
+KTEST_SRCS := $(wildcard tests/kernel/*.c)
+KERNEL_TEST := $(BUILD)/kernel-test.elf
 
 # ---- user space: variables (begin) ---------------------------------------
 # Programs in user/<prog>/ (every .c/.S there), linked with libfulcrum
@@ -168,7 +175,7 @@ MANY_CPUS := $(if $(and $(filter command line,$(origin CPUS)),\
 SUITE_ARGS = --suite-file $(SUITES) --var MANY=$(MANY_CPUS) \
 	--var TORTURE_DELAY=$(TORTURE_DELAY) \
 	--var TORTURE_OPS_SHORT=$(TORTURE_OPS_SHORT) --kernel $(KERNEL) \
-	--kernel-test $(KERNEL) --kernel-irqstat $(KERNEL_IRQSTAT)
+	--kernel-test $(KERNEL_TEST) --kernel-irqstat $(KERNEL_IRQSTAT)
 RUN_SUITES = $(PYTHON) tests/harness/run_tests.py $(SUITE_ARGS)
 TEST_TIMEOUT ?= 300
 
@@ -198,7 +205,7 @@ $(error CPUS=$(CPUS) GIC=2: GICv2 takes 1 to 8 cores)
 endif
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz fs-fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
+.PHONY: all kernel kernel-test host-tests sim run demo debug test test-long model torture fuzz fs-fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
 
 all: kernel host-tests
 
@@ -215,6 +222,15 @@ kernel: $(SETUP) $(KERNEL)
 $(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
+
+# The test kernel (KTEST_SRCS above): no object is compiled twice.
+KTOBJS = $(filter-out $(BUILD)/k/kernel/ktest_none.c.o,$(KOBJS)) \
+	$(patsubst %,$(BUILD)/k/%.o,$(KTEST_SRCS))
+kernel-test: $(SETUP) $(KERNEL_TEST)
+
+$(KERNEL_TEST): $(KTOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KTOBJS)
 
 # The same kernel with every trace hook compiled out (kernel/trace.h,
 # FUL_TRACE_OFF): the reference of trace_record_off (make bench).
@@ -253,8 +269,8 @@ $(eval $(call kernel_variant,ki,FUL_IRQSTAT,irqstat))
 
 # Every kernel variant any target builds: make test builds them all, so
 # that a variant which no longer compiles fails the tests, not a later
-# make bench.
-KERNEL_VARIANTS := $(KERNEL_NOTRACE) $(KERNEL_IRQSTAT)
+# make bench. Only the test kernel has self-tests.
+KERNEL_VARIANTS := $(KERNEL_TEST) $(KERNEL_NOTRACE) $(KERNEL_IRQSTAT)
 
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -306,6 +322,7 @@ FORCE:
 -include $(USER_OBJS:.o=.d)
 -include $(KNOBJS:.o=.d)
 -include $(KIOBJS:.o=.d)
+-include $(KTOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
 # The wake_path TCG plugin (tools/plugin/wake_path.c; docs/bench-wake.md,
@@ -438,7 +455,7 @@ bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 # test_ext2_corrupt runs 3,000 damaged images per kind (not 400); about
 # 3 and 2 minutes of CPU, more on a busy host, hence their own timeout.
 EXT2_LONG_TIMEOUT ?= 3600
-test-long: kernel $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
+test-long: kernel $(KERNEL_TEST) $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
 	$(RUN_SUITES) --section long \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 	EXT2_CRASH_LONG=1 EXT2_CORRUPT_CASES=3000 \
@@ -456,9 +473,9 @@ MODEL_SET ?= full
 model: $(SETUP)
 	$(PYTHON) tools/model_check.py --set $(MODEL_SET) --out $(BUILD)/model
 
-torture: kernel
+torture: kernel-test
 	$(if $(filter 1,$(TORTURE_CPUS)),$(error make torture: icc_torture needs 2 cores or more))
-	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL_TEST) \
 		$(foreach c,$(TORTURE_CPUS),--suite \
 		torture$(c):$(c):$(TORTURE_ARGS),seed=$(SEED),torture_ops=$(TORTURE_OPS)) \
 		--echo TORTURE --timeout $(TORTURE_TIMEOUT) \
@@ -657,7 +674,7 @@ bench-timed: kernel sim
 SOAK ?= user4
 SOAK_N ?= 100
 SOAK_J ?= 2
-soak: kernel $(KERNEL_IRQSTAT)
+soak: kernel $(KERNEL_TEST) $(KERNEL_IRQSTAT)
 	$(PYTHON) tools/soak.py --name $(SOAK) -n $(SOAK_N) -j $(SOAK_J) \
 		--log-dir $(BUILD)/soak/$(SOAK) -- $(SUITE_ARGS) \
 		--timeout $(TEST_TIMEOUT)
