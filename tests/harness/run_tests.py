@@ -10,6 +10,9 @@ suite, then checks the line protocol both print:
     TEST-DONE <passed> <failed>
     PANIC ...
 
+The QEMU suites come from --suite-file (tests/suites.txt, one line per
+suite, read by suites.py: each line's kind says how it is checked and
+which kernel it boots) or one per option (--suite, --panic-suite, ...).
 Each program contributes its tests plus, if something went wrong at the
 program level (timeout, panic, missing or wrong TEST-DONE, no tests, bad
 exit code), one extra failure named `<suite>/<harness>`. A program that
@@ -317,7 +320,7 @@ DISK_BLOCK = 4096
 DISK_BLOCKS = 1024            # a 4 MiB image
 # Blocks the guest writes with pattern P, per test that does, if it
 # passed: tests/user/tests/t_disk.c disk_io; tests/user/tests/t_cache.c
-# cache_writeback with the cache suites' cache=64 (Makefile).
+# cache_writeback with the cache suites' cache=64 (tests/suites.txt).
 CACHE_SUITE_LINES = 64
 DISK_WRITERS = {
     "disk_io": set(range(100, 116)) | set(range(200, 212)),
