@@ -44,10 +44,17 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-omit-frame-pointer -Iarch/aarch64/include -Iinclude -Ikernel -MMD -MP
 KLDFLAGS := -nostdlib -static -no-pie -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
 	-T arch/aarch64/kernel.ld
-KSRCS := $(wildcard kernel/*.c kernel/tests/*.c arch/aarch64/*.c) \
+KSRCS := $(wildcard kernel/*.c arch/aarch64/*.c) \
 	$(wildcard arch/aarch64/*.S)
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 KERNEL := $(BUILD)/kernel.elf
+# The kernel's self-tests (tests/kernel/, KTEST) and their runner go into
+# the test kernel only, build/kernel-test.elf: the objects of kernel.elf
+# with tests/kernel/*.c, whose ktest.c takes the place of
+# kernel/ktest_none.c (which refuses test=). The suites of kind kernel
+# boot it (tests/suites.txt), and make torture.
+KTEST_SRCS := $(wildcard tests/kernel/*.c)
+KERNEL_TEST := $(BUILD)/kernel-test.elf
 
 # ---- user space: variables (begin) ---------------------------------------
 # Programs in user/<prog>/ (every .c/.S there and every .c one folder
@@ -57,6 +64,9 @@ KERNEL := $(BUILD)/kernel.elf
 # Each becomes build/user/<prog>.elf; its stripped copy is packed into the
 # kernel as a boot module (build/k/modules.S, kernel/module.h).
 # Every user/<prog>/ with a main.c is a program; the rootserver comes first.
+# So is every tests/user/<prog>/ with a main.c, a test program (tests,
+# fuzz, badinput, ...): built and packed the same way, named <prog>,
+# in the same sorted list as user/'s (udir: a program's folder).
 # A folder without one is a library of sources some programs take in
 # (UEXTRA_<prog>): user/policy, user/balancer.
 # The OS servers of paper 002 live in user/servers/<name>/ (program
@@ -64,8 +74,10 @@ KERNEL := $(BUILD)/kernel.elf
 # user/workloads/<name>/ (boot module <name>, each with the shared main
 # user/workloads/wl_prog.c).
 WORKLOADS := $(sort $(patsubst user/%/main.c,%,$(wildcard user/workloads/*/main.c)))
+TEST_PROGS := $(patsubst tests/user/%/main.c,%,$(wildcard tests/user/*/main.c))
+udir = $(if $(filter $(1),$(TEST_PROGS)),tests/user/$(1),user/$(1))
 USER_PROGS := rootserver $(sort $(filter-out rootserver lib,\
-	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c)))) \
+	$(patsubst user/%/main.c,%,$(wildcard user/*/main.c))) $(TEST_PROGS)) \
 	$(sort $(patsubst user/%/main.c,%,$(wildcard user/servers/*/main.c))) \
 	$(WORKLOADS)
 PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu
@@ -77,7 +89,7 @@ UCFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -mcpu=cortex-a53 \
 	-fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
 	-nostdinc -isystem $(PICOLIBC)/include \
 	-isystem $(UGCC_INC) \
-	-Iinclude -Iuser/lib/include -iquote kernel -MMD -MP \
+	-Iinclude -Iuser/lib/include -iquote kernel -iquote . -MMD -MP \
 	$(UPOSIX_FLAGS)
 # Programs see POSIX.1-2008 (pread, ftruncate, ...), as on Linux, and the
 # POSIX layer (user/lib/posix_*.c) has a monotonic clock; picolibc's
@@ -101,18 +113,20 @@ USER_MODS := $(patsubst %,$(BUILD)/user/strip/%.elf,$(USER_PROGS))
 # The balancing policies (user/policy, portable C) and the balancer that
 # runs them (user/balancer) go into the rootserver, and into the tests
 # and benchmarks, which run balancer instances of their own; the
-# benchmarks share the tests' helpers (user/tests/utest.c).
+# benchmarks share the tests' helpers (tests/user/tests/utest.c).
+# Includes across folders name the path from the top of the tree
+# (-iquote .): "user/balancer/balancer.h", "tests/user/tests/utest.h".
 UBALANCER := $(wildcard user/policy/*.c user/balancer/*.c)
 UEXTRA_rootserver := $(UBALANCER)
 UEXTRA_tests := $(UBALANCER) \
 	user/servers/fs/ext2.c user/servers/fs/ext2_dir.c user/servers/fs/ext2_b.c \
 	user/servers/fs/ext2_undo.c user/servers/fs/ext2_free.c \
 	user/servers/fs/ext2_mount.c
-UEXTRA_bench := $(UBALANCER) user/tests/utest.c
-UEXTRA_fuzz := user/tests/utest.c
+UEXTRA_bench := $(UBALANCER) tests/user/tests/utest.c
+UEXTRA_fuzz := tests/user/tests/utest.c
 $(foreach w,$(WORKLOADS),$(eval UEXTRA_$(w) := user/workloads/wl_prog.c))
 USER_OBJS := $(ULIB_OBJS) $(foreach p,$(USER_PROGS),\
-	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(p)/*.c user/$(p)/*/*.c user/$(p)/*.S) $(UEXTRA_$(p))))
+	$(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard $(call udir,$(p))/*.c $(call udir,$(p))/*/*.c $(call udir,$(p))/*.S) $(UEXTRA_$(p))))
 KOBJS += $(BUILD)/k/modules.S.o
 # ---- user space: variables (end) -----------------------------------------
 
@@ -148,117 +162,25 @@ HOST_DTB_ARGS_virt-smp2-512M-long := $(subst $(eval) ,,$(foreach i,1 2 3 4 5 6 7
 # keeps the terminal. QEMU arguments of our own go after `--`.
 QEMU := $(PYTHON) tools/qemu.py
 QEMU_FLAGS := --kernel $(KERNEL) --cpus $(CPUS) $(if $(GIC),--gic $(GIC))
-TEST_SUITES ?= smp1:1:test=all smp2:2:test=all smp4:4:test=all smp8:8:test=all \
-	user1:1:utest=all user2:2:utest=all,loadcheck user4:4:utest=all,loadcheck \
-	stress2:2:test=icc_stress,seed=10,stress_ops=20000 \
-	stress4:4:test=icc_stress,seed=11,stress_ops=20000 \
-	stress8:8:test=icc_stress,seed=12,stress_ops=10000 \
-	$(foreach c,2 4 8,tort$(c):$(c):$(TORTURE_ARGS),seed=2$(c),torture_ops=$(TORTURE_OPS_SHORT)) \
-	$(FUZZ_SUITES) $(SLOWPATH_SUITES) $(GIC_SUITES) \
-	schedkill2:2:utest=sched_kill_by_tid,loadcheck,trace=sched
-# (schedkill2: SCHED_KILL refuses a kernel thread; with trace=sched the
-# trace rings' drain thread is one.)
-# GICv3 (docs/interrupts.md "GICv3", "Tests"): the kernel suite on 4
-# cores forced onto GICv3 (CPUS 4g3), then the kernel and user suites
-# on MANY_CPUS cores, 16 unless `make test CPUS=N` names more than 8
-# (N up to 64; CPUS=32 is documented in docs/interrupts.md, not in CI).
+
+# The QEMU suites of make test ([test]) and make test-long ([long]), one
+# line each, with their kind, cores and boot arguments: tests/suites.txt,
+# read by the harness (tests/harness/suites.py). Its variables: MANY is
+# the core count of the many-core suites, 16 unless `make test CPUS=N`
+# names more than 8 (N up to 64; CPUS=32 is documented in
+# docs/interrupts.md, not in CI), and the torture suites' delay and
+# request count (below).
+SUITES := tests/suites.txt
 MANY_CPUS := $(if $(and $(filter command line,$(origin CPUS)),\
 	$(filter-out 1 2 3 4 5 6 7 8,$(CPUS))),$(CPUS),16)
-GIC_SUITES := gic3smp4:4g3:test=all smp$(MANY_CPUS):$(MANY_CPUS):test=all \
-	user$(MANY_CPUS):$(MANY_CPUS):utest=all,loadcheck
-# The IPC, IPC stress and bad-input suites again with the IPC fastpath
-# off (boot argument fastpath=0; kernel/fastpath.c), and the check that
-# the seeded sequence of ipc_fastpath_equiv gives the same results with
-# and without it.
-SLOWPATH_SUITES := ipcslow2:2:utest=ipc,fastpath=0,loadcheck \
-	ipcslow4:4:utest=ipc,fastpath=0,loadcheck \
-	ntfnslow2:2:utest=ntfn,fastpath=0,loadcheck \
-	badslow1:1:utest=badinput,fastpath=0
-SAME_LINES := IPC-EQUIV:user1,user2,user4,ipcslow2,ipcslow4
-# The fuzzer (user/fuzz, docs/testing.md "The system-call fuzzer"):
-# 100,000 calls on 1, 2 and 4 cores.
-FUZZ_SUITES := fuzz1:1:fuzz=1,fuzz_calls=100000 \
-	fuzz2:2:fuzz=2,fuzz_calls=100000 fuzz4:4:fuzz=4,fuzz_calls=100000
-# The kernel panics on core 2 while every core is busy: the PANIC line
-# must name that core, and the machine must power itself off.
-PANIC_SUITES ?= panic4:4:panic_on=2:cpu2,panic_on
-# NAME:CPUS:ARGS:EXPECT: the boot must print a line containing each
-# comma-separated text of EXPECT, no PANIC or DEMO-FAIL line, power off.
-# demo4 is `make demo`: each part of the demo ends with a DEMO-OK line;
-# alb4 also runs the system balancer with boot argument lb_policy=alb.
-# Both also give trace_kib a size the kernel must refuse and go on with
-# the default: too large for the trace window (its message names the
-# window), not a power of two (its message names 4..16384). An EXPECT
-# text has no space (make splits there).
-EXPECT_SUITES ?= demo4:4:demo,trace_kib=8192:hello-every-core,balancer-table-i,window \
-	alb4:4:demo,lb_policy=alb,trace_kib=48:balancer-table-i,lb-policy-alb,4..16384
-# NAME:CPUS:ARGS: boot with the trace rings on; the dump is exported
-# (tools/trace_export.py) and trace.txt checked: every switch's prev is
-# the core's previous next, every move has its sched_migrate_task, no
-# thread on two cores at once, nothing lost, every core traced
-# (run_tests.py). trace16: cores 8-15 too (the rings of version 2). The
-# rings are dumped at shutdown (trace_drain=0), large enough to lose
-# nothing: a drain on core 0 can fall behind the demo's busiest core and
-# starves lb_stress's watcher.
-TRACE_SUITES ?= tracedemo4:4:demo,trace=sched,trace_kib=4096,trace_drain=0 \
-	trace16:16:utest=lb_stress,trace=sched,trace_kib=1024,trace_drain=0
-# NAME:CPUS:ARGS:FILE: boot, type the script's lines into the console
-# (the user-level shell), find its expected texts in order, power off.
-DIALOG_SUITES ?= shell4:4::tests/dialog/shell.txt \
-	kdebug2:2:kdebug:tests/dialog/kdebug.txt
-# The same with an ext2 disk (tests/harness/ext2_image.py) and F: the
-# shell's ls and cat.
-EXT2_DIALOG_SUITES ?= shellfs2:2:disk,cache=64,fs:tests/dialog/shell_files.txt
-# NAME:CPUS:ARGS:MODE: a protocol suite with a fresh 4 MiB disk image
-# attached on the modern or legacy virtio-mmio transport; the boot
-# argument disk starts D (user/servers/disk), utest=disk runs its tests
-# (user/tests/t_disk.c), and the harness checks the image afterwards.
-# cache2 also starts B (cache=64: run_tests.py's CACHE_SUITE_LINES).
-DISK_SUITES ?= disk1:1:utest=disk,disk:modern disk2:2:utest=disk,disk:modern \
-	disklegacy2:2:utest=disk,disk,disk_v1:legacy \
-	cache2:2:utest=cache,disk,cache=64:modern
-# NAME:CPUS:ARGS:N: a power cut through F (user/tests/t_powerloss.c):
-# QEMU killed with SIGKILL at the guest's N-th fsync while it writes on,
-# then e2fsck -fy must repair the image and every fsynced file read back
-# (tests/harness/ext2_image.py). F, B and D on one core at 4 KiB blocks;
-# over three cores at 1 KiB.
-POWERLOSS_SUITES ?= powerloss2:2:utest=powerloss_,disk,cache=64,fs,form=1:5 \
-	powerloss3:3:utest=powerloss_,disk,cache=64,fs,form=3,fsbs=1024:17
-# NAME:CPUS:ARGS on a fresh ext2 image made by mke2fs: F's ext2 code on
-# the guest over B and D (user/tests/t_fs.c), then e2fsck -fn and
-# debugfs on the image (tests/harness/ext2_image.py). posix2/posix4: the
-# POSIX layer's file-semantics suite (user/fstest, user/tests/t_posix.c)
-# with the servers on one core (form 1) and over three (form 15);
-# posixb3: F keeps no block copy, so every block goes through B's ring
-# (B on core 2, F and D on core 0); posixipc2: the servers over IPC.
-# fsbs=N: the image has N-byte blocks (1024 or 2048; 4096 otherwise),
-# several to F's 4 KiB device block (posix1k2, fs2k2).
-# fsbad=KIND: the image is damaged first (ext2_image.damage) and not
-# checked after; F must refuse it or fail the file (t_posix.c). fskill2
-# kills clients mid-request, then F's server thread (crash=1: unchecked).
-EXT2_SUITES ?= fs2:2:utest=fs_,disk,cache=64 \
-	fsf2:2:utest=fs_,disk,cache=64,fs \
-	fsform11:4:utest=fs_,disk,cache=64,fs,form=11 \
-	fsform15:4:utest=fs_,disk,cache=64,fs,form=15 \
-	posix2:2:utest=posix_,disk,cache=64,fs,form=1 \
-	posix4:4:utest=posix_,disk,cache=64,fs,form=15 \
-	posixb3:3:utest=posix_,disk,cache=64,fs,form=3,fs_copy=0 \
-	posix1k2:2:utest=posix_,disk,cache=64,fs,form=1,fsbs=1024 \
-	fs2k2:2:utest=fs_,disk,cache=64,fs,fsbs=2048 \
-	posixipc2:2:utest=posix_,disk,cache=64,fs,srv_rings=0 \
-	enospc2:2:utest=enospc_,disk,cache=64,fs,form=2 \
-	fsbadsuper2:2:utest=fsbad_,disk,cache=64,fs,fsbad=super \
-	fsbadinode2:2:utest=fsbad_,disk,cache=64,fs,fsbad=inode \
-	fskill2:2:utest=fskill_,disk,cache=64,fs,crash=1 \
-	fskillb2:2:utest=fskillb_,disk,cache=64,fs,crash=1 \
-	fskilld2:2:utest=fskilld_,disk,cache=64,fs,crash=1
+SUITE_ARGS = --suite-file $(SUITES) --var MANY=$(MANY_CPUS) \
+	--var TORTURE_DELAY=$(TORTURE_DELAY) \
+	--var TORTURE_OPS_SHORT=$(TORTURE_OPS_SHORT) --kernel $(KERNEL) \
+	--kernel-test $(KERNEL_TEST) --kernel-irqstat $(KERNEL_IRQSTAT)
+RUN_SUITES = $(PYTHON) tests/harness/run_tests.py $(SUITE_ARGS)
 TEST_TIMEOUT ?= 300
-# make test-long: the slow kernel tests (KTEST_SLOW, real sleeps of
-# 35 s and more, beyond the timer's 32-bit range), not part of make test.
-LONG_SUITES ?= long2:2:test=slow long4:4:test=slow \
-	fprace4:4:utest=ipc_fastpath_race,loadcheck,fprace_calls=1000000
 
-# make torture (kernel/tests/test_torture.c): TORTURE_OPS random
+# make torture (tests/kernel/test_torture.c): TORTURE_OPS random
 # requests per run, on 2, 4 and 8 cores or only on CPUS if given, with
 # random delays of up to TORTURE_DELAY ns at the race points (race.c).
 # Each run prints its TORTURE line: requests, handled, lost, req/s.
@@ -284,7 +206,7 @@ $(error CPUS=$(CPUS) GIC=2: GICv2 takes 1 to 8 cores)
 endif
 endif
 
-.PHONY: all kernel host-tests sim run demo debug test test-long model torture fuzz fs-fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
+.PHONY: all kernel kernel-test host-tests sim run demo debug test test-long model torture fuzz fs-fuzz soak bench bench-check bench-linux bench-smoke setup clean trace plots
 
 all: kernel host-tests
 
@@ -301,6 +223,15 @@ kernel: $(SETUP) $(KERNEL)
 $(KERNEL): $(KOBJS) arch/aarch64/kernel.ld
 	@echo "  LD      $@"
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
+
+# The test kernel (KTEST_SRCS above): no object is compiled twice.
+KTOBJS = $(filter-out $(BUILD)/k/kernel/ktest_none.c.o,$(KOBJS)) \
+	$(patsubst %,$(BUILD)/k/%.o,$(KTEST_SRCS))
+kernel-test: $(SETUP) $(KERNEL_TEST)
+
+$(KERNEL_TEST): $(KTOBJS) arch/aarch64/kernel.ld
+	@echo "  LD      $@"
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KTOBJS)
 
 # The same kernel with every trace hook compiled out (kernel/trace.h,
 # FUL_TRACE_OFF): the reference of trace_record_off (make bench).
@@ -339,8 +270,8 @@ $(eval $(call kernel_variant,ki,FUL_IRQSTAT,irqstat))
 
 # Every kernel variant any target builds: make test builds them all, so
 # that a variant which no longer compiles fails the tests, not a later
-# make bench.
-KERNEL_VARIANTS := $(KERNEL_NOTRACE) $(KERNEL_IRQSTAT)
+# make bench. Only the test kernel has self-tests.
+KERNEL_VARIANTS := $(KERNEL_TEST) $(KERNEL_NOTRACE) $(KERNEL_IRQSTAT)
 
 $(BUILD)/k/%.c.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -368,7 +299,7 @@ $(BUILD)/user/obj/%.S.o: %.S | $(SETUP)
 # libfulcrum goes in as objects, not an archive, so that its definitions
 # (locks, stdio streams, _exit) always win over picolibc's stubs.
 define user_prog_rule
-$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard user/$(1)/*.c user/$(1)/*/*.c user/$(1)/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
+$(BUILD)/user/$(1).elf: $(patsubst %,$(BUILD)/user/obj/%.o,$(wildcard $(call udir,$(1))/*.c $(call udir,$(1))/*/*.c $(call udir,$(1))/*.S) $(UEXTRA_$(1))) $(ULIB_OBJS) user/user.ld
 	@echo "  ULD     $$@"
 	@mkdir -p $$(dir $$@)
 	$(Q)$(CC) $(UCFLAGS) $(ULDFLAGS) $(ULDFLAGS_$(1)) -o $$@ $$(filter %.o,$$^) $(ULIBS)
@@ -392,6 +323,7 @@ FORCE:
 -include $(USER_OBJS:.o=.d)
 -include $(KNOBJS:.o=.d)
 -include $(KIOBJS:.o=.d)
+-include $(KTOBJS:.o=.d)
 # ---- user space: rules (end) ---------------------------------------------
 
 # The wake_path TCG plugin (tools/plugin/wake_path.c; docs/bench-wake.md,
@@ -502,11 +434,6 @@ debug: kernel
 	@echo "  gdb-multiarch -ex 'target remote :1234' $(KERNEL)"
 	$(QEMU) $(QEMU_FLAGS) --append "" -- -s -S
 
-# The instrumented kernel (kernel-irqstat.elf): FUL_SYS_IRQSTAT's tests
-# (user/tests/t_irqstat.c; boot argument irqstat_kernel says which kernel
-# they run on: the default one must answer ENOSYS). trace_kib=256: the
-# rings its TRACE_DUMP check fills and dumps (8,192 records each).
-IRQSTAT_SUITES ?= irqstat2:2:utest=irqstat,irqstat_kernel,loadcheck,trace_kib=256
 # Every boot of make bench once, with boot argument bench_quick (tiny
 # counts, user/bench/ub.h), and its simulator and trace tools at their
 # smallest: each must give well-formed results (tools/bench_smoke.py,
@@ -515,20 +442,9 @@ BENCH_SMOKE := tools/bench_smoke.py --kernel $(KERNEL) \
 	--kernel-irqstat $(KERNEL_IRQSTAT) --kernel-notrace $(KERNEL_NOTRACE) \
 	--sim $(SIM) --wake-plugin $(WAKE_PLUGIN) --out $(BUILD)/bench-smoke
 test: kernel host-tests $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
-	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
-		$(addprefix --kernel-suite $(KERNEL_IRQSTAT)=,$(IRQSTAT_SUITES)) \
+	$(RUN_SUITES) --section test \
 		$(addprefix --host-bin ,$(HOST_TESTS) $(wildcard tests/host/test_*.py)) \
 		--host-bin "$(BENCH_SMOKE)" \
-		$(addprefix --suite ,$(TEST_SUITES)) \
-		$(addprefix --panic-suite ,$(PANIC_SUITES)) \
-		$(addprefix --expect-suite ,$(EXPECT_SUITES)) \
-		$(addprefix --dialog-suite ,$(DIALOG_SUITES)) \
-		$(addprefix --disk-suite ,$(DISK_SUITES)) \
-		$(addprefix --ext2-suite ,$(EXT2_SUITES)) \
-		$(addprefix --ext2-dialog-suite ,$(EXT2_DIALOG_SUITES)) \
-		$(addprefix --trace-suite ,$(TRACE_SUITES)) \
-		$(addprefix --powerloss-suite ,$(POWERLOSS_SUITES)) \
-		$(addprefix --same-lines ,$(SAME_LINES)) \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 
 bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
@@ -540,9 +456,8 @@ bench-smoke: kernel $(SIM) $(KERNEL_VARIANTS) $(WAKE_PLUGIN)
 # test_ext2_corrupt runs 3,000 damaged images per kind (not 400); about
 # 3 and 2 minutes of CPU, more on a busy host, hence their own timeout.
 EXT2_LONG_TIMEOUT ?= 3600
-test-long: kernel $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
-	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
-		$(addprefix --suite ,$(LONG_SUITES)) \
+test-long: kernel $(KERNEL_TEST) $(BUILD)/host/test_ext2_crash $(BUILD)/host/test_ext2_corrupt
+	$(RUN_SUITES) --section long \
 		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/test-logs
 	EXT2_CRASH_LONG=1 EXT2_CORRUPT_CASES=3000 \
 		$(PYTHON) tests/harness/run_tests.py \
@@ -559,9 +474,9 @@ MODEL_SET ?= full
 model: $(SETUP)
 	$(PYTHON) tools/model_check.py --set $(MODEL_SET) --out $(BUILD)/model
 
-torture: kernel
+torture: kernel-test
 	$(if $(filter 1,$(TORTURE_CPUS)),$(error make torture: icc_torture needs 2 cores or more))
-	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL) \
+	$(PYTHON) tests/harness/run_tests.py --kernel $(KERNEL_TEST) \
 		$(foreach c,$(TORTURE_CPUS),--suite \
 		torture$(c):$(c):$(TORTURE_ARGS),seed=$(SEED),torture_ops=$(TORTURE_OPS)) \
 		--echo TORTURE --timeout $(TORTURE_TIMEOUT) \
@@ -754,17 +669,18 @@ bench-timed: kernel sim
 		$(if $(RESUME),--resume)
 
 # make soak SOAK=user4 [SOAK_N=100] [SOAK_J=2]: boot one suite of
-# TEST_SUITES SOAK_N times, SOAK_J at a time (tools/soak.py); the count
-# of failed runs, each with its FAIL lines and log (build/soak/SUITE/).
+# tests/suites.txt, by name, SOAK_N times, SOAK_J at a time
+# (tools/soak.py); the count of failed runs, each with its FAIL lines
+# and log (build/soak/SUITE/).
 SOAK ?= user4
 SOAK_N ?= 100
 SOAK_J ?= 2
-soak: kernel
-	$(PYTHON) tools/soak.py --kernel $(KERNEL) -n $(SOAK_N) -j $(SOAK_J) \
-		--suite $(or $(filter $(SOAK):%,$(TEST_SUITES)),$(error make soak: no suite $(SOAK) in TEST_SUITES)) \
-		--timeout $(TEST_TIMEOUT) --log-dir $(BUILD)/soak/$(SOAK)
+soak: kernel $(KERNEL_TEST) $(KERNEL_IRQSTAT)
+	$(PYTHON) tools/soak.py --name $(SOAK) -n $(SOAK_N) -j $(SOAK_J) \
+		--log-dir $(BUILD)/soak/$(SOAK) -- $(SUITE_ARGS) \
+		--timeout $(TEST_TIMEOUT)
 
-# One longer run of the fuzzer (user/fuzz, docs/testing.md "The
+# One longer run of the fuzzer (tests/user/fuzz, docs/testing.md "The
 # system-call fuzzer"):
 # SECS seconds on CPUS cores from seed SEED; a failure prints its seed,
 # and the same SEED, SECS and CPUS run the same mix again.

@@ -10,7 +10,6 @@
 #include "fdt.h"
 #include "fastpath.h"
 #include "kernel.h"
-#include "ktest.h"
 #include "ktime.h"
 #include "page.h"
 #include "load.h"
@@ -26,6 +25,10 @@ struct machine machine;
 void bench_run(const char *which);
 void demo_run(void);
 void root_task_start(void);
+/* Boot argument test=: the kernel's self-tests whose names contain
+ * @filter (tests/kernel/ktest.c, in build/kernel-test.elf only); in
+ * build/kernel.elf, kernel/ktest_none.c refuses in one line. */
+void ktest_run_all(const char *filter);
 
 _Static_assert(offsetof(struct cpu, bench_delta) == 8,
 	       "CPU_BENCH_DELTA in vectors.S");

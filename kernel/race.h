@@ -1,7 +1,7 @@
 /*
  * Race points: named places in a cross-core protocol where a test may
  * stop the core that reaches them, to force one interleaving every time
- * instead of hoping for it (kernel/tests/test_race.c). Without a hook a
+ * instead of hoping for it (tests/kernel/test_race.c). Without a hook a
  * race point costs one load and a branch not taken.
  *
  * A hook runs on the core that reaches the point, in whatever context

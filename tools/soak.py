@@ -2,14 +2,18 @@
 """`make soak`: boot one test suite many times, a few at a time, and
 count the runs that failed.
 
-    soak.py --kernel K --suite NAME:CPUS:ARGS [-n 100] [-j 2]
-            [--timeout 300] [--log-dir build/soak]
+    soak.py --name NAME [-n 100] [-j 2] [--log-dir build/soak]
+            -- HARNESS_ARGS...
 
-Each run is tests/harness/run_tests.py with that one suite and a log
-directory of its own (LOG_DIR/NNN); a run fails if the harness exits
-non-zero. Prints one line per failed run (its FAIL lines) and closes
-with `soak NAME: R runs, F failed`. Exits non-zero if any run failed.
-A rare failure of a suite that `make test` boots once shows up here.
+HARNESS_ARGS are the options of tests/harness/run_tests.py that name
+the suite file and the kernels (the Makefile's SUITE_ARGS) and the
+timeout; the suite NAME of that file (any kind) is checked first
+(run_tests.py --list). Each run is run_tests.py with those options,
+--only NAME and a log directory of its own (LOG_DIR/NNN); a run fails
+if the harness exits non-zero. Prints one line per failed run (its FAIL
+lines) and closes with `soak NAME: R runs, F failed`. Exits non-zero if
+any run failed. A rare failure of a suite that `make test` boots once
+shows up here.
 """
 
 import argparse
@@ -23,12 +27,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "tests", "harness", "run_tests.py")
 
 
+def harness(opts, *more):
+    """The run_tests.py command for suite NAME, with @more options."""
+    return [sys.executable, RUNNER, *opts.harness, "--only", opts.name,
+            *more]
+
+
 def one_run(opts, i):
     """Boot the suite once; (index, ok, FAIL lines, seconds)."""
     log_dir = os.path.join(opts.log_dir, f"{i:03d}")
-    cmd = [sys.executable, RUNNER, "--kernel", opts.kernel,
-           "--suite", opts.suite, "--timeout", str(opts.timeout),
-           "--log-dir", log_dir]
+    cmd = harness(opts, "--log-dir", log_dir)
     t0 = time.monotonic()
     res = subprocess.run(cmd, capture_output=True, text=True)
     fails = [ln for ln in res.stdout.splitlines() if ln.startswith("FAIL")]
@@ -36,15 +44,18 @@ def one_run(opts, i):
 
 
 def main(argv=None):
+    """Check the suite, run it -n times, -j at a time; 1 if any failed."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--suite", required=True)
+    ap.add_argument("--name", required=True)
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--log-dir", default="build/soak")
+    ap.add_argument("harness", nargs="*", metavar="HARNESS_ARGS")
     opts = ap.parse_args(argv)
-    name = opts.suite.split(":", 1)[0]
+    name = opts.name
+    if subprocess.run(harness(opts, "--list"), stdout=subprocess.DEVNULL
+                      ).returncode:
+        return 2  # run_tests.py said why: no such suite, a bad option
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.j) as ex:
         runs = [ex.submit(one_run, opts, i) for i in range(opts.n)]

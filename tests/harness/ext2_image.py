@@ -3,7 +3,7 @@
 Before the boot: a tree of files with known contents, made into an
 ext2 image by mke2fs (revision 1, 4 KiB blocks, or the block size the
 suite's boot argument fsbs= names). After it: `e2fsck -fn`
-must find the image clean, and the files the guest wrote (user/tests/
+must find the image clean, and the files the guest wrote (tests/user/tests/
 t_fs.c, same patterns) must read back byte for byte through debugfs.
 """
 import os
@@ -26,7 +26,7 @@ GUEST_FILES = {
     "made.bin": (9, 200000),
     "newdir/n.txt": (10, 777),
 }
-# the file user/fstest leaves behind (user/tests/t_posix.c, posix_files)
+# the file tests/user/fstest leaves behind (tests/user/tests/t_posix.c, posix_files)
 POSIX_FILES = {"posix/keep.bin": (11, 123457)}
 # the guest tests that write to the image, and the files each leaves for
 # debugfs to read back (one writer runs per suite: with F, the file
@@ -39,7 +39,7 @@ SBIN = os.pathsep.join(["/usr/sbin", "/sbin"])
 
 def pattern(seed, size):
     """Byte i of file @seed: (31 i + 7 seed + i / 4096) mod 256, as
-    tests/host/test_ext2.c and user/tests/t_fs.c make it."""
+    tests/host/test_ext2.c and tests/user/tests/t_fs.c make it."""
     return bytes((i * 31 + seed * 7 + (i >> 12)) & 0xFF for i in range(size))
 
 
@@ -145,7 +145,7 @@ RE_SYNCED = re.compile(r"^POWERLOSS-SYNCED (/\S+) (\d+) (\d+)\s*$")
 
 def synced_files(lines):
     """{path: (seed, size)} of the files a powerloss writer announced as
-    fsynced (user/tests/t_powerloss.c)."""
+    fsynced (tests/user/tests/t_powerloss.c)."""
     return {m.group(1): (int(m.group(2)), int(m.group(3)))
             for m in map(RE_SYNCED.match, lines) if m}
 

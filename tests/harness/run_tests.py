@@ -10,6 +10,9 @@ suite, then checks the line protocol both print:
     TEST-DONE <passed> <failed>
     PANIC ...
 
+The QEMU suites come from --suite-file (tests/suites.txt, one line per
+suite, read by suites.py: each line's kind says how it is checked and
+which kernel it boots) or one per option (--suite, --panic-suite, ...).
 Each program contributes its tests plus, if something went wrong at the
 program level (timeout, panic, missing or wrong TEST-DONE, no tests, bad
 exit code), one extra failure named `<suite>/<harness>`. A program that
@@ -27,7 +30,7 @@ A disk suite is a protocol suite booted with a raw disk image attached
 (tools/qemu.py disk_args), made fresh in the log directory with the
 host pattern H in every block; after the run one more test,
 `<suite>/disk-image`, checks the image byte for byte: the blocks the
-guest tests that passed write (user/tests/t_disk.c, t_cache.c;
+guest tests that passed write (tests/user/tests/t_disk.c, t_cache.c;
 DISK_WRITERS) hold their pattern P, every other block still holds H.
 A trace suite boots with the kernel's trace rings on (boot arguments
 trace= and trace_kib=, docs/tracing.md "System calls and boot
@@ -57,6 +60,7 @@ import qemu  # noqa: E402  (tools/qemu.py: the one QEMU command line)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ext2_image  # noqa: E402  (the ext2 suites' image)
 import trace_export  # noqa: E402  (tools/: the trace suites' exporter)
+import suites as suites_file  # noqa: E402  (the suite file's reader)
 
 HARNESS_NAME = "<harness>"
 TAIL_LINES = 30
@@ -315,8 +319,8 @@ def trace_problems(suite, result):
 DISK_BLOCK = 4096
 DISK_BLOCKS = 1024            # a 4 MiB image
 # Blocks the guest writes with pattern P, per test that does, if it
-# passed: user/tests/t_disk.c disk_io; user/tests/t_cache.c
-# cache_writeback with the cache suites' cache=64 (Makefile).
+# passed: tests/user/tests/t_disk.c disk_io; tests/user/tests/t_cache.c
+# cache_writeback with the cache suites' cache=64 (tests/suites.txt).
 CACHE_SUITE_LINES = 64
 DISK_WRITERS = {
     "disk_io": set(range(100, 116)) | set(range(200, 212)),
@@ -672,7 +676,7 @@ def parse_ext2_dialog_spec(spec, kernel, log_dir):
 
 def parse_power_loss_spec(spec, kernel, log_dir):
     """NAME:CPUS:ARGS:N -> an ext2 suite cut (SIGKILL) at the guest's
-    N-th fsync (user/tests/t_powerloss.c), then repaired and checked."""
+    N-th fsync (tests/user/tests/t_powerloss.c), then repaired and checked."""
     head, sep, n = spec.rpartition(":")
     if not sep or not n.isdigit() or int(n) < 1:
         raise argparse.ArgumentTypeError(f"bad --powerloss-suite {spec!r}"
@@ -702,29 +706,99 @@ def host_suite(spec):
     return Suite(name=name, cmd=[os.path.abspath(path)] + args)
 
 
+# Each command-line option of a suite kind, and that kind (suites.KINDS)
+OPTION_KINDS = [("suite", "protocol"), ("panic_suite", "panic"),
+                ("expect_suite", "expect"), ("dialog_suite", "dialog"),
+                ("disk_suite", "disk"), ("ext2_suite", "ext2"),
+                ("ext2_dialog_suite", "ext2-dialog"),
+                ("trace_suite", "trace"), ("powerloss_suite", "powerloss")]
+
+
+def kind_parsers(log_dir):
+    """For each kind of suites.KINDS, its parser: (SPEC, KERNEL) -> Suite
+    (argparse.ArgumentTypeError if SPEC is bad)."""
+    return {
+        "protocol": parse_suite_spec, "kernel": parse_suite_spec,
+        "irqstat": parse_suite_spec, "panic": parse_panic_spec,
+        "expect": parse_expect_spec, "dialog": parse_dialog_spec,
+        "disk": lambda spec, k: parse_disk_spec(spec, k, log_dir),
+        "ext2": lambda spec, k: parse_ext2_spec(spec, k, log_dir),
+        "ext2-dialog": lambda spec, k: parse_ext2_dialog_spec(spec, k,
+                                                              log_dir),
+        "trace": lambda spec, k: parse_trace_spec(spec, k, log_dir),
+        "powerloss": lambda spec, k: parse_power_loss_spec(spec, k,
+                                                           log_dir),
+    }
+
+
+def file_rows(opts):
+    """The rows of --suite-file that --section and --only select, and
+    the --var values (run_tests exits on a bad file or option)."""
+    if not opts.suite_file:
+        if opts.section or opts.only:
+            sys.exit("run_tests: --section and --only need --suite-file")
+        return [], {}
+    only = [n for o in opts.only for n in o.split(",") if n]
+    variables = {}
+    for v in opts.var:
+        key, sep, value = v.partition("=")
+        if not sep or not key:
+            sys.exit(f"run_tests: --var {v!r}: want NAME=VALUE")
+        variables[key] = value
+    try:
+        rows = suites_file.read(opts.suite_file)
+    except (OSError, suites_file.SuiteFileError) as exc:
+        sys.exit(f"run_tests: {exc}")
+    try:
+        return (suites_file.select(rows, opts.section, only, variables),
+                variables)
+    except suites_file.SuiteFileError as exc:
+        sys.exit(f"run_tests: {opts.suite_file}: {exc}")
+
+
+def file_suites(opts):
+    """The QEMU suites of --suite-file in file order, each booting the
+    kernel image of its kind (--kernel, --kernel-test, --kernel-irqstat),
+    and its same-lines checks, as --same-lines specs."""
+    rows, variables = file_rows(opts)
+    images = {"default": opts.kernel, "test": opts.kernel_test,
+              "irqstat": opts.kernel_irqstat}
+    parsers = kind_parsers(opts.log_dir)
+    suites, same = [], []
+    for row in rows:
+        try:
+            spec = row.spec(variables)
+        except suites_file.SuiteFileError as exc:
+            sys.exit(f"run_tests: {exc}")
+        if row.kind == suites_file.SAME_LINES:
+            same.append(f"{row.name}:{row.extra}")
+            continue
+        kernel = images[row.image]
+        if not kernel:
+            option = "--kernel" + ("" if row.image == "default"
+                                   else f"-{row.image}")
+            sys.exit(f"run_tests: {row.where}: {row.name} ({row.kind}) "
+                     f"needs {option}")
+        try:
+            suites.append(parsers[row.kind](spec, kernel))
+        except argparse.ArgumentTypeError as exc:
+            sys.exit(f"run_tests: {row.where}: {exc}")
+    return suites, same
+
+
 def build_suites(opts):
-    """Build the ordered suite list: host binaries first, then QEMU."""
+    """Build the ordered suite list: host binaries first, then the
+    suites of --suite-file, then those of the other options, by kind."""
     suites = [host_suite(b) for b in opts.host_bin]
-    specs = [(s, parse_suite_spec) for s in opts.suite]
-    specs += [(s, parse_panic_spec) for s in opts.panic_suite]
-    specs += [(s, parse_expect_spec) for s in opts.expect_suite]
-    specs += [(s, parse_dialog_spec) for s in opts.dialog_suite]
-    specs += [(s, lambda spec, k: parse_disk_spec(spec, k, opts.log_dir))
-              for s in opts.disk_suite]
-    specs += [(s, lambda spec, k: parse_ext2_spec(spec, k, opts.log_dir))
-              for s in opts.ext2_suite]
-    specs += [(s, lambda spec, k: parse_ext2_dialog_spec(spec, k,
-                                                          opts.log_dir))
-              for s in opts.ext2_dialog_suite]
-    specs += [(s, lambda spec, k: parse_trace_spec(spec, k, opts.log_dir))
-              for s in opts.trace_suite]
-    specs += [(s, lambda spec, k: parse_power_loss_spec(spec, k,
-                                                        opts.log_dir))
-              for s in opts.powerloss_suite]
+    from_file, same = file_suites(opts)
+    suites += from_file
+    opts.same_lines = same + opts.same_lines
+    parsers = kind_parsers(opts.log_dir)
+    specs = [(s, parsers[kind]) for option, kind in OPTION_KINDS
+             for s in getattr(opts, option)]
     if specs and not opts.kernel:
         sys.exit("run_tests: --suite/--panic-suite/--expect-suite/"
-                 "--dialog-suite need "
-                 "--kernel")
+                 "--dialog-suite need --kernel")
     # KERNEL=NAME:CPUS:ARGS: a protocol suite booted with another build
     # of the kernel (the instrumented kernel-irqstat.elf)
     for s in opts.kernel_suite:
@@ -741,10 +815,36 @@ def build_suites(opts):
     return suites
 
 
+def add_file_options(ap):
+    """The options of the suite file and the kernels its kinds boot."""
+    ap.add_argument("--kernel-test", metavar="KERNEL",
+                    help="the kernel with self-tests, for the suites of "
+                    "kind kernel (build/kernel-test.elf)")
+    ap.add_argument("--kernel-irqstat", metavar="KERNEL",
+                    help="the kernel of the suites of kind irqstat "
+                    "(build/kernel-irqstat.elf)")
+    ap.add_argument("--suite-file", metavar="FILE",
+                    help="boot the suites of FILE (tests/suites.txt), "
+                    "in its order, before those of the options below")
+    ap.add_argument("--section", action="append", default=[],
+                    help="only the suites of this [SECTION] of "
+                    "--suite-file (repeatable; default: all)")
+    ap.add_argument("--only", action="append", default=[],
+                    metavar="NAME,...",
+                    help="only these suites of --suite-file (repeatable)")
+    ap.add_argument("--var", action="append", default=[],
+                    metavar="NAME=VALUE",
+                    help="the value of {NAME} in --suite-file")
+    ap.add_argument("--list", action="store_true",
+                    help="print the suites to run, one per line, and "
+                    "exit without running them")
+
+
 def parse_args(argv):
     """Parse the command line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", help="kernel ELF to boot in QEMU")
+    add_file_options(ap)
     ap.add_argument("--host-bin", action="append", default=[],
                     help="host test program, a binary or an executable "
                     "script, and its arguments if any (one shell-quoted "
@@ -810,10 +910,22 @@ def parse_args(argv):
     return opts
 
 
+def list_suites(suites, same_lines):
+    """--list: one line per suite, its name and command (shell words),
+    then one per --same-lines check."""
+    for suite in suites:
+        print(f"{suite.name}: {shlex.join(suite.cmd)}")
+    for spec in same_lines:
+        print(f"same-lines {spec}")
+
+
 def main(argv=None):
     """Run every suite in order and print the summary line."""
     opts = parse_args(argv)
     suites = build_suites(opts)
+    if opts.list:
+        list_suites(suites, opts.same_lines)
+        return 0
     if not suites:
         sys.exit("run_tests: nothing to run (no --host-bin or --suite)")
     totals = Totals()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""user/fstest (the POSIX file-semantics suite Fulcrum runs over F, B
+"""tests/user/fstest (the POSIX file-semantics suite Fulcrum runs over F, B
 and D) built with the host's cc and libc and run on the host's file
 system: every expectation in it is what Linux does, so the suite cannot
 encode a Fulcrum-only behaviour. Same source, no #ifdef."""
@@ -12,7 +12,7 @@ import tempfile
 
 from host_proto import ROOT, run_tests
 
-SRC = os.path.join(ROOT, "user", "fstest", "main.c")
+SRC = os.path.join(ROOT, "tests", "user", "fstest", "main.c")
 
 
 def _build(tmp):

@@ -37,7 +37,7 @@
 #include <ful/spawn.h>
 
 #include "../ipcpeer/ipcpeer.h"
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define BENCH_RUNS 50

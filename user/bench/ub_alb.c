@@ -53,7 +53,7 @@
 #include <ful/posix.h>
 
 #include "../balancer/balancer.h"
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define AL_MAX_REPEAT	9

@@ -21,7 +21,7 @@
 #include <fulcrum/disk.h>
 #include <ful/ful.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 
 #define DK_RUNS 20
 #define DK_WARMUP 2

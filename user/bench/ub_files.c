@@ -26,7 +26,7 @@
 #include <fulcrum/fs.h>
 #include <ful/posix.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define FR_RUNS 20

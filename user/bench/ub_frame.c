@@ -26,7 +26,7 @@
 
 #include <ful/ful.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 
 #define FR_RUNS 10
 #define FR_WARMUP 1

@@ -52,7 +52,7 @@
 #include "../policy/lb.h"
 #include "../policy/lb_fake.h"
 #include "../balancer/balancer.h"
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 
 #define LB_RUNS 50
 #define LB_WARMUP 2

@@ -56,7 +56,7 @@
 #include <ful/ful.h>
 
 #include "../balancer/balancer.h"
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define MM_MAXN		   256

@@ -53,7 +53,7 @@
 #include <ful/ful.h>
 #include <ful/load.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 
 #define MR_RUNS 50
 #define MR_WARMUP 5

@@ -69,7 +69,7 @@
 #include <fulcrum/rootsrv.h>
 #include <ful/posix.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define ST_READS 10

@@ -20,7 +20,7 @@
 
 #include <ful/ful.h>
 
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 
 #define SY_RUNS 50
 #define SY_WARMUP 5

@@ -67,7 +67,7 @@
 #include <ful/load.h>
 
 #include "../balancer/balancer.h"
-#include "../tests/utest.h"
+#include "tests/user/tests/utest.h"
 #include "ub.h"
 
 #define WK_MAX_SAMPLES 10000

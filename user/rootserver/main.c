@@ -2,9 +2,9 @@
  * The rootserver: the first user task. It holds every capability the
  * kernel hands out at boot (<fulcrum/bootinfo.h>) and decides what runs
  * where. Modes, from the boot arguments:
- *   utest=<filter>  start the test program (user/tests), then power off
+ *   utest=<filter>  start the test program (tests/user/tests), then power off
  *   ubench=<which>  start the benchmark program (user/bench), then power off
- *   fuzz=<seed>     start the fuzzer (user/fuzz), then power off
+ *   fuzz=<seed>     start the fuzzer (tests/user/fuzz), then power off
  *   (otherwise)     the demo: hello on every core, then the balancer
  *                   demo; with "demo", power off after it; else start
  *                   the shell (user/shell) and serve its requests

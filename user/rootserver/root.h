@@ -19,7 +19,7 @@ int root_demo_balancer(void);
 /** Run the system's balancer with policy @name (boot argument
  *  lb_policy=): DEMO-OK lb-policy-<name>, or DEMO-FAIL with why. */
 void root_balancer_start(const char *name);
-/** Start system program @name (user/tests, user/bench) on core 0 with the
+/** Start system program @name (tests/user/tests, user/bench) on core 0 with the
  *  capabilities it needs (sysprog.c), wait until it says done or dies.
  *  0 if it said done, else -FUL_E*. */
 long root_sysprog_run(const char *name);

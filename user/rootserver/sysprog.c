@@ -1,5 +1,5 @@
 /*
- * System programs: the user-level test suites (user/tests), the
+ * System programs: the user-level test suites (tests/user/tests), the
  * benchmarks (user/bench), the fuzzer and the shell, each a task of its own, started the way
  * sel4test's driver starts its test processes: with exactly the part of
  * the rootserver's authority it needs (<ful/ful.h>, "system program").

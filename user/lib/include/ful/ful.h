@@ -35,7 +35,7 @@
 #define FUL_CHILD_FIRST_FREE 8  /* the child's own allocations start here */
 
 /*
- * A system program (user/tests, user/bench) is started by the rootserver
+ * A system program (tests/user/tests, user/bench) is started by the rootserver
  * with part of the rootserver's own authority, at the rootserver's slot
  * numbers (FUL_SLOT_* of <fulcrum/bootinfo.h>: SELF_VS, SELF_THREAD,
  * SCHED, POOL, BOOTINFO, LOAD and the frames of the modules it may
