@@ -2,7 +2,7 @@
  * ext2's block device over B, the block cache server (<fulcrum/cache.h>):
  * one block per request, through page 0 of a client window of B. Used
  * by F (user/servers/fs) and by the tests that mount a disk themselves
- * (user/tests/t_fs.c). Guest only: it makes system calls.
+ * (tests/user/tests/t_fs.c). Guest only: it makes system calls.
  */
 #ifndef FS_EXT2_B_H
 #define FS_EXT2_B_H
